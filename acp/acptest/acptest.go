@@ -1,0 +1,39 @@
+// Package acptest runs an ACP client and agent in one process, joined by
+// in-memory pipes, so an agent (or a client) can be tested without starting
+// a subprocess.
+//
+//	client, agent, closePair := acptest.NewPair(ctx, clientHandler, myAgent, nil)
+//	defer closePair()
+//	result, err := client.Request(ctx, acp.MethodInitialize, params)
+package acptest
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	"github.com/acpkit/acpkit/acp"
+)
+
+// NewPair returns two connected [acp.Conn]s: client, served by
+// clientHandler, and agent, served by agentHandler. What one writes, the
+// other reads, through [io.Pipe]s, so a write waits for the peer to read it
+// as over a real pipe. Either handler may be nil. opts (which may be nil)
+// applies to both sides; give them a Logger to see each side's diagnostics.
+//
+// closePair closes both connections, waits for their goroutines and
+// handlers, and returns the first error either connection reports (nil
+// after a clean close). Closing one side alone ends the other cleanly: it
+// sees the end of its input.
+func NewPair(ctx context.Context, clientHandler, agentHandler acp.Handler, opts *acp.ConnOptions) (client, agent *acp.Conn, closePair func() error) {
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+	client = acp.NewConn(ctx, toClientR, toAgentW, clientHandler, opts)
+	agent = acp.NewConn(ctx, toAgentR, toClientW, agentHandler, opts)
+	closePair = func() error {
+		client.Close()
+		agent.Close()
+		return errors.Join(client.Wait(), agent.Wait())
+	}
+	return client, agent, closePair
+}

@@ -1,0 +1,675 @@
+package acp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+
+	"github.com/tidwall/gjson"
+)
+
+// A Handler serves what a peer sends on a [Conn]: an agent's Handler
+// answers initialize, session/prompt and so on; a client's Handler receives
+// session/update and answers session/request_permission.
+//
+// [Methods] is a Handler built from a table of functions.
+type Handler interface {
+	// HandleRequest answers one request. Requests run concurrently, each on
+	// its own goroutine, so HandleRequest must be safe for concurrent use.
+	// params is the raw JSON of the request's params, nil when absent; the
+	// handler owns it.
+	//
+	// The result is encoded with encoding/json as the response's result
+	// (nil is sent as null). An error that is or wraps an [*Error] is sent
+	// as is; return [ErrMethodNotFound] for a method the handler does not
+	// serve. Any other error is sent as [CodeInternalError] with the
+	// error's text, except the context's error after the peer cancelled
+	// the request, which is sent as [ErrRequestCancelled]. A panic is
+	// recovered and sent as [CodeInternalError]; the connection goes on.
+	//
+	// ctx is cancelled when the peer sends $/cancel_request for this
+	// request (its [context.Cause] is then [ErrRequestCancelled]), when the
+	// connection ends, and when the context given to [NewConn] ends.
+	// Notifications the handler sends with conn.Notify before it returns
+	// reach the peer before its response.
+	HandleRequest(ctx context.Context, conn *Conn, method string, params json.RawMessage) (result any, err error)
+
+	// HandleNotification receives one notification. Notifications are
+	// delivered one at a time, in the order they arrived, on the goroutine
+	// that reads the connection: nothing more is read until it returns.
+	// That keeps session/update chunks in order and slows a peer that sends
+	// faster than the handler consumes, but it means HandleNotification
+	// must not wait for a response on the same connection (call
+	// conn.Request from another goroutine). A response that follows
+	// notifications on the wire is delivered after they have been handled.
+	//
+	// Unknown notifications should be ignored. $/cancel_request is handled
+	// by the Conn and never reaches the handler. params is owned by the
+	// handler; ctx ends when the connection does.
+	HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage)
+}
+
+// RequestFunc answers one request; see [Handler.HandleRequest].
+type RequestFunc func(ctx context.Context, conn *Conn, params json.RawMessage) (result any, err error)
+
+// NotificationFunc receives one notification; see
+// [Handler.HandleNotification].
+type NotificationFunc func(ctx context.Context, conn *Conn, params json.RawMessage)
+
+// Methods is a [Handler] that dispatches on the method name. A request for
+// a method missing from Requests is answered with [ErrMethodNotFound]; a
+// notification missing from Notifications is ignored. The maps must not be
+// modified while a Conn uses them.
+type Methods struct {
+	Requests      map[string]RequestFunc
+	Notifications map[string]NotificationFunc
+}
+
+// HandleRequest calls the method's RequestFunc.
+func (m Methods) HandleRequest(ctx context.Context, conn *Conn, method string, params json.RawMessage) (any, error) {
+	f, ok := m.Requests[method]
+	if !ok {
+		return nil, methodNotFound(method)
+	}
+	return f(ctx, conn, params)
+}
+
+// HandleNotification calls the method's NotificationFunc, if any.
+func (m Methods) HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage) {
+	if f, ok := m.Notifications[method]; ok {
+		f(ctx, conn, params)
+	}
+}
+
+func methodNotFound(method string) *Error {
+	return Errorf(CodeMethodNotFound, "Method not found: %s", method)
+}
+
+// ErrClosed is returned by [Conn.Request] when the connection ends before
+// the response arrives, and by calls made after it ended. The error may
+// also wrap the cause, as [Conn.Wait] reports it.
+var ErrClosed = errors.New("acp: connection closed")
+
+// DefaultMaxConcurrentRequests is how many inbound requests a [Conn] runs at
+// once unless [ConnOptions] says otherwise.
+const DefaultMaxConcurrentRequests = 64
+
+// writeQueueLength bounds the lines waiting for the writer goroutine; a
+// sender blocks (honouring its context) when the peer reads slower.
+const writeQueueLength = 64
+
+// ConnOptions configures a [Conn]. The zero value (or a nil pointer) gives
+// the defaults.
+type ConnOptions struct {
+	// MaxConcurrentRequests is how many inbound requests may run at once;
+	// 0 means [DefaultMaxConcurrentRequests]. When that many are running the
+	// Conn stops reading until one finishes. Handlers that wait on the peer
+	// (a request for permission, say) hold their slot meanwhile, so set the
+	// limit above the number of such requests a peer may have in flight.
+	MaxConcurrentRequests int
+	// MaxLineLength is the longest line accepted, in bytes excluding the
+	// terminator; 0 means [DefaultMaxLineLength]. A longer line is skipped
+	// and answered with [CodeInvalidRequest] and a null id.
+	MaxLineLength int
+	// Logger receives the connection's diagnostics: dropped and malformed
+	// messages at Debug and Warn, handler panics at Error. Nil means silent.
+	Logger *slog.Logger
+}
+
+// A Conn is one JSON-RPC 2.0 connection over a reader and a writer, as ACP
+// runs it: one message per line, requests in both directions. Agents and
+// clients use it alike. All its methods are safe for concurrent use.
+//
+// The connection reads until the input ends, [Conn.Close] is called, the
+// context given to [NewConn] ends, or writing fails. [Conn.Wait] waits for
+// that and for the handlers still running, then reports why it ended.
+type Conn struct {
+	h     Handler
+	log   *slog.Logger
+	r     io.Reader
+	w     io.Writer
+	fr    *FrameReader
+	fw    *FrameWriter
+	slots chan struct{} // one token per running inbound request
+
+	ctx    context.Context // parent of handler contexts; ends at shutdown
+	cancel context.CancelCauseFunc
+	stopAf func() bool // stops the context.AfterFunc watching the caller's ctx
+
+	writeq     chan []byte   // lines for the writer goroutine
+	stopWriter chan struct{} // closed when no handler can write any more
+	writerDone chan struct{} // closed when the writer goroutine has returned
+	finished   chan struct{} // closed when every goroutine has returned
+
+	done     chan struct{} // closed at shutdown: no more input is read
+	shutOnce sync.Once
+	err      error       // why the connection ended; set before done closes
+	broken   atomic.Bool // output is unusable: writes are dropped
+	ioOnce   sync.Once
+
+	handlers sync.WaitGroup // running request handlers
+
+	mu       sync.Mutex
+	nextID   int64
+	pending  map[int64]chan response // outbound requests awaiting a response
+	inflight map[string]*inbound     // inbound requests running, by raw id
+}
+
+type response struct {
+	result json.RawMessage
+	err    *Error
+}
+
+type inbound struct {
+	cancel        context.CancelCauseFunc
+	peerCancelled atomic.Bool
+}
+
+// NewConn starts a connection that reads messages from r and writes them to
+// w, serving what the peer sends with h (nil answers every request with
+// [ErrMethodNotFound] and ignores notifications). opts may be nil.
+//
+// ctx bounds the connection: when it ends, the connection closes as with
+// [Conn.Close] and [Conn.Wait] reports the context's cause. The Conn does not
+// otherwise own r and w, except that [Conn.Close] closes them if they
+// implement [io.Closer], the only portable way to interrupt a blocked Read
+// or Write.
+func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *ConnOptions) *Conn {
+	var o ConnOptions
+	if opts != nil {
+		o = *opts
+	}
+	if o.MaxConcurrentRequests <= 0 {
+		o.MaxConcurrentRequests = DefaultMaxConcurrentRequests
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Conn{
+		h:          h,
+		log:        log,
+		r:          r,
+		w:          w,
+		fr:         NewFrameReader(r, o.MaxLineLength),
+		fw:         NewFrameWriter(w),
+		slots:      make(chan struct{}, o.MaxConcurrentRequests),
+		writeq:     make(chan []byte, writeQueueLength),
+		stopWriter: make(chan struct{}),
+		writerDone: make(chan struct{}),
+		finished:   make(chan struct{}),
+		done:       make(chan struct{}),
+		pending:    make(map[int64]chan response),
+		inflight:   make(map[string]*inbound),
+	}
+	c.ctx, c.cancel = context.WithCancelCause(ctx)
+	c.stopAf = context.AfterFunc(ctx, func() { c.fail(context.Cause(ctx)) })
+	go c.writeLoop()
+	go c.readLoop()
+	return c
+}
+
+// Wait blocks until the connection has ended and every handler has
+// returned, then returns nil if the input ended cleanly or [Conn.Close] was
+// called, and otherwise the cause: a read or write error, or the cause of
+// the context given to [NewConn]. No goroutine of the Conn is left running
+// when Wait returns.
+//
+// Wait also waits for queued messages to be written, so if the peer stops
+// reading and the writer is not an [io.Closer], it blocks until the peer
+// reads or the writer fails.
+func (c *Conn) Wait() error {
+	<-c.finished
+	return c.err
+}
+
+// Done returns a channel that is closed when the connection stops reading:
+// the input ended, [Conn.Close] was called, or the connection failed.
+// Handlers may still be running; [Conn.Wait] waits for them.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Close ends the connection: it stops reading, cancels the contexts of
+// running handlers, makes outstanding [Conn.Request] calls return
+// [ErrClosed], drops messages not yet written, and closes the reader and the
+// writer if they implement [io.Closer]. It does not wait: call [Conn.Wait]
+// for that. Close always returns nil; it is safe to call more than once.
+func (c *Conn) Close() error {
+	c.broken.Store(true)
+	c.shutdown(nil)
+	c.closeIO()
+	return nil
+}
+
+// Request sends a request for method with params (encoded with
+// encoding/json; nil omits them) and waits for the response. It returns the
+// response's raw result, or the peer's error as an [*Error], which matches
+// the sentinels such as [ErrMethodNotFound] under [errors.Is].
+//
+// When ctx ends first, Request sends $/cancel_request for it and returns an
+// error that wraps ctx.Err(); a response arriving later is dropped. When the
+// connection ends first, it returns an error matching [ErrClosed].
+//
+// Request ids are integers counted from 0.
+func (c *Conn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("acp: %s request: %w", method, err)
+	}
+	select {
+	case <-c.done:
+		return nil, c.closedErr()
+	default:
+	}
+	ch := make(chan response, 1)
+	c.mu.Lock()
+	n := c.nextID
+	c.nextID++
+	c.pending[n] = ch
+	c.mu.Unlock()
+
+	line, err := MarshalRequest(IntID(n), method, params)
+	if err == nil {
+		err = c.send(ctx, line)
+	}
+	if err != nil {
+		c.forget(n)
+		return nil, err
+	}
+
+	select {
+	case r := <-ch:
+		return r.unpack()
+	case <-ctx.Done():
+		if c.forget(n) {
+			c.cancelOutbound(n)
+		}
+		select {
+		case r := <-ch: // the response won the race
+			return r.unpack()
+		default:
+		}
+		return nil, fmt.Errorf("acp: %s request: %w", method, ctx.Err())
+	case <-c.done:
+		select {
+		case r := <-ch:
+			return r.unpack()
+		default:
+		}
+		c.forget(n)
+		return nil, c.closedErr()
+	}
+}
+
+func (r response) unpack() (json.RawMessage, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	return r.result, nil
+}
+
+// forget removes outbound request n from the pending table and reports
+// whether it was still there.
+func (c *Conn) forget(n int64) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	_, ok := c.pending[n]
+	delete(c.pending, n)
+	return ok
+}
+
+// cancelOutbound tells the peer to stop working on request n. It does not
+// block: if the write queue is full the cancellation, which is advisory, is
+// dropped.
+func (c *Conn) cancelOutbound(n int64) {
+	line, err := MarshalNotification(MethodCancelRequest, cancelParams{RequestID: IntID(n)})
+	if err != nil || c.broken.Load() {
+		return
+	}
+	select {
+	case c.writeq <- line:
+	default:
+		c.log.Warn("acp: write queue full, $/cancel_request dropped", "id", n)
+	}
+}
+
+type cancelParams struct {
+	RequestID ID `json:"requestId"`
+}
+
+// Notify sends a notification for method with params (encoded with
+// encoding/json; nil omits them). It returns once the message is queued to
+// be written, in order after everything sent before it; if the peer reads
+// slowly and the queue is full, it waits, until ctx ends (so a ctx that has
+// already ended matters only then). An error from the write itself ends the
+// connection and is reported by [Conn.Wait].
+//
+// A handler may call Notify until it returns, even after the input has
+// ended; afterwards Notify returns [ErrClosed] once the connection is done
+// writing.
+func (c *Conn) Notify(ctx context.Context, method string, params any) error {
+	line, err := MarshalNotification(method, params)
+	if err != nil {
+		return err
+	}
+	return c.send(ctx, line)
+}
+
+// send queues line for the writer. ctx matters only when the queue is full.
+func (c *Conn) send(ctx context.Context, line []byte) error {
+	if c.broken.Load() {
+		return c.closedErr()
+	}
+	select {
+	case c.writeq <- line:
+		return nil
+	default:
+	}
+	select {
+	case c.writeq <- line:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-c.writerDone:
+		return c.closedErr()
+	}
+}
+
+// reply queues a response from the reading goroutine or a handler; it
+// gives up only when the writer has stopped.
+func (c *Conn) reply(line []byte) {
+	if c.broken.Load() {
+		return
+	}
+	select {
+	case c.writeq <- line:
+	case <-c.writerDone:
+	}
+}
+
+func (c *Conn) replyError(id ID, e *Error) {
+	line, err := MarshalErrorResponse(id, e)
+	if err != nil { // e.Data is not valid JSON: send the rest
+		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
+	}
+	c.reply(line)
+}
+
+func (c *Conn) closedErr() error {
+	<-c.done // closedErr is called only once shutdown has begun or ended
+	if c.err != nil {
+		return fmt.Errorf("%w: %w", ErrClosed, c.err)
+	}
+	return ErrClosed
+}
+
+// shutdown stops reading and ends every handler's context. The first cause
+// is kept: nil for a clean end.
+func (c *Conn) shutdown(cause error) {
+	c.shutOnce.Do(func() {
+		c.err = cause
+		close(c.done)
+		c.cancel(ErrClosed)
+	})
+}
+
+// fail ends the connection because of cause, dropping what is unwritten.
+func (c *Conn) fail(cause error) {
+	c.broken.Store(true)
+	c.shutdown(cause)
+	c.closeIO()
+}
+
+func (c *Conn) closeIO() {
+	c.ioOnce.Do(func() {
+		// Errors are ignored: the reader and writer may be one object
+		// (a net.Conn) that refuses a second Close.
+		if rc, ok := c.r.(io.Closer); ok {
+			rc.Close()
+		}
+		if wc, ok := c.w.(io.Closer); ok {
+			wc.Close()
+		}
+	})
+}
+
+func (c *Conn) writeLoop() {
+	defer close(c.writerDone)
+	for {
+		select {
+		case line := <-c.writeq:
+			c.write(line)
+		case <-c.stopWriter:
+			for {
+				select {
+				case line := <-c.writeq:
+					c.write(line)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (c *Conn) write(line []byte) {
+	if c.broken.Load() {
+		return
+	}
+	if err := c.fw.writeLine(line); err != nil {
+		c.fail(fmt.Errorf("acp: writing: %w", err))
+	}
+}
+
+// readLoop reads and dispatches messages until the connection ends, then
+// waits for the handlers and the writer and marks the Conn finished.
+func (c *Conn) readLoop() {
+	c.shutdown(c.read())
+	c.handlers.Wait()
+	close(c.stopWriter)
+	<-c.writerDone
+	c.stopAf()
+	c.cancel(ErrClosed)
+	close(c.finished)
+}
+
+// read is the reading loop; it returns nil at the end of input and the
+// read error otherwise.
+func (c *Conn) read() error {
+	for {
+		line, err := c.fr.Next()
+		select {
+		case <-c.done:
+			return nil // closed: whatever the reader says now is moot
+		default:
+		}
+		if err != nil {
+			var tooLong *LineTooLongError
+			switch {
+			case errors.As(err, &tooLong):
+				c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
+				c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+				continue
+			case err == io.EOF:
+				return nil
+			default:
+				return fmt.Errorf("acp: reading: %w", err)
+			}
+		}
+		msg := Classify(line)
+		switch msg.Kind {
+		case KindRequest:
+			c.startRequest(msg)
+		case KindNotification:
+			c.notification(msg)
+		case KindResponse:
+			c.response(msg)
+		default:
+			c.log.Warn("acp: invalid message", "error", msg.Err, "id", msg.ID.String())
+			c.replyError(msg.ID, msg.Err)
+		}
+	}
+}
+
+// startRequest runs an inbound request's handler on its own goroutine,
+// waiting for a free slot first.
+func (c *Conn) startRequest(msg Message) {
+	select {
+	case c.slots <- struct{}{}:
+	case <-c.done:
+		return
+	}
+	id := msg.ID.Clone()
+	key := id.String()
+	c.mu.Lock()
+	if _, dup := c.inflight[key]; dup {
+		c.mu.Unlock()
+		<-c.slots
+		c.log.Warn("acp: duplicate request id", "id", key, "method", msg.Method)
+		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", key))
+		return
+	}
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	in := &inbound{cancel: cancel}
+	c.inflight[key] = in
+	c.mu.Unlock()
+
+	method, params := msg.Method, cloneRaw(msg.Params)
+	c.handlers.Add(1)
+	go func() {
+		defer c.handlers.Done()
+		result, err := c.callHandler(ctx, method, params)
+		c.mu.Lock()
+		delete(c.inflight, key)
+		c.mu.Unlock()
+		cancel(nil)
+		c.reply(c.responseLine(id, method, result, err, in.peerCancelled.Load()))
+		<-c.slots
+	}()
+}
+
+func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMessage) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: request handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "Internal error: the handler for %s panicked", method)
+		}
+	}()
+	if c.h == nil {
+		return nil, methodNotFound(method)
+	}
+	return c.h.HandleRequest(ctx, c, method, params)
+}
+
+// responseLine encodes the response to request id.
+func (c *Conn) responseLine(id ID, method string, result any, err error, peerCancelled bool) []byte {
+	if err == nil {
+		line, merr := MarshalResponse(id, result)
+		if merr == nil {
+			return line
+		}
+		c.log.Error("acp: cannot encode result", "method", method, "error", merr)
+		err = Errorf(CodeInternalError, "Internal error: cannot encode the result of %s", method)
+	}
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+	case peerCancelled && errors.Is(err, context.Canceled):
+		e = ErrRequestCancelled
+	default:
+		e = &Error{Code: CodeInternalError, Message: err.Error()}
+	}
+	line, merr := MarshalErrorResponse(id, e)
+	if merr != nil { // e.Data is not valid JSON: send the rest
+		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
+	}
+	return line
+}
+
+// notification delivers an inbound notification, on the reading goroutine.
+func (c *Conn) notification(msg Message) {
+	if msg.Method == MethodCancelRequest {
+		c.cancelInbound(msg.Params)
+		return
+	}
+	if c.h == nil {
+		return
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: notification handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	c.h.HandleNotification(c.ctx, c, msg.Method, cloneRaw(msg.Params))
+}
+
+// cancelInbound handles $/cancel_request: {"requestId": id}.
+func (c *Conn) cancelInbound(params []byte) {
+	id := gjson.GetBytes(params, "requestId")
+	if !id.Exists() {
+		c.log.Warn("acp: $/cancel_request without requestId")
+		return
+	}
+	c.mu.Lock()
+	in := c.inflight[id.Raw]
+	c.mu.Unlock()
+	if in == nil {
+		c.log.Debug("acp: $/cancel_request for no running request", "id", id.Raw)
+		return
+	}
+	in.peerCancelled.Store(true)
+	in.cancel(ErrRequestCancelled)
+}
+
+// response hands an inbound response to the Request waiting for it.
+func (c *Conn) response(msg Message) {
+	n, ok := parseRequestID(msg.ID.Raw())
+	var ch chan response
+	if ok {
+		c.mu.Lock()
+		ch = c.pending[n]
+		delete(c.pending, n)
+		c.mu.Unlock()
+	}
+	if ch == nil {
+		c.log.Debug("acp: response to no pending request, dropped", "id", msg.ID.String())
+		return
+	}
+	var r response
+	if msg.Err != nil {
+		e := *msg.Err
+		e.Data = cloneRaw(e.Data)
+		r.err = &e
+	} else {
+		r.result = cloneRaw(msg.Result)
+	}
+	ch <- r // buffered, and only this goroutine sends
+}
+
+// parseRequestID reads an id this Conn generated: a non-negative decimal
+// integer, without allocating.
+func parseRequestID(raw []byte) (int64, bool) {
+	if len(raw) == 0 || len(raw) > 18 || (raw[0] == '0' && len(raw) > 1) {
+		return 0, false
+	}
+	var n int64
+	for _, c := range raw {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, true
+}
+
+func cloneRaw(b []byte) json.RawMessage {
+	if b == nil {
+		return nil
+	}
+	return bytes.Clone(b)
+}

@@ -1,0 +1,694 @@
+package acp_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// rawPeer is the far end of a Conn, driven line by line by a test.
+type rawPeer struct {
+	t    *testing.T
+	conn *acp.Conn
+	in   *io.PipeWriter // the Conn's input
+	out  *bufio.Reader  // the Conn's output
+}
+
+func newRawPeer(t *testing.T, h acp.Handler, opts *acp.ConnOptions) *rawPeer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	conn := acp.NewConn(t.Context(), inR, outW, h, opts)
+	t.Cleanup(func() {
+		conn.Close()
+		conn.Wait()
+	})
+	return &rawPeer{t: t, conn: conn, in: inW, out: bufio.NewReader(outR)}
+}
+
+func (p *rawPeer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatalf("sending %q: %v", line, err)
+	}
+}
+
+// recv reads one line the Conn wrote and decodes it.
+func (p *rawPeer) recv() wireMessage {
+	p.t.Helper()
+	line, err := p.out.ReadBytes('\n')
+	if err != nil {
+		p.t.Fatalf("reading from the conn: %v", err)
+	}
+	var m wireMessage
+	if err := json.Unmarshal(line, &m); err != nil {
+		p.t.Fatalf("conn wrote %q: %v", line, err)
+	}
+	m.line = strings.TrimSuffix(string(line), "\n")
+	return m
+}
+
+// wireMessage is any JSON-RPC message, decoded for comparison.
+type wireMessage struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *acp.Error      `json:"error,omitempty"`
+	line    string
+}
+
+// echo answers "echo" with its params and "fail" with its params as an
+// acp.Error; anything else is not found.
+var echo = acp.Methods{Requests: map[string]acp.RequestFunc{
+	"echo": func(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+		return params, nil
+	},
+	"fail": func(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+		var e acp.Error
+		if err := json.Unmarshal(params, &e); err != nil {
+			return nil, err
+		}
+		return nil, &e
+	},
+}}
+
+func TestConnReplies(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		// the reply's id and error code, or result; want nothing when both
+		// are empty
+		wantID     string
+		wantCode   int
+		wantResult string
+	}{
+		{name: "request", line: `{"jsonrpc":"2.0","id":1,"method":"echo","params":{"a":1}}`, wantID: `1`, wantResult: `{"a":1}`},
+		{name: "id 0", line: `{"jsonrpc":"2.0","id":0,"method":"echo","params":[]}`, wantID: `0`, wantResult: `[]`},
+		{name: "string id", line: `{"jsonrpc":"2.0","id":"perm-7","method":"echo","params":[1]}`, wantID: `"perm-7"`, wantResult: `[1]`},
+		{name: "big id", line: `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"echo"}`, wantID: `123456789012345678901234567890`, wantResult: `null`},
+		{name: "exponent id", line: `{"jsonrpc":"2.0","id":1e3,"method":"echo"}`, wantID: `1e3`, wantResult: `null`},
+		{name: "null id", line: `{"jsonrpc":"2.0","id":null,"method":"echo"}`, wantID: `null`, wantResult: `null`},
+		{name: "handler error", line: `{"jsonrpc":"2.0","id":2,"method":"fail","params":{"code":-32602,"message":"no"}}`, wantID: `2`, wantCode: acp.CodeInvalidParams},
+		{name: "plain error", line: `{"jsonrpc":"2.0","id":2,"method":"fail","params":"not an error"}`, wantID: `2`, wantCode: acp.CodeInternalError},
+		{name: "unknown method", line: `{"jsonrpc":"2.0","id":3,"method":"nope"}`, wantID: `3`, wantCode: acp.CodeMethodNotFound},
+		{name: "not json", line: `{"jsonrpc":"2.0","id":4,`, wantID: `null`, wantCode: acp.CodeParseError},
+		{name: "not utf-8", line: "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"echo\",\"params\":[\"\xff\"]}", wantID: `null`, wantCode: acp.CodeParseError},
+		{name: "array", line: `[{"jsonrpc":"2.0","id":5,"method":"echo"}]`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "string", line: `"hello"`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "number", line: `42`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "no jsonrpc", line: `{"id":6,"method":"echo"}`, wantID: `6`, wantCode: acp.CodeInvalidRequest},
+		{name: "wrong jsonrpc", line: `{"jsonrpc":"1.0","id":6,"method":"echo"}`, wantID: `6`, wantCode: acp.CodeInvalidRequest},
+		{name: "method not a string", line: `{"jsonrpc":"2.0","id":7,"method":7}`, wantID: `7`, wantCode: acp.CodeInvalidRequest},
+		{name: "object id", line: `{"jsonrpc":"2.0","id":{"a":1},"method":"echo"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "bool id", line: `{"jsonrpc":"2.0","id":true,"method":"echo"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "params a number", line: `{"jsonrpc":"2.0","id":8,"method":"echo","params":5}`, wantID: `8`, wantCode: acp.CodeInvalidRequest},
+		{name: "result and error", line: `{"jsonrpc":"2.0","id":9,"result":1,"error":{"code":1,"message":"x"}}`, wantID: `9`, wantCode: acp.CodeInvalidRequest},
+		{name: "neither method nor id", line: `{"jsonrpc":"2.0","params":{}}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "oversized", line: `{"jsonrpc":"2.0","id":10,"method":"echo","params":"` + strings.Repeat("x", 300) + `"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "unknown notification", line: `{"jsonrpc":"2.0","method":"nope","params":{}}`},
+		{name: "stray response", line: `{"jsonrpc":"2.0","id":77,"result":{}}`},
+		{name: "stray error response", line: `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"x"}}`},
+		{name: "cancel of nothing", line: `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":12}}`},
+		{name: "blank", line: "  \t"},
+	}
+	synctest.Test(t, func(t *testing.T) {
+		p := newRawPeer(t, echo, &acp.ConnOptions{MaxLineLength: 256})
+		for _, tt := range tests {
+			p.send(tt.line)
+			if tt.wantID == "" {
+				continue
+			}
+			got := p.recv()
+			want := wireMessage{JSONRPC: "2.0", ID: json.RawMessage(tt.wantID)}
+			if tt.wantCode != 0 {
+				want.Error = &acp.Error{Code: tt.wantCode}
+			} else {
+				want.Result = json.RawMessage(tt.wantResult)
+			}
+			if got.Error != nil {
+				got.Error = &acp.Error{Code: got.Error.Code} // messages are free text
+			}
+			if diff := cmp.Diff(want, got, cmp.AllowUnexported(wireMessage{}), ignoreLine); diff != "" {
+				t.Errorf("%s: reply to %q (-want +got):\n%s\nline: %s", tt.name, tt.line, diff, got.line)
+			}
+		}
+		// Nothing was written for the lines that need no reply: the next
+		// line out answers this request.
+		p.send(`{"jsonrpc":"2.0","id":"last","method":"echo"}`)
+		if got := p.recv(); string(got.ID) != `"last"` {
+			t.Errorf("got %s, want the reply to the last request", got.line)
+		}
+		p.in.Close()
+		if err := p.conn.Wait(); err != nil {
+			t.Errorf("Wait after end of input = %v, want nil", err)
+		}
+	})
+}
+
+var ignoreLine = cmp.FilterPath(func(p cmp.Path) bool { return p.Last().String() == ".line" }, cmp.Ignore())
+
+func TestConnHandlerPanic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var notified atomic.Int32
+		h := acp.Methods{
+			Requests: map[string]acp.RequestFunc{
+				"panic": func(context.Context, *acp.Conn, json.RawMessage) (any, error) { panic("boom") },
+				"echo":  echo.Requests["echo"],
+			},
+			Notifications: map[string]acp.NotificationFunc{
+				"panic": func(context.Context, *acp.Conn, json.RawMessage) { panic("boom") },
+				"count": func(context.Context, *acp.Conn, json.RawMessage) { notified.Add(1) },
+			},
+		}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"panic"}`)
+		if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInternalError || string(got.ID) != "1" {
+			t.Errorf("reply to a panicking handler: %s, want error %d", got.line, acp.CodeInternalError)
+		}
+		p.send(`{"jsonrpc":"2.0","method":"panic"}`)
+		p.send(`{"jsonrpc":"2.0","method":"count"}`)
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":{}}`)
+		if got := p.recv(); string(got.Result) != "{}" {
+			t.Errorf("reply after the panics: %s, want a result", got.line)
+		}
+		if n := notified.Load(); n != 1 {
+			t.Errorf("%d notifications after the panicking one, want 1", n)
+		}
+	})
+}
+
+// TestConnCancelInbound checks that $/cancel_request cancels a running
+// handler and that returning the context's error answers -32800.
+func TestConnCancelInbound(t *testing.T) {
+	tests := []struct {
+		name     string
+		handler  func(ctx context.Context) (any, error)
+		wantCode int
+		wantRes  string
+	}{
+		{"ctx error", func(ctx context.Context) (any, error) { return nil, ctx.Err() }, acp.CodeRequestCancelled, ""},
+		{"wrapped ctx error", func(ctx context.Context) (any, error) { return nil, fmt.Errorf("stopped: %w", ctx.Err()) }, acp.CodeRequestCancelled, ""},
+		{"cause", func(ctx context.Context) (any, error) { return nil, context.Cause(ctx) }, acp.CodeRequestCancelled, ""},
+		{"result anyway", func(context.Context) (any, error) { return "partial", nil }, 0, `"partial"`},
+		{"own error", func(context.Context) (any, error) { return nil, acp.ErrResourceNotFound }, acp.CodeResourceNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				started := make(chan struct{})
+				h := acp.Methods{Requests: map[string]acp.RequestFunc{
+					"slow": func(ctx context.Context, _ *acp.Conn, _ json.RawMessage) (any, error) {
+						close(started)
+						<-ctx.Done()
+						return tt.handler(ctx)
+					},
+				}}
+				p := newRawPeer(t, h, nil)
+				p.send(`{"jsonrpc":"2.0","id":"r1","method":"slow"}`)
+				<-started
+				p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"r1"}}`)
+				got := p.recv()
+				if string(got.ID) != `"r1"` {
+					t.Fatalf("reply %s, want id \"r1\"", got.line)
+				}
+				switch {
+				case tt.wantCode != 0 && (got.Error == nil || got.Error.Code != tt.wantCode):
+					t.Errorf("reply %s, want error %d", got.line, tt.wantCode)
+				case tt.wantCode == 0 && string(got.Result) != tt.wantRes:
+					t.Errorf("reply %s, want result %s", got.line, tt.wantRes)
+				}
+			})
+		})
+	}
+}
+
+// TestConnCancelBothWays cancels a client→agent and an agent→client request
+// with the caller's context.
+func TestConnCancelBothWays(t *testing.T) {
+	// blocker records how its handler's context ended.
+	type blocker struct {
+		started chan struct{}
+		cause   chan error
+	}
+	newBlocker := func() (*blocker, acp.Methods) {
+		b := &blocker{started: make(chan struct{}), cause: make(chan error, 1)}
+		return b, acp.Methods{Requests: map[string]acp.RequestFunc{
+			"wait": func(ctx context.Context, _ *acp.Conn, _ json.RawMessage) (any, error) {
+				close(b.started)
+				<-ctx.Done()
+				b.cause <- context.Cause(ctx)
+				return nil, ctx.Err()
+			},
+		}}
+	}
+	for _, dir := range []string{"client to agent", "agent to client"} {
+		t.Run(dir, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				b, h := newBlocker()
+				var clientH, agentH acp.Handler = nil, h
+				if dir == "agent to client" {
+					clientH, agentH = h, nil
+				}
+				client, agent, closePair := acptest.NewPair(t.Context(), clientH, agentH, nil)
+				caller := client
+				if dir == "agent to client" {
+					caller = agent
+				}
+				ctx, cancel := context.WithCancel(t.Context())
+				errc := make(chan error, 1)
+				go func() {
+					_, err := caller.Request(ctx, "wait", nil)
+					errc <- err
+				}()
+				<-b.started
+				cancel()
+				if err := <-errc; !errors.Is(err, context.Canceled) {
+					t.Errorf("Request = %v, want context.Canceled", err)
+				}
+				if cause := <-b.cause; !errors.Is(cause, acp.ErrRequestCancelled) {
+					t.Errorf("handler's context cause = %v, want ErrRequestCancelled", cause)
+				}
+				// The connection is still usable.
+				_, err := caller.Request(t.Context(), "missing", nil)
+				if !errors.Is(err, acp.ErrMethodNotFound) {
+					t.Errorf("Request after the cancel = %v, want ErrMethodNotFound", err)
+				}
+				if err := closePair(); err != nil {
+					t.Errorf("closePair = %v", err)
+				}
+			})
+		})
+	}
+}
+
+// TestConnPeerCloses ends one side while the other has a request in flight
+// and a handler running.
+func TestConnPeerCloses(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan struct{})
+		handlerDone := make(chan error, 1)
+		agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"wait": func(ctx context.Context, _ *acp.Conn, _ json.RawMessage) (any, error) {
+				close(started)
+				<-ctx.Done()
+				handlerDone <- context.Cause(ctx)
+				return nil, ctx.Err()
+			},
+		}}
+		client, agent, closePair := acptest.NewPair(t.Context(), nil, agentH, nil)
+		errc := make(chan error, 1)
+		go func() {
+			_, err := client.Request(t.Context(), "wait", nil)
+			errc <- err
+		}()
+		<-started
+		client.Close()
+		if err := <-errc; !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("Request in flight at Close = %v, want ErrClosed", err)
+		}
+		if cause := <-handlerDone; !errors.Is(cause, acp.ErrClosed) {
+			t.Errorf("agent handler's context cause = %v, want ErrClosed", cause)
+		}
+		if err := agent.Wait(); err != nil {
+			t.Errorf("agent Wait = %v, want nil (its input ended)", err)
+		}
+		if err := client.Wait(); err != nil {
+			t.Errorf("client Wait = %v, want nil after Close", err)
+		}
+		if _, err := client.Request(t.Context(), "wait", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("Request after Close = %v, want ErrClosed", err)
+		}
+		if err := agent.Notify(t.Context(), "x", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("Notify after the end = %v, want ErrClosed", err)
+		}
+		if err := closePair(); err != nil {
+			t.Errorf("closePair = %v", err)
+		}
+	})
+}
+
+// TestConnOrdering streams 10,000 notifications from the agent, from prompt
+// handlers running concurrently and from a goroutine of its own, and checks
+// that the client sees every one, in order, and each prompt's
+// notifications before its response.
+func TestConnOrdering(t *testing.T) {
+	const (
+		prompts   = 40
+		perPrompt = 200
+		free      = 2000
+	)
+	type update struct {
+		From string `json:"from"`
+		Seq  int    `json:"seq"`
+	}
+	var (
+		mu   sync.Mutex
+		next = map[string]int{}
+		errs []string
+	)
+	clientH := acp.Methods{Notifications: map[string]acp.NotificationFunc{
+		acp.MethodSessionUpdate: func(_ context.Context, _ *acp.Conn, params json.RawMessage) {
+			var u update
+			if err := json.Unmarshal(params, &u); err != nil {
+				panic(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if u.Seq != next[u.From] {
+				errs = append(errs, fmt.Sprintf("%s: got %d, want %d", u.From, u.Seq, next[u.From]))
+			}
+			next[u.From] = u.Seq + 1
+		},
+	}}
+	agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
+		acp.MethodSessionPrompt: func(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
+			var from string
+			if err := json.Unmarshal(params, &from); err != nil {
+				return nil, err
+			}
+			for i := range perPrompt {
+				if err := conn.Notify(ctx, acp.MethodSessionUpdate, update{from, i}); err != nil {
+					return nil, err
+				}
+			}
+			return map[string]string{"stopReason": "end_turn"}, nil
+		},
+	}}
+	client, agent, closePair := acptest.NewPair(t.Context(), clientH, agentH, &acp.ConnOptions{MaxConcurrentRequests: 8})
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		for i := range free {
+			if err := agent.Notify(t.Context(), acp.MethodSessionUpdate, update{"free", i}); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	})
+	for p := range prompts {
+		wg.Go(func() {
+			from := fmt.Sprintf("prompt %d", p)
+			res, err := client.Request(t.Context(), acp.MethodSessionPrompt, from)
+			if err != nil {
+				t.Errorf("%s: %v", from, err)
+				return
+			}
+			if string(res) != `{"stopReason":"end_turn"}` {
+				t.Errorf("%s: result %s", from, res)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if next[from] != perPrompt {
+				t.Errorf("%s: response after %d of its %d notifications", from, next[from], perPrompt)
+			}
+		})
+	}
+	wg.Wait()
+	// The free-running notifications may still be in flight: a last
+	// request's response comes after them.
+	if _, err := agent.Request(t.Context(), "sync", nil); !errors.Is(err, acp.ErrMethodNotFound) {
+		t.Fatalf("sync request: %v", err)
+	}
+	if err := closePair(); err != nil {
+		t.Errorf("closePair = %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	total := 0
+	for _, n := range next {
+		total += n
+	}
+	if want := prompts*perPrompt + free; total != want {
+		t.Errorf("client handled %d notifications, want %d", total, want)
+	}
+	if len(errs) > 0 {
+		t.Errorf("%d out of order, first: %s", len(errs), errs[0])
+	}
+}
+
+// TestConnBackpressure checks that a slow notification handler slows the
+// sender instead of losing notifications, and that a sender whose peer does
+// not read gives up when its context ends.
+func TestConnBackpressure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		var got atomic.Int32
+		clientH := acp.Methods{Notifications: map[string]acp.NotificationFunc{
+			"n": func(context.Context, *acp.Conn, json.RawMessage) {
+				<-release
+				got.Add(1)
+			},
+		}}
+		_, agent, closePair := acptest.NewPair(t.Context(), clientH, nil, nil)
+		const n = 500
+		sent := 0
+		for sent < n {
+			ctx, cancel := context.WithCancel(t.Context())
+			errc := make(chan error, 1)
+			go func() { errc <- agent.Notify(ctx, "n", map[string]int{"i": sent}) }()
+			synctest.Wait()
+			select {
+			case err := <-errc:
+				cancel()
+				if err != nil {
+					t.Fatal(err)
+				}
+				sent++
+				continue
+			default:
+			}
+			// Notify is blocked: the client is not reading. It honours its
+			// context.
+			cancel()
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Fatalf("blocked Notify = %v, want context.Canceled", err)
+			}
+			break
+		}
+		if sent == n {
+			t.Fatalf("sent all %d notifications to a handler that does not return", n)
+		}
+		close(release)
+		synctest.Wait()
+		if got.Load() != int32(sent) {
+			t.Errorf("handler got %d notifications, want %d", got.Load(), sent)
+		}
+		if err := closePair(); err != nil {
+			t.Errorf("closePair = %v", err)
+		}
+	})
+}
+
+// TestConnStalledPeer checks that Request honours its context when the peer
+// reads nothing at all, and that Close then unblocks everything.
+func TestConnStalledPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inR, inW := io.Pipe()
+		_, outW := io.Pipe() // nobody ever reads
+		conn := acp.NewConn(t.Context(), inR, outW, nil, nil)
+		ctx, cancel := context.WithCancel(t.Context())
+		errc := make(chan error)
+		for range 100 {
+			go func() {
+				_, err := conn.Request(ctx, "x", nil)
+				errc <- err
+			}()
+		}
+		synctest.Wait()
+		cancel()
+		for range 100 {
+			if err := <-errc; !errors.Is(err, context.Canceled) {
+				t.Errorf("Request = %v, want context.Canceled", err)
+			}
+		}
+		conn.Close()
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+		inW.Close()
+	})
+}
+
+func TestConnWaitCause(t *testing.T) {
+	boom := errors.New("boom")
+	t.Run("read error", func(t *testing.T) {
+		conn := acp.NewConn(t.Context(), io.MultiReader(strings.NewReader("{}\n"), errReader{boom}), io.Discard, nil, nil)
+		if err := conn.Wait(); !errors.Is(err, boom) {
+			t.Errorf("Wait = %v, want %v", err, boom)
+		}
+	})
+	t.Run("write error", func(t *testing.T) {
+		inR, inW := io.Pipe()
+		conn := acp.NewConn(t.Context(), inR, errWriter{boom}, nil, nil)
+		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"x"}`+"\n")
+		if err := conn.Wait(); !errors.Is(err, boom) {
+			t.Errorf("Wait = %v, want %v", err, boom)
+		}
+	})
+	t.Run("context", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			ctx, cancel := context.WithCancelCause(t.Context())
+			inR, _ := io.Pipe()
+			conn := acp.NewConn(ctx, inR, io.Discard, nil, nil)
+			cancel(boom)
+			if err := conn.Wait(); !errors.Is(err, boom) {
+				t.Errorf("Wait = %v, want %v", err, boom)
+			}
+		})
+	})
+	t.Run("end of input", func(t *testing.T) {
+		conn := acp.NewConn(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`), io.Discard, nil, nil)
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait = %v, want nil", err)
+		}
+	})
+}
+
+type errReader struct{ err error }
+
+func (r errReader) Read([]byte) (int, error) { return 0, r.err }
+
+type errWriter struct{ err error }
+
+func (w errWriter) Write([]byte) (int, error) { return 0, w.err }
+
+// TestConnRequestErrors checks what Request returns for the peer's errors.
+func TestConnRequestErrors(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, _, closePair := acptest.NewPair(t.Context(), nil, echo, nil)
+		defer closePair()
+		res, err := client.Request(t.Context(), "echo", map[string]any{"x": []int{1, 2}})
+		if err != nil || string(res) != `{"x":[1,2]}` {
+			t.Errorf("echo = %s, %v", res, err)
+		}
+		_, err = client.Request(t.Context(), "fail", acp.Error{Code: acp.CodeResourceNotFound, Message: "gone", Data: json.RawMessage(`{"sessionId":"s1"}`)})
+		want := &acp.Error{Code: acp.CodeResourceNotFound, Message: "gone", Data: json.RawMessage(`{"sessionId":"s1"}`)}
+		var got *acp.Error
+		if !errors.As(err, &got) {
+			t.Fatalf("Request = %v, want an *acp.Error", err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("error (-want +got):\n%s", diff)
+		}
+		if _, err := client.Request(t.Context(), "echo", func() {}); err == nil {
+			t.Error("Request with unencodable params succeeded")
+		}
+	})
+}
+
+// TestConnNotifyBeforeResponse checks that a handler's notifications are
+// written before its response, on the wire.
+func TestConnNotifyBeforeResponse(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"talk": func(ctx context.Context, conn *acp.Conn, _ json.RawMessage) (any, error) {
+				for i := range 100 {
+					if err := conn.Notify(ctx, "said", i); err != nil {
+						return nil, err
+					}
+				}
+				return "done", nil
+			},
+		}}
+		p := newRawPeer(t, h, nil)
+		for i := range 5 {
+			p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"talk"}`, i))
+		}
+		said := 0
+		for answered := 0; answered < 5; {
+			m := p.recv()
+			switch {
+			case m.Method == "said":
+				said++
+			case string(m.Result) == `"done"`:
+				answered++
+				if said < 100*answered {
+					t.Fatalf("response %d after %d notifications", answered, said)
+				}
+			default:
+				t.Fatalf("unexpected %s", m.line)
+			}
+		}
+	})
+}
+
+func TestConnDuplicateID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"wait": func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				<-release
+				return "ok", nil
+			},
+		}}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
+		if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInvalidRequest {
+			t.Errorf("reply to a duplicate id: %s, want error %d", got.line, acp.CodeInvalidRequest)
+		}
+		close(release)
+		if got := p.recv(); string(got.Result) != `"ok"` {
+			t.Errorf("reply to the first request: %s", got.line)
+		}
+	})
+}
+
+// TestConnConcurrencyLimit checks that no more than MaxConcurrentRequests
+// handlers run at once.
+func TestConnConcurrencyLimit(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const limit = 3
+		var running, most atomic.Int32
+		release := make(chan struct{})
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"wait": func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				n := running.Add(1)
+				for {
+					m := most.Load()
+					if n <= m || most.CompareAndSwap(m, n) {
+						break
+					}
+				}
+				<-release
+				running.Add(-1)
+				return nil, nil
+			},
+		}}
+		client, _, closePair := acptest.NewPair(t.Context(), nil, h, &acp.ConnOptions{MaxConcurrentRequests: limit})
+		var wg sync.WaitGroup
+		for range 10 {
+			wg.Go(func() {
+				if _, err := client.Request(t.Context(), "wait", nil); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		synctest.Wait()
+		if n := running.Load(); n != limit {
+			t.Errorf("%d handlers running, want %d", n, limit)
+		}
+		close(release)
+		wg.Wait()
+		if m := most.Load(); m != limit {
+			t.Errorf("at most %d handlers ran at once, want %d", m, limit)
+		}
+		if err := closePair(); err != nil {
+			t.Error(err)
+		}
+	})
+}
