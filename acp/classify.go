@@ -149,8 +149,8 @@ type envelope struct {
 	jsonrpc, id, method, params, result, err []byte
 }
 
-// set records val as the value of the member named by the raw (still
-// quoted-content, possibly escaped) key.
+// set records val as the value of the member whose name is key: the raw
+// content between the name's quotes, holding escapes when escaped is set.
 func (e *envelope) set(key []byte, escaped bool, val []byte) {
 	name := string(key) // no allocation: only compared
 	if escaped {
@@ -191,9 +191,7 @@ func (e *envelope) message() Message {
 			return invalidRequest(echo, `"id" must be a string, a number or null`)
 		}
 		var params []byte
-		switch e.params {
-		case nil:
-		default:
+		if e.params != nil {
 			switch e.params[0] {
 			case '{', '[':
 				params = e.params

@@ -230,7 +230,11 @@ func TestClassifyNesting(t *testing.T) {
 		{strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth), invalid("null")},
 		{strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), parseErr()},
 		{strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200), invalid("null")},
+		// Mixed containers past the first 64 levels, closed right and wrong.
+		{`{"jsonrpc":"2.0","method":"x","params":` + strings.Repeat(`[{"a":`, 100) + "1" + strings.Repeat("}]", 100) + "}",
+			view{Kind: KindNotification, Method: "x", Params: strings.Repeat(`[{"a":`, 100) + "1" + strings.Repeat("}]", 100)}},
 		{strings.Repeat(`[{"a":`, 100) + "1" + strings.Repeat("}]", 99) + "]}", parseErr()},
+		{strings.Repeat(`[{"a":`, 100) + "1" + strings.Repeat("}]", 99) + "}", parseErr()},
 	}
 	for i, tc := range tests {
 		if diff := cmp.Diff(tc.want, viewOf(Classify([]byte(tc.line)))); diff != "" {
