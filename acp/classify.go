@@ -152,11 +152,10 @@ type envelope struct {
 // set records val as the value of the member whose name is key: the raw
 // content between the name's quotes, holding escapes when escaped is set.
 func (e *envelope) set(key []byte, escaped bool, val []byte) {
-	name := string(key) // no allocation: only compared
 	if escaped {
-		name = unquote(key)
+		key = []byte(unquote(key)) // rare: allocation is fine
 	}
-	switch name {
+	switch string(key) { // no allocation, whatever the length
 	case "jsonrpc":
 		e.jsonrpc = val
 	case "id":
@@ -357,11 +356,10 @@ func decodeError(v []byte) *Error {
 			if i < 0 {
 				return nil // unreachable: v is valid
 			}
-			name := string(key)
 			if escaped {
-				name = unquote(key)
+				key = []byte(unquote(key))
 			}
-			switch name {
+			switch string(key) {
 			case "code":
 				code = val
 			case "message":
