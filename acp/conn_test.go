@@ -103,7 +103,7 @@ func TestConnReplies(t *testing.T) {
 		{name: "exponent id", line: `{"jsonrpc":"2.0","id":1e3,"method":"echo"}`, wantID: `1e3`, wantResult: `null`},
 		{name: "null id", line: `{"jsonrpc":"2.0","id":null,"method":"echo"}`, wantID: `null`, wantResult: `null`},
 		{name: "handler error", line: `{"jsonrpc":"2.0","id":2,"method":"fail","params":{"code":-32602,"message":"no"}}`, wantID: `2`, wantCode: acp.CodeInvalidParams},
-		{name: "plain error", line: `{"jsonrpc":"2.0","id":2,"method":"fail","params":"not an error"}`, wantID: `2`, wantCode: acp.CodeInternalError},
+		{name: "plain error", line: `{"jsonrpc":"2.0","id":2,"method":"fail","params":["not an error"]}`, wantID: `2`, wantCode: acp.CodeInternalError},
 		{name: "unknown method", line: `{"jsonrpc":"2.0","id":3,"method":"nope"}`, wantID: `3`, wantCode: acp.CodeMethodNotFound},
 		{name: "not json", line: `{"jsonrpc":"2.0","id":4,`, wantID: `null`, wantCode: acp.CodeParseError},
 		{name: "not utf-8", line: "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"echo\",\"params\":[\"\xff\"]}", wantID: `null`, wantCode: acp.CodeParseError},
@@ -376,12 +376,12 @@ func TestConnOrdering(t *testing.T) {
 	}}
 	agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
 		acp.MethodSessionPrompt: func(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
-			var from string
-			if err := json.Unmarshal(params, &from); err != nil {
+			var p update
+			if err := json.Unmarshal(params, &p); err != nil {
 				return nil, err
 			}
 			for i := range perPrompt {
-				if err := conn.Notify(ctx, acp.MethodSessionUpdate, update{from, i}); err != nil {
+				if err := conn.Notify(ctx, acp.MethodSessionUpdate, update{p.From, i}); err != nil {
 					return nil, err
 				}
 			}
@@ -402,7 +402,7 @@ func TestConnOrdering(t *testing.T) {
 	for p := range prompts {
 		wg.Go(func() {
 			from := fmt.Sprintf("prompt %d", p)
-			res, err := client.Request(t.Context(), acp.MethodSessionPrompt, from)
+			res, err := client.Request(t.Context(), acp.MethodSessionPrompt, update{From: from})
 			if err != nil {
 				t.Errorf("%s: %v", from, err)
 				return

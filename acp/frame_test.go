@@ -166,7 +166,7 @@ func (r repeatReader) Read(p []byte) (int, error) {
 
 // TestFrameReaderAllocs checks the steady state allocates nothing.
 func TestFrameReaderAllocs(t *testing.T) {
-	fr := NewFrameReader(&loopReader{data: benchLines(64)}, 0)
+	fr := NewFrameReader(&loopReader{data: frameBenchLines(64)}, 0)
 	fr.Next() // allocates the buffer
 	allocs := testing.AllocsPerRun(1000, func() {
 		if _, err := fr.Next(); err != nil {
@@ -430,8 +430,8 @@ func (r *loopReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// benchLines returns n lines of JSON of 1 KiB each, "\n" included.
-func benchLines(n int) []byte {
+// frameBenchLines returns n lines of JSON of 1 KiB each, "\n" included.
+func frameBenchLines(n int) []byte {
 	var b bytes.Buffer
 	for i := range n {
 		line := fmt.Sprintf(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s%d","text":"`, i)
@@ -443,7 +443,7 @@ func benchLines(n int) []byte {
 }
 
 func BenchmarkFrameReader(b *testing.B) {
-	fr := NewFrameReader(&loopReader{data: benchLines(64)}, DefaultMaxLineLength)
+	fr := NewFrameReader(&loopReader{data: frameBenchLines(64)}, DefaultMaxLineLength)
 	b.SetBytes(1024)
 	b.ReportAllocs()
 	for b.Loop() {
@@ -456,7 +456,7 @@ func BenchmarkFrameReader(b *testing.B) {
 // BenchmarkFrameReaderScanner is BenchmarkFrameReader's baseline:
 // bufio.Scanner with the same maximum.
 func BenchmarkFrameReaderScanner(b *testing.B) {
-	sc := bufio.NewScanner(&loopReader{data: benchLines(64)})
+	sc := bufio.NewScanner(&loopReader{data: frameBenchLines(64)})
 	sc.Buffer(make([]byte, 0, initialFrameBuffer), DefaultMaxLineLength)
 	b.SetBytes(1024)
 	b.ReportAllocs()
@@ -469,7 +469,7 @@ func BenchmarkFrameReaderScanner(b *testing.B) {
 
 func BenchmarkFrameWriter(b *testing.B) {
 	fw := NewFrameWriter(io.Discard)
-	msg := benchLines(1)
+	msg := frameBenchLines(1)
 	msg = msg[:len(msg)-1]
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
