@@ -2,11 +2,13 @@ package acp_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -346,6 +348,10 @@ func TestConnPeerCloses(t *testing.T) {
 // that the client sees every one, in order, and each prompt's
 // notifications before its response.
 func TestConnOrdering(t *testing.T) {
+	synctest.Test(t, testConnOrdering)
+}
+
+func testConnOrdering(t *testing.T) {
 	const (
 		prompts   = 40
 		perPrompt = 200
@@ -526,18 +532,25 @@ func TestConnStalledPeer(t *testing.T) {
 func TestConnWaitCause(t *testing.T) {
 	boom := errors.New("boom")
 	t.Run("read error", func(t *testing.T) {
-		conn := acp.NewConn(t.Context(), io.MultiReader(strings.NewReader("{}\n"), errReader{boom}), io.Discard, nil, nil)
-		if err := conn.Wait(); !errors.Is(err, boom) {
-			t.Errorf("Wait = %v, want %v", err, boom)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			conn := acp.NewConn(t.Context(), io.MultiReader(strings.NewReader("{}\n"), errReader{boom}), io.Discard, nil, nil)
+			if err := conn.Wait(); !errors.Is(err, boom) {
+				t.Errorf("Wait = %v, want %v", err, boom)
+			}
+		})
 	})
 	t.Run("write error", func(t *testing.T) {
-		inR, inW := io.Pipe()
-		conn := acp.NewConn(t.Context(), inR, errWriter{boom}, nil, nil)
-		io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"x"}`+"\n")
-		if err := conn.Wait(); !errors.Is(err, boom) {
-			t.Errorf("Wait = %v, want %v", err, boom)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			inR, inW := io.Pipe()
+			conn := acp.NewConn(t.Context(), inR, errWriter{boom}, nil, nil)
+			io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"x"}`+"\n")
+			if err := conn.Wait(); !errors.Is(err, boom) {
+				t.Errorf("Wait = %v, want %v", err, boom)
+			}
+			if _, err := conn.Request(t.Context(), "x", nil); !errors.Is(err, acp.ErrClosed) || !errors.Is(err, boom) {
+				t.Errorf("Request after a write error = %v, want ErrClosed wrapping %v", err, boom)
+			}
+		})
 	})
 	t.Run("context", func(t *testing.T) {
 		synctest.Test(t, func(t *testing.T) {
@@ -551,10 +564,12 @@ func TestConnWaitCause(t *testing.T) {
 		})
 	})
 	t.Run("end of input", func(t *testing.T) {
-		conn := acp.NewConn(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`), io.Discard, nil, nil)
-		if err := conn.Wait(); err != nil {
-			t.Errorf("Wait = %v, want nil", err)
-		}
+		synctest.Test(t, func(t *testing.T) {
+			conn := acp.NewConn(t.Context(), strings.NewReader(`{"jsonrpc":"2.0","method":"x"}`), io.Discard, nil, nil)
+			if err := conn.Wait(); err != nil {
+				t.Errorf("Wait = %v, want nil", err)
+			}
+		})
 	})
 }
 
@@ -689,6 +704,32 @@ func TestConnConcurrencyLimit(t *testing.T) {
 		}
 		if err := closePair(); err != nil {
 			t.Error(err)
+		}
+	})
+}
+
+// TestConnLogger checks that diagnostics reach the Logger given.
+func TestConnLogger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var buf bytes.Buffer
+		log := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"panic": func(context.Context, *acp.Conn, json.RawMessage) (any, error) { panic("boom") },
+		}}
+		input := strings.Join([]string{
+			`{"jsonrpc":"2.0","id":1,"method":"panic"}`,
+			strings.Repeat("x", 100),
+			`{"jsonrpc":"2.0","id":99,"result":null}`,
+			`not json`,
+		}, "\n")
+		conn := acp.NewConn(t.Context(), strings.NewReader(input), io.Discard, h, &acp.ConnOptions{MaxLineLength: 50, Logger: log})
+		if err := conn.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"handler panicked", "line too long", "response to no pending request", "invalid message"} {
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("log lacks %q:\n%s", want, buf.String())
+			}
 		}
 	})
 }
