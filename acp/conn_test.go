@@ -733,3 +733,35 @@ func TestConnLogger(t *testing.T) {
 		}
 	})
 }
+
+// FuzzConn feeds arbitrary input to a Conn: it must end cleanly at the end
+// of input, and write only well-formed responses, never more than one per
+// line read.
+func FuzzConn(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"echo","params":{}}` + "\n" + `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":1}}`))
+	f.Add([]byte("{\n[1]\n\"x\"\n" + `{"jsonrpc":"2.0","id":2,"method":"fail","params":{"code":1,"message":"m","data":[1]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":3,"result":{}}` + "\r\n\r\n" + strings.Repeat("y", 200)))
+	f.Fuzz(func(t *testing.T, input []byte) {
+		var out bytes.Buffer
+		conn := acp.NewConn(t.Context(), bytes.NewReader(input), &out, echo, &acp.ConnOptions{MaxLineLength: 128})
+		if err := conn.Wait(); err != nil {
+			t.Fatalf("Wait = %v", err)
+		}
+		lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))
+		if out.Len() == 0 {
+			lines = nil
+		}
+		if n := bytes.Count(input, []byte("\n")) + 1; len(lines) > n {
+			t.Fatalf("%d replies to %d lines", len(lines), n)
+		}
+		for _, line := range lines {
+			var m wireMessage
+			if err := json.Unmarshal(line, &m); err != nil {
+				t.Fatalf("wrote %q: %v", line, err)
+			}
+			if m.JSONRPC != "2.0" || len(m.ID) == 0 || (m.Error == nil) == (m.Result == nil) {
+				t.Fatalf("wrote %q, want a response", line)
+			}
+		}
+	})
+}
