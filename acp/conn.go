@@ -279,6 +279,9 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	}
 	if err != nil {
 		c.forget(n)
+		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
+			err = fmt.Errorf("acp: %s request: %w", method, err)
+		}
 		return nil, err
 	}
 
@@ -286,22 +289,15 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	case r := <-ch:
 		return r.unpack()
 	case <-ctx.Done():
-		if c.forget(n) {
-			c.cancelOutbound(n)
+		if !c.forget(n) {
+			return (<-ch).unpack() // the response won the race and is on its way
 		}
-		select {
-		case r := <-ch: // the response won the race
-			return r.unpack()
-		default:
-		}
+		c.cancelOutbound(n)
 		return nil, fmt.Errorf("acp: %s request: %w", method, ctx.Err())
 	case <-c.done:
-		select {
-		case r := <-ch:
-			return r.unpack()
-		default:
+		if !c.forget(n) {
+			return (<-ch).unpack()
 		}
-		c.forget(n)
 		return nil, c.closedErr()
 	}
 }
