@@ -15,9 +15,9 @@ type paramsDecoder interface {
 // checking every member the schema requires:
 //
 //	p, err := acp.DecodeParams[acp.NewSessionParams](params)
-//	if err != nil {
-//		line, _ := acp.MarshalErrorResponse(id, err.(*acp.Error))
-//		…
+//	var e *acp.Error
+//	if errors.As(err, &e) {
+//		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
 //	}
 //
 // Absent or null params decode as {}, so the first required member is
@@ -55,21 +55,22 @@ type Implementation struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// implementation reads an optional Implementation member.
+// implementation reads an optional Implementation member. The member is
+// informational, so, as the schema prescribes, a malformed one reads as
+// absent rather than failing the request.
 func (f *fields) implementation(key string, dst **Implementation) {
 	if f.err != nil || !f.has(key) {
 		return
 	}
 	var impl Implementation
-	f.object(key, false, func(o *fields) {
-		// Name and version are required by the schema, but the member
-		// itself is informational: a peer that omits them still works.
-		o.str("name", &impl.Name, false)
-		o.str("title", &impl.Title, false)
-		o.str("version", &impl.Version, false)
-		o.meta(&impl.Meta)
-	})
-	*dst = &impl
+	o := readFields(f.get(key), f.sub(key))
+	o.str("name", &impl.Name, false)
+	o.str("title", &impl.Title, false)
+	o.str("version", &impl.Version, false)
+	o.meta(&impl.Meta)
+	if o.err == nil {
+		*dst = &impl
+	}
 }
 
 // InitializeParams are the params of initialize, the first request a client
@@ -78,9 +79,11 @@ type InitializeParams struct {
 	// ProtocolVersion is the latest protocol version the client supports.
 	// Answer with [NegotiateVersion].
 	ProtocolVersion int `json:"protocolVersion"`
-	// ClientCapabilities is what the client declared; absent means none.
+	// ClientCapabilities is what the client declared; absent means none,
+	// and a member of the wrong type reads as not declared.
 	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
-	// ClientInfo names the client; nil when it did not say.
+	// ClientInfo names the client; nil when it did not say or the member
+	// was malformed.
 	ClientInfo *Implementation `json:"clientInfo,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
@@ -92,7 +95,12 @@ func (p *InitializeParams) decodeParams(f *fields) {
 		f.fail("protocolVersion", "must be at most 65535")
 	}
 	p.ProtocolVersion = int(v)
-	f.value("clientCapabilities", &p.ClientCapabilities, false)
+	// As the schema prescribes, malformed capabilities are read as best
+	// they can be (a member of the wrong type reads as not declared)
+	// instead of failing initialize.
+	if f.err == nil && f.has("clientCapabilities") {
+		_ = json.Unmarshal(f.get("clientCapabilities"), &p.ClientCapabilities)
+	}
 	f.implementation("clientInfo", &p.ClientInfo)
 	f.meta(&p.Meta)
 }

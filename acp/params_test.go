@@ -170,6 +170,22 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		_, err = DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","cwd":null}`))
 		wantField(t, err, "cwd")
 	})
+	t.Run("malformed informational members read as absent", func(t *testing.T) {
+		for _, raw := range []string{
+			`{"protocolVersion":1,"clientCapabilities":{"fs":true}}`,
+			`{"protocolVersion":1,"clientCapabilities":[]}`,
+			`{"protocolVersion":1,"clientInfo":"zed"}`,
+			`{"protocolVersion":1,"clientInfo":{"name":1}}`,
+		} {
+			got, err := DecodeParams[InitializeParams]([]byte(raw))
+			if err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			if got.ClientInfo != nil || got.ClientCapabilities.CanReadTextFile() {
+				t.Errorf("%s: decoded %+v", raw, got)
+			}
+		}
+	})
 	t.Run("cancel request ids kept byte-exact", func(t *testing.T) {
 		for _, id := range []string{`1`, `"1"`, `1e3`, `null`, `123456789012345678901234567890`} {
 			got, err := DecodeParams[CancelRequestParams]([]byte(`{"requestId":` + id + `}`))
@@ -206,9 +222,6 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"initialize version fractional", initialize, `{"protocolVersion":1.5}`, "protocolVersion"},
 		{"initialize version negative", initialize, `{"protocolVersion":-1}`, "protocolVersion"},
 		{"initialize version too large", initialize, `{"protocolVersion":70000}`, "protocolVersion"},
-		{"initialize capabilities malformed", initialize, `{"protocolVersion":1,"clientCapabilities":{"fs":true}}`, "clientCapabilities"},
-		{"initialize client info not an object", initialize, `{"protocolVersion":1,"clientInfo":"zed"}`, "clientInfo"},
-		{"initialize client name not a string", initialize, `{"protocolVersion":1,"clientInfo":{"name":1}}`, "clientInfo.name"},
 		{"authenticate no method", dec(func(b []byte) (any, error) { return DecodeParams[AuthenticateParams](b) }), `{}`, "methodId"},
 		{"session/new no cwd", newSession, `{"mcpServers":[]}`, "cwd"},
 		{"session/new cwd null", newSession, `{"cwd":null}`, "cwd"},
