@@ -182,6 +182,10 @@ type RequestPermissionParams struct {
 	Meta      json.RawMessage    `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *RequestPermissionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *RequestPermissionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.object("toolCall", true, func(t *fields) {
@@ -237,6 +241,10 @@ type ReadTextFileParams struct {
 	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ReadTextFileParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *ReadTextFileParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("path", &p.Path, true)
@@ -261,6 +269,10 @@ type WriteTextFileParams struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *WriteTextFileParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *WriteTextFileParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("path", &p.Path, true)
@@ -282,6 +294,10 @@ type CreateTerminalParams struct {
 	OutputByteLimit *uint64         `json:"outputByteLimit,omitempty"`
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *CreateTerminalParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *CreateTerminalParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
@@ -306,6 +322,10 @@ type TerminalParams struct {
 	TerminalID string          `json:"terminalId"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *TerminalParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *TerminalParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)

@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 )
 
 // ContentBlock is one piece of displayable content: in a prompt, in a
@@ -165,32 +166,50 @@ func (u UnknownContent) MarshalJSON() ([]byte, error) {
 // naming the element ("[1].text").
 type ContentBlocks []ContentBlock
 
-// UnmarshalJSON decodes a JSON array of content blocks.
+// UnmarshalJSON decodes a JSON array of content blocks; null leaves b
+// unchanged.
 func (b *ContentBlocks) UnmarshalJSON(data []byte) error {
-	f := &fields{m: map[string]json.RawMessage{"": data}}
-	blocks, present := decodeContentBlocks(f, "")
-	if f.err != nil {
-		return f.err
+	blocks, err := decodeBlockList(data, "")
+	if err != nil {
+		return err
 	}
-	if present {
+	if blocks != nil {
 		*b = blocks
 	}
 	return nil
 }
 
-// decodeContentBlocks reads the array member key; it returns a non-nil
-// slice when the member is present.
-func decodeContentBlocks(f *fields, key string) (ContentBlocks, bool) {
-	out := ContentBlocks{}
-	present := f.array(key, false, func(raw json.RawMessage, path string) error {
-		c, err := decodeContentBlock(raw, path)
-		out = append(out, c)
-		return err
-	})
-	if !present {
-		return nil, false
+// contentBlocks reads the array member key; it returns a non-nil slice when
+// the member is present.
+func (f *fields) contentBlocks(key string) ContentBlocks {
+	if f.err != nil || !f.has(key) {
+		return nil
 	}
-	return out, true
+	blocks, err := decodeBlockList(f.get(key), f.sub(key))
+	f.failWith(err)
+	return blocks
+}
+
+// decodeBlockList decodes a JSON array of blocks; path names it in errors.
+// null yields nil, any array a non-nil slice.
+func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		return nil, nil
+	}
+	var items []json.RawMessage
+	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+		return nil, &fieldError{path, "must be an array"}
+	}
+	out := make(ContentBlocks, 0, len(items))
+	for i, item := range items {
+		c, err := decodeContentBlock(item, fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 // contentBlock reads a required member holding one content block.

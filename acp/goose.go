@@ -22,9 +22,13 @@ type SteerParams struct {
 	Meta          json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SteerParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *SteerParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
-	p.Prompt, _ = decodeContentBlocks(f, "prompt")
+	p.Prompt = f.contentBlocks("prompt")
 	if p.Prompt == nil {
 		p.Prompt = ContentBlocks{}
 	}
@@ -154,6 +158,20 @@ func (u UnknownGooseUpdate) MarshalJSON() ([]byte, error) {
 type GooseSessionNotification struct {
 	SessionID string      `json:"sessionId"`
 	Update    GooseUpdate `json:"update"`
+}
+
+// UnmarshalJSON decodes the notification with
+// [DecodeGooseSessionNotification]; null leaves n unchanged.
+func (n *GooseSessionNotification) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	v, err := DecodeGooseSessionNotification(data)
+	if err != nil {
+		return err
+	}
+	*n = v
+	return nil
 }
 
 // MarshalGooseSessionUpdate returns a _goose/unstable/session/update

@@ -45,6 +45,24 @@ func DecodeParams[T any, P interface {
 	return v, nil
 }
 
+// unmarshalParams implements json.Unmarshaler for the params types, so that
+// encoding/json applies the same checks as DecodeParams wherever they are
+// nested. By the Unmarshaler convention, null is a no-op.
+func unmarshalParams[T any, P interface {
+	*T
+	paramsDecoder
+}](data []byte, dst P) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	v, err := DecodeParams[T, P](data)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
 // Implementation names and versions a client or an agent.
 type Implementation struct {
 	// Name is the programmatic name, also shown when Title is empty.
@@ -88,6 +106,10 @@ type InitializeParams struct {
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *InitializeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *InitializeParams) decodeParams(f *fields) {
 	var v uint64
 	f.uint("protocolVersion", &v, true)
@@ -111,6 +133,10 @@ type AuthenticateParams struct {
 	MethodID string          `json:"methodId"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *AuthenticateParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *AuthenticateParams) decodeParams(f *fields) {
 	f.str("methodId", &p.MethodID, true)
@@ -283,6 +309,10 @@ type NewSessionParams struct {
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *NewSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *NewSessionParams) decodeParams(f *fields) {
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
@@ -310,6 +340,10 @@ type LoadSessionParams struct {
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *LoadSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *LoadSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
@@ -336,6 +370,10 @@ type ResumeSessionParams struct {
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ResumeSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *ResumeSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
@@ -354,6 +392,10 @@ type ListSessionsParams struct {
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ListSessionsParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *ListSessionsParams) decodeParams(f *fields) {
 	f.str("cwd", &p.Cwd, false)
 	f.str("cursor", &p.Cursor, false)
@@ -366,6 +408,10 @@ type SessionParams struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *SessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
@@ -380,6 +426,10 @@ type SetSessionModeParams struct {
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionModeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *SetSessionModeParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("modeId", &p.ModeID, true)
@@ -393,6 +443,12 @@ type SetSessionConfigOptionParams struct {
 	// Value is the id of one of the option's values.
 	Value string          `json:"value"`
 	Meta  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionConfigOptionParams) UnmarshalJSON(data []byte) error {
+	return unmarshalParams(data, p)
 }
 
 func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
@@ -411,6 +467,10 @@ type SetSessionModelParams struct {
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionModelParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *SetSessionModelParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("modelId", &p.ModelID, true)
@@ -427,10 +487,14 @@ type PromptParams struct {
 	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
 func (p *PromptParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	if f.require("prompt") {
-		p.Prompt, _ = decodeContentBlocks(f, "prompt")
+		p.Prompt = f.contentBlocks("prompt")
 	}
 	f.meta(&p.Meta)
 }
@@ -441,6 +505,10 @@ type CancelRequestParams struct {
 	RequestID ID              `json:"requestId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *CancelRequestParams) decodeParams(f *fields) {
 	// requestId may be null (a request may carry a null id), so it is read

@@ -291,3 +291,37 @@ func TestInvalidParamsMessage(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+func TestParamsUnmarshalJSON(t *testing.T) {
+	// The params types apply DecodeParams's rules wherever encoding/json
+	// meets them, including nested in a caller's own envelope type.
+	var req struct {
+		Method string           `json:"method"`
+		Params NewSessionParams `json:"params"`
+	}
+	line := `{"method":"session/new","params":{"cwd":"/w","mcpServers":[{"type":"http","name":"h","url":"u","headers":[]}]}}`
+	if err := json.Unmarshal([]byte(line), &req); err != nil {
+		t.Fatal(err)
+	}
+	want := NewSessionParams{Cwd: "/w", McpServers: []McpServer{McpServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
+	if diff := cmp.Diff(want, req.Params); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	err := json.Unmarshal([]byte(`{"method":"session/new","params":{"mcpServers":[]}}`), &req)
+	wantField(t, err, "cwd")
+
+	var n SessionNotification
+	if err := json.Unmarshal([]byte(`{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"ask"}}`), &n); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(SessionNotification{SessionID: "s", Update: CurrentModeUpdate{CurrentModeID: "ask"}}, n); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// null is a no-op, as for encoding/json's own types.
+	p := PromptParams{SessionID: "keep"}
+	if err := json.Unmarshal([]byte(`null`), &p); err != nil || p.SessionID != "keep" {
+		t.Errorf("null: %v, %+v", err, p)
+	}
+}

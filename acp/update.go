@@ -492,6 +492,20 @@ type SessionNotification struct {
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
+// UnmarshalJSON decodes the notification with
+// [DecodeSessionNotification]; null leaves n unchanged.
+func (n *SessionNotification) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	v, err := DecodeSessionNotification(data)
+	if err != nil {
+		return err
+	}
+	*n = v
+	return nil
+}
+
 var errNilUpdate = errors.New("acp: session update is nil")
 
 // MarshalSessionUpdate returns a session/update notification line carrying
