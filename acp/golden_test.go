@@ -20,14 +20,14 @@ func init() {
 	}
 }
 
-func updateGolden() bool {
+func goldenUpdateFlag() bool {
 	f := flag.Lookup("update")
 	return f != nil && f.Value.String() == "true"
 }
 
-// checkGolden compares line with testdata/golden/name.jsonl, which holds the
+// checkGoldenLine compares line with testdata/golden/name.jsonl, which holds the
 // line followed by a newline.
-func checkGolden(t *testing.T, name string, line []byte) {
+func checkGoldenLine(t *testing.T, name string, line []byte) {
 	t.Helper()
 	if bytes.ContainsAny(line, "\r\n") {
 		t.Errorf("%s: line holds a raw newline: %s", name, line)
@@ -37,7 +37,7 @@ func checkGolden(t *testing.T, name string, line []byte) {
 	}
 	path := filepath.Join("testdata", "golden", name+".jsonl")
 	got := append(bytes.Clone(line), '\n')
-	if updateGolden() {
+	if goldenUpdateFlag() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func TestGoldenSessionUpdates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "session_update_"+tc.name, line)
+			checkGoldenLine(t, "session_update_"+tc.name, line)
 		})
 	}
 }
@@ -74,7 +74,7 @@ func TestGoldenContentBlocks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, "content_"+tc.name, line)
+			checkGoldenLine(t, "content_"+tc.name, line)
 		})
 	}
 }
@@ -93,7 +93,7 @@ func TestGoldenGoose(t *testing.T) {
 			})
 		}},
 		{"goose_meta_no_active_run", func() ([]byte, error) {
-			meta, err := GooseMeta{ActiveRunID: ptr("")}.Marshal()
+			meta, err := GooseMeta{ActiveRunID: ptrOf("")}.Marshal()
 			if err != nil {
 				return nil, err
 			}
@@ -106,7 +106,7 @@ func TestGoldenGoose(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tc.name, line)
+			checkGoldenLine(t, tc.name, line)
 		})
 	}
 }
@@ -146,7 +146,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 					McpServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
 					McpServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
-				SystemPrompt: ptr(""),
+				SystemPrompt: ptrOf(""),
 			})
 		}},
 		{"result_session_new", func() ([]byte, error) {
@@ -163,7 +163,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalRequest(StringID("p-1"), MethodSessionPrompt, PromptParams{SessionID: "sess-1", Prompt: blocks})
 		}},
 		{"result_session_prompt", func() ([]byte, error) {
-			return MarshalResponse(StringID("p-1"), PromptResult{StopReason: StopReasonEndTurn, Usage: &Usage{TotalTokens: 300, InputTokens: 200, OutputTokens: 100, CachedReadTokens: ptr(uint64(50))}})
+			return MarshalResponse(StringID("p-1"), PromptResult{StopReason: StopReasonEndTurn, Usage: &Usage{TotalTokens: 300, InputTokens: 200, OutputTokens: 100, CachedReadTokens: ptrOf(uint64(50))}})
 		}},
 		{"result_session_list", func() ([]byte, error) {
 			return MarshalResponse(IntID(2), ListSessionsResult{Sessions: []SessionInfo{{SessionID: "sess-1", Cwd: "/work", Title: "Fix parser"}}, NextCursor: "c2"})
@@ -185,13 +185,13 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalResponse(IntID(3), RequestPermissionResult{Outcome: PermissionOutcome{Outcome: PermissionSelected, OptionID: "yes"}})
 		}},
 		{"request_fs_read_text_file", func() ([]byte, error) {
-			return MarshalRequest(IntID(4), MethodFSReadTextFile, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptr(uint64(10)), Limit: ptr(uint64(20))})
+			return MarshalRequest(IntID(4), MethodFSReadTextFile, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptrOf(uint64(10)), Limit: ptrOf(uint64(20))})
 		}},
 		{"request_terminal_create", func() ([]byte, error) {
-			return MarshalRequest(IntID(5), MethodTerminalCreate, CreateTerminalParams{SessionID: "sess-1", Command: "go", Args: []string{"test", "./..."}, OutputByteLimit: ptr(uint64(65536))})
+			return MarshalRequest(IntID(5), MethodTerminalCreate, CreateTerminalParams{SessionID: "sess-1", Command: "go", Args: []string{"test", "./..."}, OutputByteLimit: ptrOf(uint64(65536))})
 		}},
 		{"result_terminal_output", func() ([]byte, error) {
-			return MarshalResponse(IntID(6), TerminalOutputResult{Output: "ok\n", ExitStatus: &TerminalExitStatus{ExitCode: ptr(0)}})
+			return MarshalResponse(IntID(6), TerminalOutputResult{Output: "ok\n", ExitStatus: &TerminalExitStatus{ExitCode: ptrOf(0)}})
 		}},
 		{"error_invalid_params", func() ([]byte, error) {
 			_, err := DecodeParams[NewSessionParams]([]byte(`{}`))
@@ -204,7 +204,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			checkGolden(t, tc.name, line)
+			checkGoldenLine(t, tc.name, line)
 		})
 	}
 }

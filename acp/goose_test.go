@@ -13,9 +13,9 @@ func TestGooseUsageRoundTrip(t *testing.T) {
 		"full":    sampleUsage(),
 		"minimal": {Used: 5, Model: "m"},
 		"all counts": {Used: 1, ContextLimit: 2, Model: "m",
-			AccumulatedInputTokens: ptr(uint64(1)), AccumulatedOutputTokens: ptr(uint64(2)),
-			AccumulatedCachedInputTokens: ptr(uint64(3)), AccumulatedCacheWriteTokens: ptr(uint64(4)),
-			AccumulatedTotalTokens: ptr(uint64(18446744073709551615)),
+			AccumulatedInputTokens: ptrOf(uint64(1)), AccumulatedOutputTokens: ptrOf(uint64(2)),
+			AccumulatedCachedInputTokens: ptrOf(uint64(3)), AccumulatedCacheWriteTokens: ptrOf(uint64(4)),
+			AccumulatedTotalTokens: ptrOf(uint64(18446744073709551615)),
 			PricingIdentity:        &PricingIdentity{Authority: "a", Model: "m", CacheClass: "c"}},
 	} {
 		t.Run(name, func(t *testing.T) {
@@ -23,7 +23,7 @@ func TestGooseUsageRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := DecodeGooseSessionNotification(paramsOf(t, line))
+			got, err := DecodeGooseSessionNotification(paramsOfLine(t, line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -35,7 +35,7 @@ func TestGooseUsageRoundTrip(t *testing.T) {
 }
 
 func TestGooseUsageOmitsAbsentCounts(t *testing.T) {
-	line, err := MarshalGooseSessionUpdate("s", GooseUsageUpdate{Used: 1, Model: "m", AccumulatedOutputTokens: ptr(uint64(0))})
+	line, err := MarshalGooseSessionUpdate("s", GooseUsageUpdate{Used: 1, Model: "m", AccumulatedOutputTokens: ptrOf(uint64(0))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestDecodeGooseSessionNotification(t *testing.T) {
 		{`{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"pricingIdentity":{"authority":"a"}}}`, "update.pricingIdentity.model"},
 	} {
 		_, err := DecodeGooseSessionNotification([]byte(tc.params))
-		wantField(t, err, tc.field)
+		wantInvalidField(t, err, tc.field)
 	}
 }
 
@@ -82,8 +82,8 @@ func TestGooseMeta(t *testing.T) {
 		meta GooseMeta
 		wire string
 	}{
-		{"active run", GooseMeta{ActiveRunID: ptr("run-1")}, `{"goose":{"activeRunId":"run-1"}}`},
-		{"no active run", GooseMeta{ActiveRunID: ptr("")}, `{"goose":{"activeRunId":null}}`},
+		{"active run", GooseMeta{ActiveRunID: ptrOf("run-1")}, `{"goose":{"activeRunId":"run-1"}}`},
+		{"no active run", GooseMeta{ActiveRunID: ptrOf("")}, `{"goose":{"activeRunId":null}}`},
 		{"queued steer", GooseMeta{QueuedSteer: json.RawMessage(`"steer-2"`)}, `{"goose":{"queuedSteer":"steer-2"}}`},
 		{"empty", GooseMeta{}, `{"goose":{}}`},
 	}

@@ -138,7 +138,7 @@ func TestResultsRoundTrip(t *testing.T) {
 		check(t, v, got)
 	})
 	t.Run("session/prompt", func(t *testing.T) {
-		v := PromptResult{StopReason: StopReasonCancelled, Usage: &Usage{TotalTokens: 3, InputTokens: 1, OutputTokens: 2, ThoughtTokens: ptr(uint64(0))}}
+		v := PromptResult{StopReason: StopReasonCancelled, Usage: &Usage{TotalTokens: 3, InputTokens: 1, OutputTokens: 2, ThoughtTokens: ptrOf(uint64(0))}}
 		got, err := DecodeResult[PromptResult](roundTripResult(t, v))
 		if err != nil {
 			t.Fatal(err)

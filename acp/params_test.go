@@ -8,7 +8,7 @@ import (
 )
 
 // roundTrip marshals v as JSON and decodes it back with DecodeParams.
-func roundTrip[T any, P interface {
+func paramsRoundTrip[T any, P interface {
 	*T
 	paramsDecoder
 }](t *testing.T, v T) {
@@ -39,7 +39,7 @@ func TestParamsRoundTrip(t *testing.T) {
 		UnknownMcpServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
 	}
 	t.Run("initialize", func(t *testing.T) {
-		roundTrip(t, InitializeParams{
+		paramsRoundTrip(t, InitializeParams{
 			ProtocolVersion: 1,
 			ClientCapabilities: ClientCapabilities{
 				FS: FileSystemCapabilities{ReadTextFile: true}, Terminal: true,
@@ -50,31 +50,31 @@ func TestParamsRoundTrip(t *testing.T) {
 			Meta:       sampleMeta,
 		})
 	})
-	t.Run("authenticate", func(t *testing.T) { roundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
+	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		roundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: ptr("be brief"), Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: ptrOf("be brief"), Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		roundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: ptr("")})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: ptrOf("")})
 	})
 	t.Run("session/load", func(t *testing.T) {
-		roundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/resume", func(t *testing.T) {
-		roundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
+		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
 	})
-	t.Run("session/list", func(t *testing.T) { roundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
-	t.Run("session/close", func(t *testing.T) { roundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
-	t.Run("session/set_mode", func(t *testing.T) { roundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
+	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
+	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
+	t.Run("session/set_mode", func(t *testing.T) { paramsRoundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
 	t.Run("session/set_config_option", func(t *testing.T) {
-		roundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "model", Value: "opus"})
+		paramsRoundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "model", Value: "opus"})
 	})
-	t.Run("session/set_model", func(t *testing.T) { roundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
-	t.Run("session/prompt", func(t *testing.T) { roundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
-	t.Run("steer", func(t *testing.T) { roundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"}) })
-	t.Run("$/cancel_request", func(t *testing.T) { roundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
+	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
+	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
+	t.Run("steer", func(t *testing.T) { paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"}) })
+	t.Run("$/cancel_request", func(t *testing.T) { paramsRoundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
 	t.Run("request_permission", func(t *testing.T) {
-		roundTrip(t, RequestPermissionParams{
+		paramsRoundTrip(t, RequestPermissionParams{
 			SessionID: "s",
 			ToolCall: PermissionToolCall{ToolCallID: "c", Title: "t", Kind: ToolKindEdit, Status: ToolCallStatusPending,
 				Content: []ToolCallContent{ToolCallDiff{Path: "/a", NewText: "x"}}, Locations: []ToolCallLocation{{Path: "/a"}}},
@@ -82,15 +82,15 @@ func TestParamsRoundTrip(t *testing.T) {
 		})
 	})
 	t.Run("fs/read_text_file", func(t *testing.T) {
-		roundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptr(uint64(0)), Limit: ptr(uint64(5))})
+		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(uint64(0)), Limit: ptrOf(uint64(5))})
 	})
 	t.Run("fs/write_text_file", func(t *testing.T) {
-		roundTrip(t, WriteTextFileParams{SessionID: "s", Path: "/a", Content: ""})
+		paramsRoundTrip(t, WriteTextFileParams{SessionID: "s", Path: "/a", Content: ""})
 	})
 	t.Run("terminal/create", func(t *testing.T) {
-		roundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptr(uint64(1))})
+		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
 	})
-	t.Run("terminal/output", func(t *testing.T) { roundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
+	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
 }
 
 func TestDecodeParamsDefaults(t *testing.T) {
@@ -107,8 +107,8 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		for raw, want := range map[string]*string{
 			`{"cwd":"/w"}`:                       nil,
 			`{"cwd":"/w","systemPrompt":null}`:   nil,
-			`{"cwd":"/w","systemPrompt":""}`:     ptr(""),
-			`{"cwd":"/w","systemPrompt":"be x"}`: ptr("be x"),
+			`{"cwd":"/w","systemPrompt":""}`:     ptrOf(""),
+			`{"cwd":"/w","systemPrompt":"be x"}`: ptrOf("be x"),
 		} {
 			got, err := DecodeParams[NewSessionParams]([]byte(raw))
 			if err != nil {
@@ -168,7 +168,7 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		}
 		// A later null erases an earlier value, so the member is missing.
 		_, err = DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","cwd":null}`))
-		wantField(t, err, "cwd")
+		wantInvalidField(t, err, "cwd")
 	})
 	t.Run("malformed informational members read as absent", func(t *testing.T) {
 		for _, raw := range []string{
@@ -279,7 +279,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			wantField(t, tc.decode([]byte(tc.params)), tc.field)
+			wantInvalidField(t, tc.decode([]byte(tc.params)), tc.field)
 		})
 	}
 }
@@ -309,7 +309,7 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 	}
 
 	err := json.Unmarshal([]byte(`{"method":"session/new","params":{"mcpServers":[]}}`), &req)
-	wantField(t, err, "cwd")
+	wantInvalidField(t, err, "cwd")
 
 	var n SessionNotification
 	if err := json.Unmarshal([]byte(`{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"ask"}}`), &n); err != nil {

@@ -6,10 +6,10 @@ import "encoding/json"
 // variant, filled with every optional member so that nothing escapes the
 // comparison.
 
-func ptr[T any](v T) *T { return &v }
+func ptrOf[T any](v T) *T { return &v }
 
 func sampleAnnotations() *Annotations {
-	return &Annotations{Audience: []Role{RoleUser}, Priority: ptr(0.5), LastModified: "2026-01-02T03:04:05Z"}
+	return &Annotations{Audience: []Role{RoleUser}, Priority: ptrOf(0.5), LastModified: "2026-01-02T03:04:05Z"}
 }
 
 var sampleMeta = json.RawMessage(`{"trace":"t-1"}`)
@@ -26,9 +26,10 @@ func sampleBlocks() []struct {
 		{"text", TextContent{Text: "Fix the bug\nin main.go", Annotations: sampleAnnotations(), Meta: sampleMeta}},
 		{"image", ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png", URI: "file:///tmp/a.png"}},
 		{"audio", AudioContent{Data: "UklGRg==", MimeType: "audio/wav", Annotations: &Annotations{Audience: []Role{RoleAssistant}}}},
-		{"resource_link", ResourceLink{URI: "file:///src/main.go", Name: "main.go", Title: "Main", Description: "entry point", MimeType: "text/x-go", Size: ptr(int64(1024))}},
-		{"resource_text", EmbeddedResource{Resource: ResourceContents{URI: "file:///src/a.go", MimeType: "text/x-go", Text: ptr("package a\n")}}},
-		{"resource_blob", EmbeddedResource{Resource: ResourceContents{URI: "file:///a.bin", Blob: ptr("AAEC")}, Annotations: &Annotations{Priority: ptr(1.0)}}},
+		{"resource_link", ResourceLink{URI: "file:///src/main.go", Name: "main.go", Title: "Main", Description: "entry point", MimeType: "text/x-go", Size: ptrOf(int64(1024))}},
+		{"resource_text", EmbeddedResource{Resource: ResourceContents{URI: "file:///src/a.go", MimeType: "text/x-go", Text: ptrOf("package a\n")}}},
+		{"resource_blob", EmbeddedResource{Resource: ResourceContents{URI: "file:///a.bin", Blob: ptrOf("AAEC")}, Annotations: &Annotations{Priority: ptrOf(1.0)}}},
+		{"unknown", UnknownContent{Type: "hologram", Raw: json.RawMessage(`{"type":"hologram","frames":[1,2]}`)}},
 	}
 }
 
@@ -38,7 +39,7 @@ func sampleUpdates() []struct {
 	name   string
 	update SessionUpdate
 } {
-	gooseMeta, err := GooseMeta{ActiveRunID: ptr("run-7"), QueuedSteer: json.RawMessage(`{"steerId":"s-1"}`)}.Marshal()
+	gooseMeta, err := GooseMeta{ActiveRunID: ptrOf("run-7"), QueuedSteer: json.RawMessage(`{"steerId":"s-1"}`)}.Marshal()
 	if err != nil {
 		panic(err)
 	}
@@ -53,10 +54,10 @@ func sampleUpdates() []struct {
 			ToolCallID: "call-1", Title: "Read main.go", Kind: ToolKindRead, Status: ToolCallStatusPending,
 			Content: []ToolCallContent{
 				ToolCallContentBlock{Content: TextContent{Text: "reading"}},
-				ToolCallDiff{Path: "/src/main.go", OldText: ptr("a"), NewText: "b"},
+				ToolCallDiff{Path: "/src/main.go", OldText: ptrOf("a"), NewText: "b"},
 				ToolCallTerminal{TerminalID: "term-1"},
 			},
-			Locations: []ToolCallLocation{{Path: "/src/main.go", Line: ptr(12)}},
+			Locations: []ToolCallLocation{{Path: "/src/main.go", Line: ptrOf(12)}},
 			RawInput:  json.RawMessage(`{"path":"/src/main.go"}`),
 		}},
 		{"tool_call_update", ToolCallUpdate{
@@ -79,7 +80,7 @@ func sampleUpdates() []struct {
 			ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: "sonnet",
 			Options: json.RawMessage(`[{"value":"sonnet","name":"Sonnet"},{"value":"opus","name":"Opus","description":"slower"}]`),
 		}}}},
-		{"session_info_update", SessionInfoUpdate{Title: ptr("Fix parser"), UpdatedAt: ptr("")}},
+		{"session_info_update", SessionInfoUpdate{Title: ptrOf("Fix parser"), UpdatedAt: ptrOf("")}},
 		{"usage_update", UsageUpdate{Used: 53000, Size: 200000, Cost: &Cost{Amount: 0.42, Currency: "USD"}}},
 		{"notice", Notice{Message: "Rate limited; retrying in 5s", Level: NoticeWarning}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
@@ -90,9 +91,9 @@ func sampleUpdates() []struct {
 func sampleUsage() GooseUsageUpdate {
 	return GooseUsageUpdate{
 		Used: 1200, ContextLimit: 0, Model: "claude-opus-4-5",
-		AccumulatedInputTokens:       ptr(uint64(1000)),
-		AccumulatedOutputTokens:      ptr(uint64(200)),
-		AccumulatedCachedInputTokens: ptr(uint64(0)),
+		AccumulatedInputTokens:       ptrOf(uint64(1000)),
+		AccumulatedOutputTokens:      ptrOf(uint64(200)),
+		AccumulatedCachedInputTokens: ptrOf(uint64(0)),
 		PricingIdentity:              &PricingIdentity{Authority: "api.anthropic.com", Model: "claude-opus-4-5"},
 	}
 }

@@ -9,7 +9,7 @@ import (
 )
 
 // paramsOf returns the params member of a line built by a Marshal function.
-func paramsOf(t *testing.T, line []byte) json.RawMessage {
+func paramsOfLine(t *testing.T, line []byte) json.RawMessage {
 	t.Helper()
 	var env struct {
 		Params json.RawMessage `json:"params"`
@@ -27,7 +27,7 @@ func TestSessionUpdateRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := DecodeSessionNotification(paramsOf(t, line))
+			got, err := DecodeSessionNotification(paramsOfLine(t, line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -93,7 +93,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 		raw  string
 		want SessionUpdate
 	}{
-		{"session info null clears", `{"sessionUpdate":"session_info_update","title":null}`, SessionInfoUpdate{Title: ptr("")}},
+		{"session info null clears", `{"sessionUpdate":"session_info_update","title":null}`, SessionInfoUpdate{Title: ptrOf("")}},
 		{"session info absent unchanged", `{"sessionUpdate":"session_info_update"}`, SessionInfoUpdate{}},
 		{"tool call update absent lists stay nil", `{"sessionUpdate":"tool_call_update","toolCallId":"c"}`, ToolCallUpdate{ToolCallID: "c"}},
 		{"tool call update empty lists clear", `{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[],"locations":[]}`,
@@ -121,7 +121,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 }
 
 // wantField checks that err is an invalid-params *Error naming field.
-func wantField(t *testing.T, err error, field string) {
+func wantInvalidField(t *testing.T, err error, field string) {
 	t.Helper()
 	if !errors.Is(err, ErrInvalidParams) {
 		t.Fatalf("err = %v, want an invalid params error", err)
@@ -178,7 +178,7 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeSessionNotification([]byte(tc.params))
-			wantField(t, err, tc.field)
+			wantInvalidField(t, err, tc.field)
 		})
 	}
 }
