@@ -71,7 +71,9 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
 	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
-	t.Run("steer", func(t *testing.T) { paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"}) })
+	t.Run("steer", func(t *testing.T) {
+		paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"})
+	})
 	t.Run("$/cancel_request", func(t *testing.T) { paramsRoundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
 	t.Run("request_permission", func(t *testing.T) {
 		paramsRoundTrip(t, RequestPermissionParams{
