@@ -15,18 +15,6 @@ import (
 // from the converters wrap it; test with [errors.Is].
 var ErrInvalidUsage = errors.New("usage: invalid usage JSON")
 
-// How the converters read provider JSON:
-//
-//   - The bytes must be one valid JSON object, else the error wraps
-//     ErrInvalidUsage. Unknown members are ignored.
-//   - A member that is missing or null is absent.
-//   - A token count is present only when it is a JSON integer from 0 to the
-//     largest uint64, written without fraction or exponent — the numbers
-//     encoding/json decodes into a uint64. Anything else (a string, a
-//     negative, 1.5, 1e3, a number too large) is absent, not zero.
-//   - When a member name repeats, the last one counts, as with
-//     encoding/json.
-
 // object validates data and returns it parsed as an object.
 func object(data []byte) (gjson.Result, error) {
 	if !gjson.ValidBytes(data) {
@@ -57,7 +45,7 @@ func members(obj gjson.Result, names ...string) []gjson.Result {
 	return out
 }
 
-// tokens reads a token count (see the rules above).
+// tokens reads a token count by the rules in the package documentation.
 func tokens(v gjson.Result) Count {
 	if v.Type != gjson.Number {
 		return Count{}

@@ -13,6 +13,14 @@
 // turn a provider's usage JSON into a [Report] of Counts;
 // [ParseClaudeResult] reads the Claude CLI's own session totals and cost.
 //
+// The converters validate their input once and require one JSON object
+// (else the error wraps [ErrInvalidUsage]); unknown members are ignored. A
+// missing or null member is absent. A token count is present only when it
+// is a JSON integer from 0 to 2⁶⁴−1 written without fraction or exponent —
+// what encoding/json decodes into a uint64 — so a string, a negative, 1.5,
+// 1e3 or a larger number is absent, not zero. When a member name repeats,
+// the last one counts, as with encoding/json.
+//
 // # Session counters
 //
 // An [Accumulator] sums a session's reports into [Counter]s, one per figure:

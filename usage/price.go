@@ -135,7 +135,8 @@ func (m *meter) charge(tokens uint64, rate Count) {
 	m.sum = s
 }
 
-// ErrInvalidPrices reports price-table bytes that are not a JSON object.
+// ErrInvalidPrices reports price-table bytes that are not a JSON object;
+// errors from [LoadLiteLLM] wrap it.
 var ErrInvalidPrices = errors.New("usage: invalid price table JSON")
 
 // PriceTable maps a pricing identity's authority and model to a [Price]. A

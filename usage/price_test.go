@@ -1,6 +1,7 @@
 package usage
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -70,7 +71,7 @@ func TestDefaultPricesGolden(t *testing.T) {
 
 func TestLoadLiteLLMErrors(t *testing.T) {
 	for _, in := range []string{``, `[]`, `{`, `"x"`} {
-		if _, err := LoadLiteLLM([]byte(in)); err == nil || !strings.Contains(err.Error(), "price table") {
+		if _, err := LoadLiteLLM([]byte(in)); !errors.Is(err, ErrInvalidPrices) {
 			t.Errorf("LoadLiteLLM(%q) error = %v, want ErrInvalidPrices", in, err)
 		}
 	}
