@@ -1,6 +1,61 @@
-// Package acpkit is the root of a Go SDK for building coding agents that
-// speak the Agent Client Protocol (ACP) and that drive command-line agents
-// such as the Claude Code CLI.
+// Package acpkit is a Go SDK for building coding agents that speak the Agent
+// Client Protocol (ACP) and that drive command-line agents such as the
+// Claude Code CLI. This package holds no code; it documents how the
+// subpackages fit together.
 //
-// The importable code lives in the subpackages; this package has none.
+// # The protocol
+//
+// ACP is JSON-RPC 2.0 carried as one JSON object per line, usually over an
+// agent process's stdin and stdout. The editor (the client) starts the agent,
+// calls initialize and session/new, and sends each user turn as a
+// session/prompt request. The agent streams its progress back as
+// session/update notifications (message chunks, tool calls, plans, usage)
+// and answers the prompt with a stop reason when the turn ends.
+//
+// # Packages
+//
+//   - [github.com/acpkit/acpkit/acp] is the wire: it classifies inbound lines,
+//     decodes typed params, builds responses and session/update
+//     notifications, frames lines with a bounded reader and a safe writer,
+//     and runs a JSON-RPC connection ([acp.Conn]) over any reader and
+//     writer, with concurrent requests, ordered notifications and
+//     cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
+//     and an agent in memory for tests.
+//   - [github.com/acpkit/acpkit/claude] reads the Claude Code CLI's
+//     stream-json output (claude -p --output-format stream-json --verbose)
+//     one line at a time and turns it into events; it also builds the
+//     command line and parses rate-limit reset times.
+//     [github.com/acpkit/acpkit/claude/claudetest] replays recorded
+//     transcripts as a fake CLI.
+//   - [github.com/acpkit/acpkit/usage] keeps session-cumulative token usage
+//     honestly (absent is not zero, overflow is not a number), proves which
+//     price list applies, prices turns, and computes per-turn deltas on the
+//     consumer side.
+//   - [github.com/acpkit/acpkit/timeparse] turns epoch seconds, epoch
+//     milliseconds and RFC 3339 strings into epoch milliseconds.
+//
+// How they fit in an agent that bridges an editor to the Claude CLI:
+//
+//	editor ──stdin──▶ acp.Conn ──▶ your handlers ──▶ claude.Options.Args ──▶ claude process
+//	editor ◀─stdout── acp.Conn ◀── session/update ◀── claude.Turn ◀── stream-json lines
+//	                                      ▲
+//	                                usage.Session (tokens, cost)
+//
+// The library packages are pure: they read and write only the readers,
+// writers and byte slices their callers hand them, and take the current time
+// as a parameter. Only the programs under examples/ open processes, files and
+// standard I/O.
+//
+// # Examples
+//
+// The examples directory holds small programs to copy from:
+// examples/echo-agent, the smallest complete ACP agent, and
+// examples/fakeclaude, a stand-in for the claude binary that replays
+// recorded transcripts.
+//
+// # Stability
+//
+// acpkit is at v0. APIs that follow protocol extensions which may change
+// (goose's _goose/unstable methods and _meta.goose keys, the legacy
+// session/set_model) say "Unstable" in their doc comments.
 package acpkit
