@@ -51,7 +51,7 @@ func (a *Accumulator) Add(r Report) {
 
 	if r.ContextWindow.ok {
 		s.ContextWindow = r.ContextWindow
-	} else if r.Model != s.Model {
+	} else if r.Model != "" && r.Model != s.Model {
 		s.ContextWindow = Count{}
 	}
 	if r.Model != "" {
@@ -82,7 +82,8 @@ type Snapshot struct {
 	// Model is the most recent report's non-empty model id.
 	Model string
 	// ContextWindow is the current model's context window in tokens: the last
-	// reported one, dropped when the model changes without a new one.
+	// reported one, dropped when a report names another model without giving
+	// its window.
 	ContextWindow Count
 	// LastInput and LastOutput are the most recent report's inclusive input
 	// and output: what the context holds now, as opposed to the session sum.

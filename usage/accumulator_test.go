@@ -211,13 +211,15 @@ func TestAccumulatorSequences(t *testing.T) {
 				return []Report{
 					{Input: CountOf(1), Output: CountOf(1), Model: "a", ContextWindow: CountOf(200000)},
 					{Input: CountOf(1), Output: CountOf(1), Model: "a"},
+					{Input: CountOf(1), Output: CountOf(1)},
 					{Input: CountOf(1), Output: CountOf(1), Model: "b"},
 				}
 			},
 			want: []view{
 				{Input: "1", Output: "1", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 1},
 				{Input: "2", Output: "2", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 2},
-				{Input: "3", Output: "3", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "b", ContextWindow: "absent", LastInput: "1", LastOutput: "1", Turns: 3},
+				{Input: "3", Output: "3", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 3},
+				{Input: "4", Output: "4", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "b", ContextWindow: "absent", LastInput: "1", LastOutput: "1", Turns: 4},
 			},
 		},
 	}
