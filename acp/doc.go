@@ -60,6 +60,13 @@
 // the methods of [ClientCapabilities] and [AgentCapabilities], which read
 // absence as unsupported.
 //
+// # Usage
+//
+// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update
+// (tokens in the context window now, and the session's cost when it is
+// known); [NewGooseUsageUpdate] renders it as goose's session-cumulative
+// payload, leaving out every figure that is not exactly known.
+//
 // # goose extensions
 //
 // Unstable: goose's extensions may change or disappear. [SteerParams] is
