@@ -113,12 +113,7 @@ type stdLine struct {
 			Thinking string `json:"thinking"`
 		} `json:"delta"`
 	} `json:"event"`
-	RateLimitInfo *struct {
-		Status        string   `json:"status"`
-		ResetsAt      *float64 `json:"resetsAt"`
-		RateLimitType string   `json:"rateLimitType"`
-		Utilization   *float64 `json:"utilization"`
-	} `json:"rate_limit_info"`
+	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
 	RetryDelayMS   int64           `json:"retry_delay_ms"`
@@ -202,10 +197,22 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 		}
 	case "rate_limit_event":
 		var rl claude.RateLimit
-		if i := l.RateLimitInfo; i != nil {
-			rl.Status, rl.Type = claude.RateLimitStatus(i.Status), i.RateLimitType
-			if i.ResetsAt != nil {
-				rl.ResetsAt = int64(*i.ResetsAt) * 1000
+		var info struct {
+			Status        string   `json:"status"`
+			ResetsAt      *float64 `json:"resetsAt"`
+			RateLimitType string   `json:"rateLimitType"`
+			Utilization   *float64 `json:"utilization"`
+		}
+		if len(l.RateLimitInfo) > 0 && l.RateLimitInfo[0] == '{' {
+			if err := json.Unmarshal(l.RateLimitInfo, &info); err != nil {
+				return events, "", err
+			}
+			rl.Status, rl.Type, rl.Raw = claude.RateLimitStatus(info.Status), info.RateLimitType, l.RateLimitInfo
+			if info.ResetsAt != nil {
+				rl.ResetsAt = int64(*info.ResetsAt) * 1000
+			}
+			if info.Utilization != nil {
+				rl.Utilization, rl.HasUtilization = *info.Utilization, true
 			}
 		}
 		events = append(events, rl)

@@ -145,6 +145,10 @@ type RateLimit struct {
 	// ResetsAt is when the window resets, in Unix epoch milliseconds; 0
 	// means unknown.
 	ResetsAt int64
+	// Raw is the whole rate_limit_info object, for the members not modelled
+	// here (overageStatus, overageResetsAt, isUsingOverage, …); nil when
+	// the line has none.
+	Raw json.RawMessage
 }
 
 // Blocked reports whether the limit is refusing requests now.

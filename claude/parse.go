@@ -22,7 +22,8 @@ import (
 // differs, before line is reused. [Turn] does exactly that.
 //
 // A blank line and a line whose "type" is unknown yield no events and no
-// error. A line that is not a JSON object yields a [*SyntaxError], which
+// error. A line that is not a JSON object, or that nests arrays and objects
+// more than 10,000 deep, yields a [*SyntaxError], which
 // never holds the line's content; the CLI sometimes writes other text to
 // stdout, so callers skip such a line and go on with the next. events is
 // returned unchanged whenever err is not nil.
@@ -33,6 +34,12 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return events, nil, nil
+	}
+	if off := tooDeep(line); off >= 0 {
+		// gjson validates recursively: depth must be bounded before it
+		// looks, or a line of ten million '[' overflows the stack, which
+		// no recover can catch.
+		return events, nil, &SyntaxError{Len: len(line), Offset: off, reason: "nested too deeply"}
 	}
 	if !gjson.ValidBytes(line) {
 		return events, nil, newSyntaxError(line)

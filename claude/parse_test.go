@@ -130,7 +130,10 @@ func TestParseLine(t *testing.T) {
 		{
 			name: "rate limit",
 			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}}`,
-			want: []claude.Event{claude.RateLimit{Status: claude.RateLimitRejected, Type: "five_hour", HasUtilization: true, ResetsAt: 1778598000000}},
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitRejected, Type: "five_hour", HasUtilization: true, ResetsAt: 1778598000000,
+				Raw: json.RawMessage(`{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}`),
+			}},
 		},
 		{
 			name: "result without text",
@@ -270,5 +273,43 @@ func TestResultHelpers(t *testing.T) {
 	}
 	if !(claude.RateLimit{Status: claude.RateLimitRejected}).Blocked() || (claude.RateLimit{Status: claude.RateLimitWarning}).Blocked() {
 		t.Error("Blocked must be true for rejected only")
+	}
+}
+
+func TestParseLineDeepNesting(t *testing.T) {
+	tests := []struct {
+		name   string
+		depth  int
+		closed bool
+		offset int // -1: no error
+	}{
+		{"shallow", 100, true, -1},
+		{"at the limit", 9999, true, -1}, // the object itself is level one
+		{"over the limit", 10000, true, 10004},
+		{"ten million, unclosed", 10_000_000, false, 10004},
+		{"ten million, closed", 10_000_000, true, 10004},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := []byte(`{"a":` + strings.Repeat("[", tt.depth))
+			if tt.closed {
+				line = append(line, strings.Repeat("]", tt.depth)+"}"...)
+			}
+			_, _, err := claude.ParseLine(line, nil)
+			var se *claude.SyntaxError
+			switch {
+			case tt.offset < 0 && err != nil:
+				t.Fatalf("ParseLine: %v", err)
+			case tt.offset >= 0 && !errors.As(err, &se):
+				t.Fatalf("ParseLine error = %v, want a *SyntaxError", err)
+			case tt.offset >= 0 && se.Offset != tt.offset:
+				t.Errorf("Offset = %d, want %d", se.Offset, tt.offset)
+			}
+		})
+	}
+	// Brackets inside strings do not count.
+	line := []byte(`{"a":"` + strings.Repeat("[", 20000) + `\"{"}`)
+	if _, _, err := claude.ParseLine(line, nil); err != nil {
+		t.Errorf("brackets in a string: %v", err)
 	}
 }

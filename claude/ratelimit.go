@@ -57,6 +57,7 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 			break
 		}
 	}
+	rl.Raw = objectCopy(info)
 	return rl
 }
 

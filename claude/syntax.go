@@ -1,5 +1,7 @@
 package claude
 
+import "bytes"
+
 // syntaxOffset finds where b stops being valid JSON (RFC 8259) and says
 // why, without quoting any of it. It is only called on lines that gjson has
 // already rejected, so it favours clarity over speed.
@@ -21,6 +23,41 @@ func syntaxOffset(b []byte) (offset int, reason string) {
 
 // maxDepth bounds nesting so that a hostile line cannot exhaust the stack.
 const maxDepth = 10000
+
+// tooDeep returns the offset of the first '[' or '{' that opens a level
+// beyond maxDepth, or -1. Lines with few brackets, which is all real ones,
+// are cleared by a fast count without a scan.
+func tooDeep(b []byte) int {
+	if bytes.Count(b, []byte{'['})+bytes.Count(b, []byte{'{'}) <= maxDepth {
+		return -1
+	}
+	depth := 0
+	inString := false
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			if depth > maxDepth {
+				return i
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return -1
+}
 
 type scanner struct {
 	b   []byte
