@@ -113,7 +113,7 @@ type stdLine struct {
 			Thinking string `json:"thinking"`
 		} `json:"delta"`
 	} `json:"event"`
-	RateLimitInfo json.RawMessage `json:"rate_limit_info"`
+	RateLimitInfo  json.RawMessage `json:"rate_limit_info"`
 	Attempt        int             `json:"attempt"`
 	MaxRetries     int             `json:"max_retries"`
 	RetryDelayMS   int64           `json:"retry_delay_ms"`
