@@ -22,9 +22,9 @@ import (
 // differs, before line is reused. [Turn] does exactly that.
 //
 // A blank line and a line whose "type" is unknown yield no events and no
-// error. A line that is not a JSON object, or that nests arrays and objects
-// more than 10,000 deep, yields a [*SyntaxError], which
-// never holds the line's content; the CLI sometimes writes other text to
+// error. A line that is not a JSON object, or that nests arrays and
+// objects more than 10,000 levels deep, yields a [*SyntaxError], which
+// never holds the line's content. The CLI sometimes writes other text to
 // stdout, so callers skip such a line and go on with the next. events is
 // returned unchanged whenever err is not nil.
 //
