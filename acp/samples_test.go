@@ -82,7 +82,7 @@ func sampleUpdates() []struct {
 		}}}},
 		{"session_info_update", SessionInfoUpdate{Title: ptrOf("Fix parser"), UpdatedAt: ptrOf("")}},
 		{"usage_update", UsageUpdate{Used: 53000, Size: 200000, Cost: &Cost{Amount: 0.42, Currency: "USD"}}},
-		{"notice", Notice{Message: "Rate limited; retrying in 5s", Level: NoticeWarning}},
+		{"notice", Notice{Severity: NoticeWarning, Title: "Rate limited", Description: "Retrying in 5s."}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
 		{"unknown", UnknownUpdate{Kind: "future_update", Raw: json.RawMessage(`{"sessionUpdate":"future_update","x":[1,2]}`)}},
 	}

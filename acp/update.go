@@ -313,28 +313,32 @@ type Cost struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NoticeLevel is the severity of a [Notice].
-type NoticeLevel string
+// NoticeSeverity is the presentation severity of a [Notice]. Peers may send
+// values beyond the constants (those starting with "_" are extensions);
+// they are kept as sent.
+type NoticeSeverity string
 
-// The notice levels.
+// The notice severities.
 const (
-	NoticeInfo    NoticeLevel = "info"
-	NoticeWarning NoticeLevel = "warning"
-	NoticeError   NoticeLevel = "error"
+	NoticeInfo    NoticeSeverity = "info"
+	NoticeWarning NoticeSeverity = "warning"
+	NoticeError   NoticeSeverity = "error"
 )
 
-// Notice is a message for the user that is not part of the conversation,
-// such as a rate-limit warning. An agent may send it only to a client that
-// declared clientCapabilities.session.notices (see
+// Notice is advisory information for the user that is not part of the
+// session's history, such as a rate-limit warning. An agent may send it
+// only to a client that declared clientCapabilities.session.notices (see
 // [ClientCapabilities.AcceptsNotices]).
 //
-// The notice variant is not in the stable ACP schema this package follows;
-// its shape here (message, optional level) is acpkit's.
+// Unstable: the notice variant is in ACP's unstable schema only.
 type Notice struct {
-	Message string `json:"message"`
-	// Level is the severity; "" means info.
-	Level NoticeLevel     `json:"level,omitempty"`
-	Meta  json.RawMessage `json:"_meta,omitempty"`
+	Severity NoticeSeverity `json:"severity"`
+	// Title is plain text that can stand alone; the schema requires it to
+	// be non-empty.
+	Title string `json:"title"`
+	// Description is optional plain-text detail; "" means none.
+	Description string          `json:"description,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // UnknownUpdate is a session update of a variant this package does not
@@ -647,10 +651,11 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 		u = v
 	case "notice":
 		var v Notice
-		var level string
-		f.str("message", &v.Message, true)
-		f.str("level", &level, false)
-		v.Level = NoticeLevel(level)
+		var severity string
+		f.str("severity", &severity, true)
+		v.Severity = NoticeSeverity(severity)
+		f.str("title", &v.Title, true)
+		f.str("description", &v.Description, false)
 		f.meta(&v.Meta)
 		u = v
 	default:

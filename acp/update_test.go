@@ -172,7 +172,8 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"usage without size", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1}}`, "update.size"},
 		{"usage negative", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":-1,"size":1}}`, "update.used"},
 		{"usage cost without currency", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1}}}`, "update.cost.currency"},
-		{"notice without message", `{"sessionId":"s","update":{"sessionUpdate":"notice"}}`, "update.message"},
+		{"notice without severity", `{"sessionId":"s","update":{"sessionUpdate":"notice","title":"t"}}`, "update.severity"},
+		{"notice without title", `{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info"}}`, "update.title"},
 		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
 	}
 	for _, tc := range cases {
