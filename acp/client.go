@@ -140,12 +140,14 @@ type PromptResult struct {
 // Usage counts the tokens of a prompt turn. The optional counts are nil
 // when the agent did not report them, which differs from 0.
 type Usage struct {
-	TotalTokens       uint64  `json:"totalTokens"`
-	InputTokens       uint64  `json:"inputTokens"`
-	OutputTokens      uint64  `json:"outputTokens"`
-	ThoughtTokens     *uint64 `json:"thoughtTokens,omitempty"`
-	CachedReadTokens  *uint64 `json:"cachedReadTokens,omitempty"`
-	CachedWriteTokens *uint64 `json:"cachedWriteTokens,omitempty"`
+	// TotalTokens is the sum of every category the agent counted.
+	TotalTokens       uint64          `json:"totalTokens"`
+	InputTokens       uint64          `json:"inputTokens"`
+	OutputTokens      uint64          `json:"outputTokens"`
+	ThoughtTokens     *uint64         `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  *uint64         `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens *uint64         `json:"cachedWriteTokens,omitempty"`
+	Meta              json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PermissionOptionKind hints how a client should present a
