@@ -45,6 +45,7 @@ func invalidParams(err error) *Error {
 // followed by one check.
 type fields struct {
 	m    map[string]json.RawMessage
+	src  []byte // the object as read, aliasing the caller's bytes
 	path string // prefix for member paths; "" at the root
 	err  error
 }
@@ -58,6 +59,7 @@ func readFields(raw []byte, path string) *fields {
 	if len(raw) == 0 || string(raw) == "null" {
 		return f
 	}
+	f.src = raw
 	if raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil {
 		name := path
 		if name == "" {

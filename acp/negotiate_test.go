@@ -122,7 +122,10 @@ func TestResultsRoundTrip(t *testing.T) {
 		check(t, v, got)
 	})
 	t.Run("session/new", func(t *testing.T) {
-		v := NewSessionResult{SessionID: "s", ConfigOptions: []SessionConfigOption{{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)}}}
+		v := NewSessionResult{SessionID: "s", ConfigOptions: []SessionConfigOption{
+			{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)},
+			{ID: "b", Name: "B", Type: "boolean", CurrentBool: true},
+		}}
 		got, err := DecodeResult[NewSessionResult](roundTripResult(t, v))
 		if err != nil {
 			t.Fatal(err)
