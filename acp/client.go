@@ -61,6 +61,15 @@ type SessionModeState struct {
 	Meta           json.RawMessage `json:"_meta,omitempty"`
 }
 
+// MarshalJSON encodes the state with availableModes as an array even when
+// nil.
+func (s SessionModeState) MarshalJSON() ([]byte, error) {
+	type plain SessionModeState
+	p := plain(s)
+	p.AvailableModes = nonNil(p.AvailableModes)
+	return json.Marshal(p)
+}
+
 // SessionMode is a mode an agent can work in, such as "ask" or "code".
 type SessionMode struct {
 	ID          string          `json:"id"`
@@ -126,6 +135,15 @@ type SetSessionConfigOptionResult struct {
 	// ConfigOptions is the full set of options with their new values.
 	ConfigOptions []SessionConfigOption `json:"configOptions"`
 	Meta          json.RawMessage       `json:"_meta,omitempty"`
+}
+
+// MarshalJSON encodes the result with configOptions as an array even when
+// nil.
+func (r SetSessionConfigOptionResult) MarshalJSON() ([]byte, error) {
+	type plain SetSessionConfigOptionResult
+	p := plain(r)
+	p.ConfigOptions = nonNil(p.ConfigOptions)
+	return json.Marshal(p)
 }
 
 // PromptResult is the result of session/prompt, sent when the turn ends.
@@ -202,6 +220,14 @@ func (p *RequestPermissionParams) decodeParams(f *fields) {
 		o.meta(&opt.Meta)
 	})
 	f.meta(&p.Meta)
+}
+
+// MarshalJSON encodes the params with options as an array even when nil.
+func (p RequestPermissionParams) MarshalJSON() ([]byte, error) {
+	type plain RequestPermissionParams
+	q := plain(p)
+	q.Options = nonNil(q.Options)
+	return json.Marshal(q)
 }
 
 // PermissionOutcomeKind is what became of a permission request.
