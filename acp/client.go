@@ -209,7 +209,7 @@ func (p *RequestPermissionParams) UnmarshalJSON(data []byte) error { return unma
 func (p *RequestPermissionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.object("toolCall", true, func(t *fields) {
-		t.toolCallUpdate((*ToolCallUpdate)(&p.ToolCall))
+		t.toolCall((*ToolCallUpdate)(&p.ToolCall), false)
 	})
 	objects(f, "options", &p.Options, true, func(o *fields, opt *PermissionOption) {
 		o.str("optionId", &opt.OptionID, true)

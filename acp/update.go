@@ -651,20 +651,12 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 	case "agent_thought_chunk":
 		u = AgentThoughtChunk(f.contentChunk())
 	case "tool_call":
-		var v ToolCall
-		f.str("toolCallId", &v.ToolCallID, true)
-		f.str("title", &v.Title, true)
-		f.toolKind(&v.Kind)
-		f.toolStatus(&v.Status)
-		f.toolContents(&v.Content)
-		objects(f, "locations", &v.Locations, false, decodeLocation)
-		f.raw("rawInput", &v.RawInput)
-		f.raw("rawOutput", &v.RawOutput)
-		f.meta(&v.Meta)
-		u = v
+		var v ToolCallUpdate
+		f.toolCall(&v, true)
+		u = ToolCall(v)
 	case "tool_call_update":
 		var v ToolCallUpdate
-		f.toolCallUpdate(&v)
+		f.toolCall(&v, false)
 		u = v
 	case "plan":
 		var v Plan
@@ -759,11 +751,12 @@ func (f *fields) toolStatus(dst *ToolCallStatus) {
 	*dst = ToolCallStatus(s)
 }
 
-// toolCallUpdate reads the members of a tool call update, shared by the
-// session update variant and session/request_permission.
-func (f *fields) toolCallUpdate(v *ToolCallUpdate) {
+// toolCall reads the members of a tool call or tool call update (the two
+// differ only in whether title is required), for the session update
+// variants and session/request_permission.
+func (f *fields) toolCall(v *ToolCallUpdate, titleRequired bool) {
 	f.str("toolCallId", &v.ToolCallID, true)
-	f.str("title", &v.Title, false)
+	f.str("title", &v.Title, titleRequired)
 	f.toolKind(&v.Kind)
 	f.toolStatus(&v.Status)
 	f.toolContents(&v.Content)
