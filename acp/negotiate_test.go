@@ -190,7 +190,7 @@ func TestRequiredArraysNeverNull(t *testing.T) {
 		{"prompt", PromptParams{}, `"prompt":[]`},
 		{"steer", SteerParams{}, `"prompt":[]`},
 		{"new session", NewSessionParams{}, `"mcpServers":[]`},
-		{"select option", SessionConfigOption{Type: ConfigSelect}, `"options":[]`},
+		{"select option", SessionConfigOption{Type: ConfigOptionSelect}, `"options":[]`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -468,7 +468,7 @@ func (p SetSessionConfigOptionParams) MarshalJSON() ([]byte, error) {
 		Type      string          `json:"type"`
 		Value     bool            `json:"value"`
 		Meta      json.RawMessage `json:"_meta,omitempty"`
-	}{p.SessionID, p.ConfigID, ConfigBoolean, *p.BoolValue, p.Meta})
+	}{p.SessionID, p.ConfigID, ConfigOptionBoolean, *p.BoolValue, p.Meta})
 }
 
 func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
@@ -478,7 +478,7 @@ func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
 	// means a value id, as in the schema.
 	var typ string
 	f.str("type", &typ, false)
-	if typ == ConfigBoolean {
+	if typ == ConfigOptionBoolean {
 		var b bool
 		if f.require("value") {
 			f.value("value", &b, true)

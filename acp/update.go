@@ -276,8 +276,8 @@ type SessionConfigOption struct {
 	// Category is a UX hint: "mode", "model", "model_config",
 	// "thought_level", or a name starting with "_"; "" means none.
 	Category string `json:"category,omitempty"`
-	// Type is the kind of control: [ConfigSelect] (CurrentValue and
-	// Options), [ConfigBoolean] (CurrentBool), or another kind kept in Raw.
+	// Type is the kind of control: [ConfigOptionSelect] (CurrentValue and
+	// Options), [ConfigOptionBoolean] (CurrentBool), or another kind kept in Raw.
 	Type string `json:"type"`
 	// CurrentValue is the id of the selected value of a select option.
 	CurrentValue string `json:"currentValue"`
@@ -294,8 +294,8 @@ type SessionConfigOption struct {
 
 // The kinds of [SessionConfigOption] this package reads member by member.
 const (
-	ConfigSelect  = "select"
-	ConfigBoolean = "boolean"
+	ConfigOptionSelect  = "select"
+	ConfigOptionBoolean = "boolean"
 )
 
 // MarshalJSON encodes the option with the members of its Type: a select
@@ -312,7 +312,7 @@ func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
 	}
 	c := common{o.ID, o.Name, o.Description, o.Category, o.Type}
 	switch o.Type {
-	case ConfigSelect:
+	case ConfigOptionSelect:
 		opts := o.Options
 		if len(opts) == 0 {
 			opts = json.RawMessage("[]")
@@ -323,7 +323,7 @@ func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
 			Options      json.RawMessage `json:"options"`
 			Meta         json.RawMessage `json:"_meta,omitempty"`
 		}{c, o.CurrentValue, opts, o.Meta})
-	case ConfigBoolean:
+	case ConfigOptionBoolean:
 		return json.Marshal(struct {
 			common
 			CurrentValue bool            `json:"currentValue"`
@@ -801,13 +801,13 @@ func decodeConfigOption(f *fields, o *SessionConfigOption) {
 	f.str("category", &o.Category, false)
 	f.str("type", &o.Type, true)
 	switch o.Type {
-	case ConfigSelect:
+	case ConfigOptionSelect:
 		f.str("currentValue", &o.CurrentValue, true)
 		f.raw("options", &o.Options)
 		if f.err == nil && (o.Options == nil || o.Options[0] != '[') {
 			f.fail("options", "must be an array")
 		}
-	case ConfigBoolean:
+	case ConfigOptionBoolean:
 		if f.require("currentValue") {
 			f.value("currentValue", &o.CurrentBool, true)
 		}
