@@ -132,6 +132,17 @@ func (f *fields) str(key string, dst *string, required bool) {
 	}
 }
 
+// boolean reads a true or false member; required makes absence an error.
+func (f *fields) boolean(key string, dst *bool, required bool) {
+	switch v := f.member(key, required); string(v) {
+	case "":
+	case "true", "false":
+		*dst = string(v) == "true"
+	default:
+		f.fail(key, "must be true or false")
+	}
+}
+
 // optStr reads an optional string member into a pointer, so that absent
 // (nil) and "" stay distinct.
 func (f *fields) optStr(key string, dst **string) {

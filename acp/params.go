@@ -480,10 +480,8 @@ func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
 	f.str("type", &typ, false)
 	if typ == ConfigOptionBoolean {
 		var b bool
-		if f.require("value") {
-			f.value("value", &b, true)
-			p.BoolValue = &b
-		}
+		f.boolean("value", &b, true)
+		p.BoolValue = &b
 	} else {
 		f.str("value", &p.Value, true)
 	}

@@ -808,9 +808,7 @@ func decodeConfigOption(f *fields, o *SessionConfigOption) {
 			f.fail("options", "must be an array")
 		}
 	case ConfigOptionBoolean:
-		if f.require("currentValue") {
-			f.value("currentValue", &o.CurrentBool, true)
-		}
+		f.boolean("currentValue", &o.CurrentBool, true)
 	default:
 		// A kind this package does not know: keep it whole.
 		if f.err == nil {
