@@ -1,0 +1,299 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// This file holds the machinery shared by the typed decoders (params,
+// content blocks, session updates, results): a JSON object read once into a
+// map of raw members, then read field by field so that every error names the
+// member it is about.
+//
+// The map is filled by encoding/json, so a duplicated member resolves the way
+// encoding/json resolves it everywhere else: the last occurrence wins. A
+// member whose value is null is treated as absent, as the ACP schema does for
+// every optional member.
+
+// fieldError is a decoding failure about one member, named by its path from
+// the decoded value's root ("cwd", "mcpServers[1].name", "prompt[0].text").
+type fieldError struct {
+	path   string
+	reason string // "is required", "must be a string", …
+}
+
+func (e *fieldError) Error() string { return fmt.Sprintf("%q %s", e.path, e.reason) }
+
+// invalidParams converts a decoding failure into the -32602 error replied to
+// the peer. Its message reads `invalid params: "cwd" is required` and its
+// data is {"field":"cwd"}, so a program can tell which member was wrong.
+func invalidParams(err error) *Error {
+	fe, ok := err.(*fieldError)
+	if !ok {
+		return &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	}
+	data, _ := json.Marshal(struct {
+		Field string `json:"field"`
+	}{fe.path}) // a struct of one string always marshals
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + fe.Error(), Data: data}
+}
+
+// fields reads the members of one JSON object. The first failure is kept in
+// err and every later read is a no-op, so a decoder is a flat list of reads
+// followed by one check.
+type fields struct {
+	m    map[string]json.RawMessage
+	path string // prefix for member paths; "" at the root
+	err  error
+}
+
+// readFields decodes raw as an object. Absent (empty) or null raw is an empty
+// object, so a method whose params are omitted fails on its first required
+// member rather than on the envelope. path names raw in errors ("" = root).
+func readFields(raw []byte, path string) *fields {
+	f := &fields{path: path}
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 || string(raw) == "null" {
+		return f
+	}
+	if raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil {
+		name := path
+		if name == "" {
+			name = "params"
+		}
+		f.err = &fieldError{name, "must be an object"}
+	}
+	return f
+}
+
+// sub returns the path of member key.
+func (f *fields) sub(key string) string {
+	if f.path == "" {
+		return key
+	}
+	return f.path + "." + key
+}
+
+// get returns the member's raw value, or nil when absent or null.
+func (f *fields) get(key string) json.RawMessage {
+	v := f.m[key]
+	if string(v) == "null" {
+		return nil
+	}
+	return v
+}
+
+func (f *fields) fail(key, reason string) {
+	if f.err == nil {
+		f.err = &fieldError{f.sub(key), reason}
+	}
+}
+
+// failWith records err (from a nested decoder) unless an error is already
+// recorded.
+func (f *fields) failWith(err error) {
+	if f.err == nil && err != nil {
+		f.err = err
+	}
+}
+
+// has reports whether the member is present and not null.
+func (f *fields) has(key string) bool { return f.get(key) != nil }
+
+// require records "is required" when the member is absent or null.
+func (f *fields) require(key string) bool {
+	if f.err != nil {
+		return false
+	}
+	if !f.has(key) {
+		f.fail(key, "is required")
+		return false
+	}
+	return true
+}
+
+// str reads a string member; required makes absence an error.
+func (f *fields) str(key string, dst *string, required bool) {
+	if f.err != nil {
+		return
+	}
+	v := f.get(key)
+	if v == nil {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	if v[0] != '"' || json.Unmarshal(v, dst) != nil {
+		f.fail(key, "must be a string")
+	}
+}
+
+// optStr reads an optional string member into a pointer, so that absent
+// (nil) and "" stay distinct.
+func (f *fields) optStr(key string, dst **string) {
+	if f.err != nil || !f.has(key) {
+		return
+	}
+	var s string
+	f.str(key, &s, true)
+	if f.err == nil {
+		*dst = &s
+	}
+}
+
+// uint reads a non-negative integer member.
+func (f *fields) uint(key string, dst *uint64, required bool) {
+	if f.err != nil {
+		return
+	}
+	v := f.get(key)
+	if v == nil {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	n, err := strconv.ParseUint(string(v), 10, 64)
+	if err != nil {
+		f.fail(key, "must be a non-negative integer")
+		return
+	}
+	*dst = n
+}
+
+// optUint reads an optional non-negative integer into a pointer, so that
+// absent (nil) and 0 stay distinct.
+func (f *fields) optUint(key string, dst **uint64) {
+	if f.err != nil || !f.has(key) {
+		return
+	}
+	var n uint64
+	f.uint(key, &n, true)
+	if f.err == nil {
+		*dst = &n
+	}
+}
+
+// strings reads an optional array of strings.
+func (f *fields) strings(key string, dst *[]string) {
+	if f.err != nil || !f.has(key) {
+		return
+	}
+	v := f.get(key)
+	if v[0] != '[' || json.Unmarshal(v, dst) != nil {
+		f.fail(key, "must be an array of strings")
+	}
+}
+
+// raw keeps a member's JSON as sent (nil when absent or null). The bytes are
+// a copy owned by dst.
+func (f *fields) raw(key string, dst *json.RawMessage) {
+	if f.err != nil {
+		return
+	}
+	if v := f.get(key); v != nil {
+		*dst = v
+	}
+}
+
+// meta keeps the _meta member, which must be an object when present.
+func (f *fields) meta(dst *json.RawMessage) {
+	if f.err != nil {
+		return
+	}
+	if v := f.get("_meta"); v != nil {
+		if v[0] != '{' {
+			f.fail("_meta", "must be an object")
+			return
+		}
+		*dst = v
+	}
+}
+
+// value decodes a member with encoding/json into dst, for nested values the
+// package does not validate member by member (capabilities, annotations).
+func (f *fields) value(key string, dst any, required bool) {
+	if f.err != nil {
+		return
+	}
+	v := f.get(key)
+	if v == nil {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	if json.Unmarshal(v, dst) != nil {
+		f.fail(key, "is malformed")
+	}
+}
+
+// object decodes a member that is an object with its own field decoder.
+func (f *fields) object(key string, required bool, decode func(*fields)) {
+	if f.err != nil {
+		return
+	}
+	if !f.has(key) {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	sub := readFields(f.get(key), f.sub(key))
+	if sub.err == nil {
+		decode(sub)
+	}
+	f.failWith(sub.err)
+}
+
+// array walks a member that is an array, handing each element's raw JSON and
+// path to elem. It reports whether the member was present (an empty array
+// is present).
+func (f *fields) array(key string, required bool, elem func(raw json.RawMessage, path string) error) bool {
+	if f.err != nil {
+		return false
+	}
+	v := f.get(key)
+	if v == nil {
+		if required {
+			f.fail(key, "is required")
+		}
+		return false
+	}
+	var items []json.RawMessage
+	if v[0] != '[' || json.Unmarshal(v, &items) != nil {
+		f.fail(key, "must be an array")
+		return false
+	}
+	for i, item := range items {
+		if err := elem(item, fmt.Sprintf("%s[%d]", f.sub(key), i)); err != nil {
+			f.failWith(err)
+			return false
+		}
+	}
+	return true
+}
+
+// objects decodes an array member whose elements are objects read with
+// decode, appending each to *dst. A present empty array yields a non-nil
+// empty slice, so absent and [] stay distinct where the schema cares.
+func objects[T any](f *fields, key string, dst *[]T, required bool, decode func(*fields, *T)) {
+	out := []T{}
+	if f.array(key, required, func(raw json.RawMessage, path string) error {
+		var v T
+		if string(bytes.TrimSpace(raw)) == "null" {
+			return &fieldError{path, "must be an object"}
+		}
+		sub := readFields(raw, path)
+		if sub.err == nil {
+			decode(sub, &v)
+		}
+		out = append(out, v)
+		return sub.err
+	}) {
+		*dst = out
+	}
+}

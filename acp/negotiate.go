@@ -1,0 +1,190 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+
+	"github.com/tidwall/gjson"
+)
+
+// NegotiateVersion returns the protocol version an agent answers initialize
+// with: the client's version when this package supports it, else the latest
+// version it supports ([ProtocolVersion]), which the client may then reject
+// by disconnecting. Only version 1 is supported.
+func NegotiateVersion(clientVersion int) int {
+	if clientVersion == 1 {
+		return clientVersion
+	}
+	return ProtocolVersion
+}
+
+// ClientCapabilities is what a client declared in initialize. A member the
+// client left out reads as not supported; use the methods rather than the
+// fields to test for a capability.
+type ClientCapabilities struct {
+	FS FileSystemCapabilities `json:"fs"`
+	// Terminal reports support for every terminal/* method.
+	Terminal bool `json:"terminal"`
+	// Session holds the client's session capabilities. It is not in the
+	// stable ACP schema; the notices member follows the acpkit issue.
+	Session *ClientSessionCapabilities `json:"session,omitempty"`
+	Meta    json.RawMessage            `json:"_meta,omitempty"`
+}
+
+// FileSystemCapabilities tells which fs/* methods a client serves.
+type FileSystemCapabilities struct {
+	ReadTextFile  bool            `json:"readTextFile"`
+	WriteTextFile bool            `json:"writeTextFile"`
+	Meta          json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ClientSessionCapabilities are a client's session-level capabilities.
+type ClientSessionCapabilities struct {
+	// Notices, when present and neither null nor false, declares that the
+	// client accepts notice session updates. It is kept raw because peers
+	// declare it either as true or as an object ({}).
+	Notices json.RawMessage `json:"notices,omitempty"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// CanReadTextFile reports whether the client serves fs/read_text_file.
+func (c ClientCapabilities) CanReadTextFile() bool { return c.FS.ReadTextFile }
+
+// CanWriteTextFile reports whether the client serves fs/write_text_file.
+func (c ClientCapabilities) CanWriteTextFile() bool { return c.FS.WriteTextFile }
+
+// HasTerminal reports whether the client serves the terminal/* methods.
+func (c ClientCapabilities) HasTerminal() bool { return c.Terminal }
+
+// AcceptsNotices reports whether the client declared
+// clientCapabilities.session.notices. An agent must not send a [Notice]
+// update to a client that did not.
+func (c ClientCapabilities) AcceptsNotices() bool {
+	if c.Session == nil {
+		return false
+	}
+	v := bytes.TrimSpace(c.Session.Notices)
+	return len(v) > 0 && string(v) != "null" && string(v) != "false"
+}
+
+// AcceptsGooseCustomNotifications reports whether the client declared
+// _meta.goose.customNotifications as true, asking for goose's
+// _goose/unstable/session/update notifications. Unstable: a goose extension.
+func (c ClientCapabilities) AcceptsGooseCustomNotifications() bool {
+	return metaBool(c.Meta, "goose", "customNotifications")
+}
+
+// metaBool reports whether _meta holds true at the member path given as
+// literal keys. Keys are matched with a ForEach walk, never as a gjson path,
+// so no key is interpreted as a path pattern or modifier.
+func metaBool(meta json.RawMessage, keys ...string) bool {
+	if len(meta) == 0 || !gjson.ValidBytes(meta) {
+		return false
+	}
+	cur := gjson.ParseBytes(meta)
+	for _, key := range keys {
+		if !cur.IsObject() {
+			return false
+		}
+		var next gjson.Result
+		cur.ForEach(func(k, v gjson.Result) bool {
+			if k.String() == key {
+				next = v // keep walking: the last duplicate wins, as in encoding/json
+			}
+			return true
+		})
+		cur = next
+	}
+	return cur.Type == gjson.True
+}
+
+// AgentCapabilities is what an agent declared in its initialize result. A
+// member the agent left out reads as not supported.
+type AgentCapabilities struct {
+	// LoadSession reports support for session/load.
+	LoadSession        bool               `json:"loadSession,omitempty"`
+	PromptCapabilities PromptCapabilities `json:"promptCapabilities"`
+	McpCapabilities    McpCapabilities    `json:"mcpCapabilities"`
+	// SessionCapabilities lists the optional session methods supported;
+	// nil means none.
+	SessionCapabilities *SessionCapabilities `json:"sessionCapabilities,omitempty"`
+	Meta                json.RawMessage      `json:"_meta,omitempty"`
+}
+
+// PromptCapabilities tells which content blocks, beyond text and resource
+// links, an agent accepts in session/prompt.
+type PromptCapabilities struct {
+	Image bool `json:"image"`
+	Audio bool `json:"audio"`
+	// EmbeddedContext allows [EmbeddedResource] blocks.
+	EmbeddedContext bool            `json:"embeddedContext"`
+	Meta            json.RawMessage `json:"_meta,omitempty"`
+}
+
+// McpCapabilities tells which MCP transports, beyond stdio, an agent
+// supports.
+type McpCapabilities struct {
+	HTTP bool            `json:"http"`
+	SSE  bool            `json:"sse"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Capability is a capability declared by its presence: a non-nil
+// *Capability (sent as {}) means supported.
+type Capability struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionCapabilities lists the optional session methods an agent
+// supports; a nil member means unsupported.
+type SessionCapabilities struct {
+	List                  *Capability     `json:"list,omitempty"`
+	Resume                *Capability     `json:"resume,omitempty"`
+	Close                 *Capability     `json:"close,omitempty"`
+	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AcceptsImage reports whether image blocks may be sent in prompts.
+func (c AgentCapabilities) AcceptsImage() bool { return c.PromptCapabilities.Image }
+
+// AcceptsAudio reports whether audio blocks may be sent in prompts.
+func (c AgentCapabilities) AcceptsAudio() bool { return c.PromptCapabilities.Audio }
+
+// AcceptsEmbeddedContext reports whether embedded resource blocks may be
+// sent in prompts.
+func (c AgentCapabilities) AcceptsEmbeddedContext() bool {
+	return c.PromptCapabilities.EmbeddedContext
+}
+
+// Accepts reports whether block may be sent in a prompt to this agent: text
+// and resource links always, the other known kinds when declared, unknown
+// kinds never.
+func (c AgentCapabilities) Accepts(block ContentBlock) bool {
+	switch block.(type) {
+	case TextContent, ResourceLink:
+		return true
+	case ImageContent:
+		return c.AcceptsImage()
+	case AudioContent:
+		return c.AcceptsAudio()
+	case EmbeddedResource:
+		return c.AcceptsEmbeddedContext()
+	}
+	return false
+}
+
+// SupportsSessionList reports whether the agent serves session/list.
+func (c AgentCapabilities) SupportsSessionList() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.List != nil
+}
+
+// SupportsSessionResume reports whether the agent serves session/resume.
+func (c AgentCapabilities) SupportsSessionResume() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.Resume != nil
+}
+
+// SupportsSessionClose reports whether the agent serves session/close.
+func (c AgentCapabilities) SupportsSessionClose() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.Close != nil
+}

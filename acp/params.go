@@ -1,0 +1,528 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// paramsDecoder is implemented by every params type [DecodeParams] accepts.
+// It is unexported so that the set of validated types stays in this package.
+type paramsDecoder interface {
+	decodeParams(f *fields)
+}
+
+// DecodeParams decodes the params of a request or notification into T,
+// checking every member the schema requires:
+//
+//	p, err := acp.DecodeParams[acp.NewSessionParams](params)
+//	var e *acp.Error
+//	if errors.As(err, &e) {
+//		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
+//	}
+//
+// Absent or null params decode as {}, so the first required member is
+// reported missing. Unknown members are ignored, _meta is kept raw, a null
+// member counts as absent, and of duplicated members the last wins, as with
+// encoding/json. The error, when not nil, is always an [*Error] with code
+// [CodeInvalidParams] whose message names the offending member, for example
+// `invalid params: "cwd" is required`, and whose Data is {"field":"cwd"}
+// (nested members read "mcpServers[0].name", "prompt[1].text").
+//
+// The decoded value owns its memory: it does not alias raw.
+func DecodeParams[T any, P interface {
+	*T
+	paramsDecoder
+}](raw []byte) (T, error) {
+	var v T
+	f := readFields(raw, "")
+	if f.err == nil {
+		P(&v).decodeParams(f)
+	}
+	if f.err != nil {
+		var zero T
+		return zero, invalidParams(f.err)
+	}
+	return v, nil
+}
+
+// unmarshalParams implements json.Unmarshaler for the params types, so that
+// encoding/json applies the same checks as DecodeParams wherever they are
+// nested. By the Unmarshaler convention, null is a no-op.
+func unmarshalParams[T any, P interface {
+	*T
+	paramsDecoder
+}](data []byte, dst P) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	v, err := DecodeParams[T, P](data)
+	if err != nil {
+		return err
+	}
+	*dst = v
+	return nil
+}
+
+// Implementation names and versions a client or an agent.
+type Implementation struct {
+	// Name is the programmatic name, also shown when Title is empty.
+	Name string `json:"name"`
+	// Title is the human-readable name; "" means use Name.
+	Title   string          `json:"title,omitempty"`
+	Version string          `json:"version"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// implementation reads an optional Implementation member. The member is
+// informational, so, as the schema prescribes, a malformed one reads as
+// absent rather than failing the request.
+func (f *fields) implementation(key string, dst **Implementation) {
+	if f.err != nil || !f.has(key) {
+		return
+	}
+	var impl Implementation
+	o := readFields(f.get(key), f.sub(key))
+	o.str("name", &impl.Name, false)
+	o.str("title", &impl.Title, false)
+	o.str("version", &impl.Version, false)
+	o.meta(&impl.Meta)
+	if o.err == nil {
+		*dst = &impl
+	}
+}
+
+// InitializeParams are the params of initialize, the first request a client
+// sends.
+type InitializeParams struct {
+	// ProtocolVersion is the latest protocol version the client supports.
+	// Answer with [NegotiateVersion].
+	ProtocolVersion int `json:"protocolVersion"`
+	// ClientCapabilities is what the client declared; absent means none,
+	// and a member of the wrong type reads as not declared.
+	ClientCapabilities ClientCapabilities `json:"clientCapabilities"`
+	// ClientInfo names the client; nil when it did not say or the member
+	// was malformed.
+	ClientInfo *Implementation `json:"clientInfo,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *InitializeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *InitializeParams) decodeParams(f *fields) {
+	var v uint64
+	f.uint("protocolVersion", &v, true)
+	if f.err == nil && v > 65535 {
+		f.fail("protocolVersion", "must be at most 65535")
+	}
+	p.ProtocolVersion = int(v)
+	// As the schema prescribes, malformed capabilities are read as best
+	// they can be (a member of the wrong type reads as not declared)
+	// instead of failing initialize.
+	if f.err == nil && f.has("clientCapabilities") {
+		_ = json.Unmarshal(f.get("clientCapabilities"), &p.ClientCapabilities)
+	}
+	f.implementation("clientInfo", &p.ClientInfo)
+	f.meta(&p.Meta)
+}
+
+// AuthenticateParams are the params of authenticate.
+type AuthenticateParams struct {
+	// MethodID is one of the auth methods the agent advertised.
+	MethodID string          `json:"methodId"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *AuthenticateParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *AuthenticateParams) decodeParams(f *fields) {
+	f.str("methodId", &p.MethodID, true)
+	f.meta(&p.Meta)
+}
+
+// McpServer is the configuration of an MCP server the agent should connect
+// to: [McpServerStdio], [McpServerHTTP], [McpServerSSE], or
+// [UnknownMcpServer] for a transport this package does not know.
+type McpServer interface {
+	// mcpTransport returns "stdio", "http", "sse" or the unknown type.
+	mcpTransport() string
+}
+
+// NameValue is a name and a value: an environment variable of an MCP
+// server or a terminal, or an HTTP header.
+type NameValue struct {
+	Name  string          `json:"name"`
+	Value string          `json:"value"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// McpServerStdio is an MCP server the agent launches as a process speaking
+// on its stdin and stdout. Every agent supports it. On the wire it carries
+// no "type" member.
+type McpServerStdio struct {
+	Name string `json:"name"`
+	// Command is the absolute path of the executable.
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+	// Env lists environment variables set for the process.
+	Env  []NameValue     `json:"env"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// McpServerHTTP is an MCP server reached over streamable HTTP, for agents
+// that declared the http MCP capability.
+type McpServerHTTP struct {
+	Name    string          `json:"name"`
+	URL     string          `json:"url"`
+	Headers []NameValue     `json:"headers"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// McpServerSSE is an MCP server reached over server-sent events, for agents
+// that declared the sse MCP capability.
+type McpServerSSE struct {
+	Name    string          `json:"name"`
+	URL     string          `json:"url"`
+	Headers []NameValue     `json:"headers"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnknownMcpServer is an MCP server of a transport type this package does
+// not know, kept as received.
+type UnknownMcpServer struct {
+	// Type is the server's "type" member.
+	Type string
+	// Raw is the whole server object as received, byte for byte.
+	Raw json.RawMessage
+}
+
+func (McpServerStdio) mcpTransport() string     { return "stdio" }
+func (McpServerHTTP) mcpTransport() string      { return "http" }
+func (McpServerSSE) mcpTransport() string       { return "sse" }
+func (s UnknownMcpServer) mcpTransport() string { return s.Type }
+
+// MarshalJSON encodes the server untagged, with args and env as arrays even
+// when nil, since the schema requires them.
+func (s McpServerStdio) MarshalJSON() ([]byte, error) {
+	type plain McpServerStdio
+	p := plain(s)
+	p.Args = nonNil(p.Args)
+	p.Env = nonNil(p.Env)
+	return json.Marshal(p)
+}
+
+// MarshalJSON encodes the server with "type":"http".
+func (s McpServerHTTP) MarshalJSON() ([]byte, error) {
+	type plain McpServerHTTP
+	p := plain(s)
+	p.Headers = nonNil(p.Headers)
+	return marshalTagged("type", s.mcpTransport(), p)
+}
+
+// MarshalJSON encodes the server with "type":"sse".
+func (s McpServerSSE) MarshalJSON() ([]byte, error) {
+	type plain McpServerSSE
+	p := plain(s)
+	p.Headers = nonNil(p.Headers)
+	return marshalTagged("type", s.mcpTransport(), p)
+}
+
+// MarshalJSON returns Raw unchanged, or {"type":Type} when Raw is empty.
+func (s UnknownMcpServer) MarshalJSON() ([]byte, error) {
+	if len(s.Raw) == 0 {
+		return marshalTagged("type", s.Type, struct{}{})
+	}
+	return s.Raw, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func decodeNameValue(f *fields, nv *NameValue) {
+	f.str("name", &nv.Name, true)
+	f.str("value", &nv.Value, true)
+	f.meta(&nv.Meta)
+}
+
+// mcpServers reads the mcpServers member. Absent means none: the result is
+// an empty, non-nil slice either way.
+func (f *fields) mcpServers(dst *[]McpServer) {
+	out := []McpServer{}
+	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
+		if string(bytes.TrimSpace(raw)) == "null" {
+			return &fieldError{path, "must be an object"}
+		}
+		s := readFields(raw, path)
+		var typ string
+		s.str("type", &typ, false)
+		switch typ {
+		case "", "stdio":
+			var v McpServerStdio
+			s.str("name", &v.Name, true)
+			s.str("command", &v.Command, true)
+			s.strings("args", &v.Args)
+			objects(s, "env", &v.Env, false, decodeNameValue)
+			s.meta(&v.Meta)
+			v.Args, v.Env = nonNil(v.Args), nonNil(v.Env)
+			out = append(out, v)
+		case "http", "sse":
+			var name, url string
+			var headers []NameValue
+			var meta json.RawMessage
+			s.str("name", &name, true)
+			s.str("url", &url, true)
+			objects(s, "headers", &headers, false, decodeNameValue)
+			s.meta(&meta)
+			headers = nonNil(headers)
+			if typ == "http" {
+				out = append(out, McpServerHTTP{Name: name, URL: url, Headers: headers, Meta: meta})
+			} else {
+				out = append(out, McpServerSSE{Name: name, URL: url, Headers: headers, Meta: meta})
+			}
+		default:
+			out = append(out, UnknownMcpServer{Type: typ, Raw: bytes.Clone(raw)})
+		}
+		return s.err
+	})
+	*dst = out
+}
+
+// NewSessionParams are the params of session/new.
+type NewSessionParams struct {
+	// Cwd is the session's working directory, an absolute path.
+	Cwd string `json:"cwd"`
+	// AdditionalDirectories are further workspace roots, absolute paths.
+	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
+	// McpServers lists the MCP servers to connect to. Decoding yields a
+	// non-nil slice, empty when the member was absent.
+	McpServers []McpServer `json:"mcpServers"`
+	// SystemPrompt is an extension some clients send to replace the agent's
+	// system prompt. nil means absent, which differs from a present "".
+	SystemPrompt *string         `json:"systemPrompt,omitempty"`
+	Meta         json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *NewSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *NewSessionParams) decodeParams(f *fields) {
+	f.str("cwd", &p.Cwd, true)
+	f.strings("additionalDirectories", &p.AdditionalDirectories)
+	f.mcpServers(&p.McpServers)
+	f.optStr("systemPrompt", &p.SystemPrompt)
+	f.meta(&p.Meta)
+}
+
+// MarshalJSON encodes the params with mcpServers as an array even when nil,
+// since the schema requires it.
+func (p NewSessionParams) MarshalJSON() ([]byte, error) {
+	type plain NewSessionParams
+	q := plain(p)
+	q.McpServers = nonNil(q.McpServers)
+	return json.Marshal(q)
+}
+
+// LoadSessionParams are the params of session/load, which replays a
+// session's history as session/update notifications before answering.
+type LoadSessionParams struct {
+	SessionID             string          `json:"sessionId"`
+	Cwd                   string          `json:"cwd"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	McpServers            []McpServer     `json:"mcpServers"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *LoadSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *LoadSessionParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.str("cwd", &p.Cwd, true)
+	f.strings("additionalDirectories", &p.AdditionalDirectories)
+	f.mcpServers(&p.McpServers)
+	f.meta(&p.Meta)
+}
+
+// MarshalJSON encodes the params with mcpServers as an array even when nil.
+func (p LoadSessionParams) MarshalJSON() ([]byte, error) {
+	type plain LoadSessionParams
+	q := plain(p)
+	q.McpServers = nonNil(q.McpServers)
+	return json.Marshal(q)
+}
+
+// ResumeSessionParams are the params of session/resume, which reopens a
+// session without replaying its history.
+type ResumeSessionParams struct {
+	SessionID             string          `json:"sessionId"`
+	Cwd                   string          `json:"cwd"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	McpServers            []McpServer     `json:"mcpServers,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ResumeSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *ResumeSessionParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.str("cwd", &p.Cwd, true)
+	f.strings("additionalDirectories", &p.AdditionalDirectories)
+	f.mcpServers(&p.McpServers)
+	f.meta(&p.Meta)
+}
+
+// ListSessionsParams are the params of session/list. Every member is
+// optional.
+type ListSessionsParams struct {
+	// Cwd filters the sessions by working directory; "" means all.
+	Cwd string `json:"cwd,omitempty"`
+	// Cursor is a previous result's NextCursor; "" asks for the first page.
+	Cursor string          `json:"cursor,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ListSessionsParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *ListSessionsParams) decodeParams(f *fields) {
+	f.str("cwd", &p.Cwd, false)
+	f.str("cursor", &p.Cursor, false)
+	f.meta(&p.Meta)
+}
+
+// SessionParams are the params of the methods that name only a session:
+// session/close and the session/cancel notification.
+type SessionParams struct {
+	SessionID string          `json:"sessionId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *SessionParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.meta(&p.Meta)
+}
+
+// SetSessionModeParams are the params of session/set_mode.
+type SetSessionModeParams struct {
+	SessionID string `json:"sessionId"`
+	// ModeID is one of the modes the agent advertised.
+	ModeID string          `json:"modeId"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionModeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *SetSessionModeParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.str("modeId", &p.ModeID, true)
+	f.meta(&p.Meta)
+}
+
+// SetSessionConfigOptionParams are the params of session/set_config_option.
+type SetSessionConfigOptionParams struct {
+	SessionID string `json:"sessionId"`
+	ConfigID  string `json:"configId"`
+	// Value is the id of one of the option's values.
+	Value string          `json:"value"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionConfigOptionParams) UnmarshalJSON(data []byte) error {
+	return unmarshalParams(data, p)
+}
+
+func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.str("configId", &p.ConfigID, true)
+	f.str("value", &p.Value, true)
+	f.meta(&p.Meta)
+}
+
+// SetSessionModelParams are the params of the legacy session/set_model.
+// Unstable: the method predates session/set_config_option and may be
+// removed from the protocol.
+type SetSessionModelParams struct {
+	SessionID string          `json:"sessionId"`
+	ModelID   string          `json:"modelId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionModelParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *SetSessionModelParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	f.str("modelId", &p.ModelID, true)
+	f.meta(&p.Meta)
+}
+
+// PromptParams are the params of session/prompt.
+type PromptParams struct {
+	SessionID string `json:"sessionId"`
+	// Prompt is the user's message. Text and resource links are always
+	// allowed; images, audio and embedded resources only when the agent
+	// declared the matching prompt capability.
+	Prompt ContentBlocks   `json:"prompt"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *PromptParams) decodeParams(f *fields) {
+	f.str("sessionId", &p.SessionID, true)
+	if f.require("prompt") {
+		p.Prompt = f.contentBlocks("prompt")
+	}
+	f.meta(&p.Meta)
+}
+
+// CancelRequestParams are the params of $/cancel_request.
+type CancelRequestParams struct {
+	// RequestID is the id of the request to cancel, byte-exact as sent.
+	RequestID ID              `json:"requestId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *CancelRequestParams) decodeParams(f *fields) {
+	// requestId may be null (a request may carry a null id), so it is read
+	// from the map directly rather than through get, which drops nulls.
+	raw, ok := f.m["requestId"]
+	if !ok {
+		f.fail("requestId", "is required")
+		return
+	}
+	id, err := ParseID(bytes.TrimSpace(raw))
+	if err != nil {
+		f.fail("requestId", "must be a string, a number or null")
+		return
+	}
+	p.RequestID = id
+	f.meta(&p.Meta)
+}

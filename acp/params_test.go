@@ -1,0 +1,329 @@
+package acp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// roundTrip marshals v as JSON and decodes it back with DecodeParams.
+func paramsRoundTrip[T any, P interface {
+	*T
+	paramsDecoder
+}](t *testing.T, v T) {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := DecodeParams[T, P](raw)
+	if err != nil {
+		t.Fatalf("decoding %s: %v", raw, err)
+	}
+	if diff := cmp.Diff(v, got); diff != "" {
+		t.Errorf("round trip of %s (-want +got):\n%s", raw, diff)
+	}
+}
+
+func TestParamsRoundTrip(t *testing.T) {
+	prompt := ContentBlocks{}
+	for _, b := range sampleBlocks() {
+		prompt = append(prompt, b.block)
+	}
+	servers := []McpServer{
+		McpServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
+		McpServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
+		McpServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
+		McpServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
+		UnknownMcpServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
+	}
+	t.Run("initialize", func(t *testing.T) {
+		paramsRoundTrip(t, InitializeParams{
+			ProtocolVersion: 1,
+			ClientCapabilities: ClientCapabilities{
+				FS: FileSystemCapabilities{ReadTextFile: true}, Terminal: true,
+				Session: &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
+				Meta:    json.RawMessage(`{"goose":{"customNotifications":true}}`),
+			},
+			ClientInfo: &Implementation{Name: "zed", Title: "Zed", Version: "1"},
+			Meta:       sampleMeta,
+		})
+	})
+	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
+	t.Run("session/new", func(t *testing.T) {
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: ptrOf("be brief"), Meta: sampleMeta})
+	})
+	t.Run("session/new empty system prompt", func(t *testing.T) {
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: ptrOf("")})
+	})
+	t.Run("session/load", func(t *testing.T) {
+		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+	})
+	t.Run("session/resume", func(t *testing.T) {
+		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
+	})
+	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
+	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
+	t.Run("session/set_mode", func(t *testing.T) { paramsRoundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
+	t.Run("session/set_config_option", func(t *testing.T) {
+		paramsRoundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "model", Value: "opus"})
+	})
+	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
+	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
+	t.Run("steer", func(t *testing.T) {
+		paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"})
+	})
+	t.Run("$/cancel_request", func(t *testing.T) { paramsRoundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
+	t.Run("request_permission", func(t *testing.T) {
+		paramsRoundTrip(t, RequestPermissionParams{
+			SessionID: "s",
+			ToolCall: PermissionToolCall{ToolCallID: "c", Title: "t", Kind: ToolKindEdit, Status: ToolCallStatusPending,
+				Content: []ToolCallContent{ToolCallDiff{Path: "/a", NewText: "x"}}, Locations: []ToolCallLocation{{Path: "/a"}}},
+			Options: []PermissionOption{{OptionID: "y", Name: "Yes", Kind: PermissionAllowAlways}},
+		})
+	})
+	t.Run("fs/read_text_file", func(t *testing.T) {
+		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(uint64(0)), Limit: ptrOf(uint64(5))})
+	})
+	t.Run("fs/write_text_file", func(t *testing.T) {
+		paramsRoundTrip(t, WriteTextFileParams{SessionID: "s", Path: "/a", Content: ""})
+	})
+	t.Run("terminal/create", func(t *testing.T) {
+		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
+	})
+	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
+}
+
+func TestDecodeParamsDefaults(t *testing.T) {
+	t.Run("missing mcpServers is empty", func(t *testing.T) {
+		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", McpServers: []McpServer{}}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("system prompt absent vs empty vs null", func(t *testing.T) {
+		for raw, want := range map[string]*string{
+			`{"cwd":"/w"}`:                       nil,
+			`{"cwd":"/w","systemPrompt":null}`:   nil,
+			`{"cwd":"/w","systemPrompt":""}`:     ptrOf(""),
+			`{"cwd":"/w","systemPrompt":"be x"}`: ptrOf("be x"),
+		} {
+			got, err := DecodeParams[NewSessionParams]([]byte(raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(want, got.SystemPrompt); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", raw, diff)
+			}
+		}
+	})
+	t.Run("stdio server with type stdio", func(t *testing.T) {
+		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","mcpServers":[{"type":"stdio","name":"a","command":"/a"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []McpServer{McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
+		if diff := cmp.Diff(want, got.McpServers); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("steer prompt defaults to empty", func(t *testing.T) {
+		got, err := DecodeParams[SteerParams]([]byte(`{"sessionId":"s","expectedRunId":"r"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(SteerParams{SessionID: "s", Prompt: ContentBlocks{}, ExpectedRunID: "r"}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("session/list accepts absent and null params", func(t *testing.T) {
+		for _, raw := range []string{``, `null`, `{}`, ` { } `} {
+			got, err := DecodeParams[ListSessionsParams]([]byte(raw))
+			if err != nil {
+				t.Fatalf("%q: %v", raw, err)
+			}
+			if diff := cmp.Diff(ListSessionsParams{}, got); diff != "" {
+				t.Errorf("%q (-want +got):\n%s", raw, diff)
+			}
+		}
+	})
+	t.Run("unknown members ignored, meta kept", func(t *testing.T) {
+		got, err := DecodeParams[SessionParams]([]byte(`{"sessionId":"s","future":{"a":[1]},"_meta":{"k":"v"}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(SessionParams{SessionID: "s", Meta: json.RawMessage(`{"k":"v"}`)}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+	})
+	t.Run("duplicate members last wins", func(t *testing.T) {
+		got, err := DecodeParams[PromptParams]([]byte(`{"sessionId":"a","prompt":[],"sessionId":"b","prompt":[{"type":"text","text":"x"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(PromptParams{SessionID: "b", Prompt: ContentBlocks{TextContent{Text: "x"}}}, got); diff != "" {
+			t.Errorf("(-want +got):\n%s", diff)
+		}
+		// A later null erases an earlier value, so the member is missing.
+		_, err = DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","cwd":null}`))
+		wantInvalidField(t, err, "cwd")
+	})
+	t.Run("malformed informational members read as absent", func(t *testing.T) {
+		for _, raw := range []string{
+			`{"protocolVersion":1,"clientCapabilities":{"fs":true}}`,
+			`{"protocolVersion":1,"clientCapabilities":[]}`,
+			`{"protocolVersion":1,"clientInfo":"zed"}`,
+			`{"protocolVersion":1,"clientInfo":{"name":1}}`,
+		} {
+			got, err := DecodeParams[InitializeParams]([]byte(raw))
+			if err != nil {
+				t.Fatalf("%s: %v", raw, err)
+			}
+			if got.ClientInfo != nil || got.ClientCapabilities.CanReadTextFile() {
+				t.Errorf("%s: decoded %+v", raw, got)
+			}
+		}
+	})
+	t.Run("cancel request ids kept byte-exact", func(t *testing.T) {
+		for _, id := range []string{`1`, `"1"`, `1e3`, `null`, `123456789012345678901234567890`} {
+			got, err := DecodeParams[CancelRequestParams]([]byte(`{"requestId":` + id + `}`))
+			if err != nil {
+				t.Fatalf("%s: %v", id, err)
+			}
+			if diff := cmp.Diff(id, got.RequestID.String()); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		}
+	})
+}
+
+func TestDecodeParamsErrors(t *testing.T) {
+	type decoder func([]byte) error
+	dec := func(f func([]byte) (any, error)) decoder {
+		return func(raw []byte) error { _, err := f(raw); return err }
+	}
+	initialize := dec(func(b []byte) (any, error) { return DecodeParams[InitializeParams](b) })
+	newSession := dec(func(b []byte) (any, error) { return DecodeParams[NewSessionParams](b) })
+	prompt := dec(func(b []byte) (any, error) { return DecodeParams[PromptParams](b) })
+	cases := []struct {
+		name   string
+		decode decoder
+		params string
+		field  string
+	}{
+		{"params an array", newSession, `[]`, "params"},
+		{"params a string", newSession, `"x"`, "params"},
+		{"params invalid JSON", newSession, `{"cwd":`, "params"},
+		{"initialize absent params", initialize, ``, "protocolVersion"},
+		{"initialize null params", initialize, `null`, "protocolVersion"},
+		{"initialize version a string", initialize, `{"protocolVersion":"1"}`, "protocolVersion"},
+		{"initialize version fractional", initialize, `{"protocolVersion":1.5}`, "protocolVersion"},
+		{"initialize version negative", initialize, `{"protocolVersion":-1}`, "protocolVersion"},
+		{"initialize version too large", initialize, `{"protocolVersion":70000}`, "protocolVersion"},
+		{"authenticate no method", dec(func(b []byte) (any, error) { return DecodeParams[AuthenticateParams](b) }), `{}`, "methodId"},
+		{"session/new no cwd", newSession, `{"mcpServers":[]}`, "cwd"},
+		{"session/new cwd null", newSession, `{"cwd":null}`, "cwd"},
+		{"session/new cwd a number", newSession, `{"cwd":1}`, "cwd"},
+		{"session/new servers not an array", newSession, `{"cwd":"/","mcpServers":{}}`, "mcpServers"},
+		{"session/new server null", newSession, `{"cwd":"/","mcpServers":[null]}`, "mcpServers[0]"},
+		{"session/new stdio no command", newSession, `{"cwd":"/","mcpServers":[{"name":"a"}]}`, "mcpServers[0].command"},
+		{"session/new stdio args not strings", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","args":[1]}]}`, "mcpServers[0].args"},
+		{"session/new stdio env no value", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","env":[{"name":"X"}]}]}`, "mcpServers[0].env[0].value"},
+		{"session/new http no url", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a"},{"type":"http","name":"h"}]}`, "mcpServers[1].url"},
+		{"session/new sse header not object", newSession, `{"cwd":"/","mcpServers":[{"type":"sse","name":"h","url":"u","headers":[1]}]}`, "mcpServers[0].headers[0]"},
+		{"session/new server type not string", newSession, `{"cwd":"/","mcpServers":[{"type":1}]}`, "mcpServers[0].type"},
+		{"session/new system prompt a number", newSession, `{"cwd":"/","systemPrompt":1}`, "systemPrompt"},
+		{"session/new directories not strings", newSession, `{"cwd":"/","additionalDirectories":"x"}`, "additionalDirectories"},
+		{"session/new meta not object", newSession, `{"cwd":"/","_meta":1}`, "_meta"},
+		{"session/load no session", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"cwd":"/"}`, "sessionId"},
+		{"session/load no cwd", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"sessionId":"s"}`, "cwd"},
+		{"session/resume no cwd", dec(func(b []byte) (any, error) { return DecodeParams[ResumeSessionParams](b) }), `{"sessionId":"s"}`, "cwd"},
+		{"session/list cursor a number", dec(func(b []byte) (any, error) { return DecodeParams[ListSessionsParams](b) }), `{"cursor":1}`, "cursor"},
+		{"session/close no session", dec(func(b []byte) (any, error) { return DecodeParams[SessionParams](b) }), `{}`, "sessionId"},
+		{"session/set_mode no mode", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionModeParams](b) }), `{"sessionId":"s"}`, "modeId"},
+		{"set_config_option no value", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","configId":"m"}`, "value"},
+		{"set_config_option no config", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","value":"v"}`, "configId"},
+		{"set_model no model", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionModelParams](b) }), `{"sessionId":"s"}`, "modelId"},
+		{"prompt no session", prompt, `{"prompt":[]}`, "sessionId"},
+		{"prompt no prompt", prompt, `{"sessionId":"s"}`, "prompt"},
+		{"prompt not an array", prompt, `{"sessionId":"s","prompt":{"type":"text"}}`, "prompt"},
+		{"prompt block null", prompt, `{"sessionId":"s","prompt":[null]}`, "prompt[0]"},
+		{"prompt block a string", prompt, `{"sessionId":"s","prompt":["hi"]}`, "prompt[0]"},
+		{"prompt block no type", prompt, `{"sessionId":"s","prompt":[{"text":"x"}]}`, "prompt[0].type"},
+		{"prompt text no text", prompt, `{"sessionId":"s","prompt":[{"type":"text","text":"ok"},{"type":"text"}]}`, "prompt[1].text"},
+		{"prompt image no mime", prompt, `{"sessionId":"s","prompt":[{"type":"image","data":"x"}]}`, "prompt[0].mimeType"},
+		{"prompt audio no data", prompt, `{"sessionId":"s","prompt":[{"type":"audio","mimeType":"a"}]}`, "prompt[0].data"},
+		{"prompt link no name", prompt, `{"sessionId":"s","prompt":[{"type":"resource_link","uri":"u"}]}`, "prompt[0].name"},
+		{"prompt link size a string", prompt, `{"sessionId":"s","prompt":[{"type":"resource_link","uri":"u","name":"n","size":"1"}]}`, "prompt[0].size"},
+		{"prompt resource missing", prompt, `{"sessionId":"s","prompt":[{"type":"resource"}]}`, "prompt[0].resource"},
+		{"prompt resource no uri", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"text":"x"}}]}`, "prompt[0].resource.uri"},
+		{"prompt resource neither text nor blob", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"u"}}]}`, "prompt[0].resource.text"},
+		{"prompt annotations malformed", prompt, `{"sessionId":"s","prompt":[{"type":"text","text":"x","annotations":{"priority":"high"}}]}`, "prompt[0].annotations"},
+		{"steer no run id", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[]}`, "expectedRunId"},
+		{"steer bad block", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[{"type":"text"}],"expectedRunId":"r"}`, "prompt[0].text"},
+		{"cancel_request no id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{}`, "requestId"},
+		{"cancel_request object id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":{}}`, "requestId"},
+		{"cancel_request bool id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":true}`, "requestId"},
+		{"permission no tool call", dec(func(b []byte) (any, error) { return DecodeParams[RequestPermissionParams](b) }), `{"sessionId":"s","options":[]}`, "toolCall"},
+		{"permission tool call no id", dec(func(b []byte) (any, error) { return DecodeParams[RequestPermissionParams](b) }), `{"sessionId":"s","toolCall":{},"options":[]}`, "toolCall.toolCallId"},
+		{"permission no options", dec(func(b []byte) (any, error) { return DecodeParams[RequestPermissionParams](b) }), `{"sessionId":"s","toolCall":{"toolCallId":"c"}}`, "options"},
+		{"permission option no kind", dec(func(b []byte) (any, error) { return DecodeParams[RequestPermissionParams](b) }), `{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[{"optionId":"o","name":"n"}]}`, "options[0].kind"},
+		{"read no path", dec(func(b []byte) (any, error) { return DecodeParams[ReadTextFileParams](b) }), `{"sessionId":"s"}`, "path"},
+		{"read line negative", dec(func(b []byte) (any, error) { return DecodeParams[ReadTextFileParams](b) }), `{"sessionId":"s","path":"/a","line":-2}`, "line"},
+		{"write no content", dec(func(b []byte) (any, error) { return DecodeParams[WriteTextFileParams](b) }), `{"sessionId":"s","path":"/a"}`, "content"},
+		{"terminal create no command", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s"}`, "command"},
+		{"terminal create limit fractional", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s","command":"c","outputByteLimit":1.5}`, "outputByteLimit"},
+		{"terminal no terminal id", dec(func(b []byte) (any, error) { return DecodeParams[TerminalParams](b) }), `{"sessionId":"s"}`, "terminalId"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			wantInvalidField(t, tc.decode([]byte(tc.params)), tc.field)
+		})
+	}
+}
+
+func TestInvalidParamsMessage(t *testing.T) {
+	_, err := DecodeParams[NewSessionParams]([]byte(`{"mcpServers":[]}`))
+	want := &Error{Code: CodeInvalidParams, Message: `invalid params: "cwd" is required`, Data: json.RawMessage(`{"field":"cwd"}`)}
+	if diff := cmp.Diff(want, err); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+func TestParamsUnmarshalJSON(t *testing.T) {
+	// The params types apply DecodeParams's rules wherever encoding/json
+	// meets them, including nested in a caller's own envelope type.
+	var req struct {
+		Method string           `json:"method"`
+		Params NewSessionParams `json:"params"`
+	}
+	line := `{"method":"session/new","params":{"cwd":"/w","mcpServers":[{"type":"http","name":"h","url":"u","headers":[]}]}}`
+	if err := json.Unmarshal([]byte(line), &req); err != nil {
+		t.Fatal(err)
+	}
+	want := NewSessionParams{Cwd: "/w", McpServers: []McpServer{McpServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
+	if diff := cmp.Diff(want, req.Params); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	err := json.Unmarshal([]byte(`{"method":"session/new","params":{"mcpServers":[]}}`), &req)
+	wantInvalidField(t, err, "cwd")
+
+	var n SessionNotification
+	if err := json.Unmarshal([]byte(`{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"ask"}}`), &n); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(SessionNotification{SessionID: "s", Update: CurrentModeUpdate{CurrentModeID: "ask"}}, n); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+
+	// null is a no-op, as for encoding/json's own types.
+	p := PromptParams{SessionID: "keep"}
+	if err := json.Unmarshal([]byte(`null`), &p); err != nil || p.SessionID != "keep" {
+		t.Errorf("null: %v, %+v", err, p)
+	}
+}

@@ -1,0 +1,193 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// paramsOf returns the params member of a line built by a Marshal function.
+func paramsOfLine(t *testing.T, line []byte) json.RawMessage {
+	t.Helper()
+	var env struct {
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(line, &env); err != nil {
+		t.Fatal(err)
+	}
+	return env.Params
+}
+
+func TestSessionUpdateRoundTrip(t *testing.T) {
+	for _, tc := range sampleUpdates() {
+		t.Run(tc.name, func(t *testing.T) {
+			line, err := MarshalSessionUpdate("sess-1", tc.update)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeSessionNotification(paramsOfLine(t, line))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := SessionNotification{SessionID: "sess-1", Update: tc.update}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestContentBlockRoundTrip(t *testing.T) {
+	for _, tc := range sampleBlocks() {
+		t.Run(tc.name, func(t *testing.T) {
+			raw, err := json.Marshal(tc.block)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := decodeContentBlock(raw, "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.block, got); diff != "" {
+				t.Errorf("round trip (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestUnknownKeptByteForByte(t *testing.T) {
+	// Odd spacing and member order must survive: the raw bytes are kept.
+	rawBlock := `{ "data": 1,  "type" : "hologram" }`
+	blocks, err := DecodeParams[PromptParams]([]byte(`{"sessionId":"s","prompt":[` + rawBlock + `]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ContentBlocks{UnknownContent{Type: "hologram", Raw: json.RawMessage(rawBlock)}}
+	if diff := cmp.Diff(want, blocks.Prompt); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	out, err := blocks.Prompt[0].(UnknownContent).MarshalJSON()
+	if err != nil || string(out) != rawBlock {
+		t.Errorf("MarshalJSON = %q, %v; want %q", out, err, rawBlock)
+	}
+
+	rawUpdate := `{"sessionUpdate":"future_thing","z":{"a" :1}}`
+	u, err := DecodeSessionUpdate([]byte(rawUpdate))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff(SessionUpdate(UnknownUpdate{Kind: "future_thing", Raw: json.RawMessage(rawUpdate)}), u); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	out, err = u.(UnknownUpdate).MarshalJSON()
+	if err != nil || string(out) != rawUpdate {
+		t.Errorf("MarshalJSON = %q, %v; want %q", out, err, rawUpdate)
+	}
+}
+
+func TestDecodeSessionUpdateDetails(t *testing.T) {
+	cases := []struct {
+		name string
+		raw  string
+		want SessionUpdate
+	}{
+		{"session info null clears", `{"sessionUpdate":"session_info_update","title":null}`, SessionInfoUpdate{Title: ptrOf("")}},
+		{"session info absent unchanged", `{"sessionUpdate":"session_info_update"}`, SessionInfoUpdate{}},
+		{"tool call update absent lists stay nil", `{"sessionUpdate":"tool_call_update","toolCallId":"c"}`, ToolCallUpdate{ToolCallID: "c"}},
+		{"tool call update empty lists clear", `{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[],"locations":[]}`,
+			ToolCallUpdate{ToolCallID: "c", Content: []ToolCallContent{}, Locations: []ToolCallLocation{}}},
+		{"unknown tool content kept", `{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"type":"x","v":1}]}`,
+			ToolCall{ToolCallID: "c", Title: "t", Content: []ToolCallContent{UnknownToolCallContent{Type: "x", Raw: json.RawMessage(`{"type":"x","v":1}`)}}}},
+		{"unknown enum values kept", `{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","kind":"teleport","status":"paused"}`,
+			ToolCall{ToolCallID: "c", Title: "t", Kind: "teleport", Status: "paused"}},
+		{"unknown members ignored", `{"sessionUpdate":"current_mode_update","currentModeId":"ask","extra":{"deep":[1]}}`, CurrentModeUpdate{CurrentModeID: "ask"}},
+		{"duplicate member last wins", `{"sessionUpdate":"current_mode_update","currentModeId":"ask","currentModeId":"code"}`, CurrentModeUpdate{CurrentModeID: "code"}},
+		{"duplicate discriminator last wins", `{"sessionUpdate":"nope","sessionUpdate":"current_mode_update","currentModeId":"ask"}`, CurrentModeUpdate{CurrentModeID: "ask"}},
+		{"usage without cost", `{"sessionUpdate":"usage_update","used":0,"size":0}`, UsageUpdate{}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := DecodeSessionUpdate([]byte(tc.raw))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// wantField checks that err is an invalid-params *Error naming field.
+func wantInvalidField(t *testing.T, err error, field string) {
+	t.Helper()
+	if !errors.Is(err, ErrInvalidParams) {
+		t.Fatalf("err = %v, want an invalid params error", err)
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err %T is not an *Error", err)
+	}
+	var data struct {
+		Field string `json:"field"`
+	}
+	if err := json.Unmarshal(e.Data, &data); err != nil {
+		t.Fatalf("data %s: %v", e.Data, err)
+	}
+	if diff := cmp.Diff(field, data.Field); diff != "" {
+		t.Errorf("field (-want +got):\n%s\nerror: %v", diff, err)
+	}
+}
+
+func TestDecodeSessionNotificationErrors(t *testing.T) {
+	cases := []struct {
+		name, params, field string
+	}{
+		{"params not an object", `[1]`, "params"},
+		{"no session id", `{"update":{"sessionUpdate":"plan","entries":[]}}`, "sessionId"},
+		{"no update", `{"sessionId":"s"}`, "update"},
+		{"update null", `{"sessionId":"s","update":null}`, "update"},
+		{"update not an object", `{"sessionId":"s","update":"x"}`, "update"},
+		{"no discriminator", `{"sessionId":"s","update":{"content":{"type":"text","text":"x"}}}`, "update.sessionUpdate"},
+		{"discriminator not a string", `{"sessionId":"s","update":{"sessionUpdate":7}}`, "update.sessionUpdate"},
+		{"chunk without content", `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`, "update.content"},
+		{"chunk text without text", `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text"}}}`, "update.content.text"},
+		{"chunk content not an object", `{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":[]}}`, "update.content"},
+		{"thought message id not a string", `{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"},"messageId":1}}`, "update.messageId"},
+		{"tool call without title", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c"}}`, "update.title"},
+		{"tool call bad diff", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"type":"diff","path":"/a"}]}}`, "update.content[0].newText"},
+		{"tool call bad location", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","locations":[{"path":"/a","line":-1}]}}`, "update.locations[0].line"},
+		{"tool call update without id", `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update"}}`, "update.toolCallId"},
+		{"tool call update content not array", `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c","content":{}}}`, "update.content"},
+		{"plan without entries", `{"sessionId":"s","update":{"sessionUpdate":"plan"}}`, "update.entries"},
+		{"plan entry without status", `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high"}]}}`, "update.entries[0].status"},
+		{"commands without description", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a"}]}}`, "update.availableCommands[0].description"},
+		{"command input without hint", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"d","input":{}}]}}`, "update.availableCommands[0].input.hint"},
+		{"mode without id", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update"}}`, "update.currentModeId"},
+		{"config option without value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","options":[]}]}}`, "update.configOptions[0].currentValue"},
+		{"config option options not array", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","currentValue":"a","options":{}}]}}`, "update.configOptions[0].options"},
+		{"session info title not a string", `{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":3}}`, "update.title"},
+		{"usage without size", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1}}`, "update.size"},
+		{"usage negative", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":-1,"size":1}}`, "update.used"},
+		{"usage cost without currency", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1}}}`, "update.cost.currency"},
+		{"notice without message", `{"sessionId":"s","update":{"sessionUpdate":"notice"}}`, "update.message"},
+		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := DecodeSessionNotification([]byte(tc.params))
+			wantInvalidField(t, err, tc.field)
+		})
+	}
+}
+
+func TestMarshalSessionUpdateNil(t *testing.T) {
+	if _, err := MarshalSessionUpdate("s", nil); err == nil {
+		t.Error("MarshalSessionUpdate(nil) succeeded")
+	}
+	if _, err := MarshalGooseSessionUpdate("s", nil); err == nil {
+		t.Error("MarshalGooseSessionUpdate(nil) succeeded")
+	}
+}
