@@ -32,15 +32,16 @@ type event struct {
 
 // recorder is the client's handler: it records every notification.
 type recorder struct {
-	t    *testing.T
-	runs chan string // every run id announced, in order
+	t       *testing.T
+	runs    chan string   // every run id announced, in order
+	chunked chan struct{} // ready once a chunk has arrived
 
 	mu     sync.Mutex
 	events []event
 }
 
 func newRecorder(t *testing.T) *recorder {
-	return &recorder{t: t, runs: make(chan string, 100)}
+	return &recorder{t: t, runs: make(chan string, 100), chunked: make(chan struct{}, 1)}
 }
 
 func (r *recorder) methods() acp.Methods {
@@ -65,6 +66,10 @@ func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, params json.Raw
 		}
 		ev.Line = fmt.Sprintf("chunk %q", text.Text)
 		ev.MessageID = u.MessageID
+		select {
+		case r.chunked <- struct{}{}:
+		default:
+		}
 	case acp.SessionInfoUpdate:
 		m, ok := acp.ParseGooseMeta(u.Meta)
 		switch {

@@ -13,6 +13,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
@@ -54,8 +55,18 @@ func serve(delay time.Duration, maxLine int, log *slog.Logger) error {
 
 	a := newAgent(delay, log)
 	conn := acp.NewConn(ctx, os.Stdin, os.Stdout, a.methods(), &acp.ConnOptions{MaxLineLength: maxLine, Logger: log})
-	if err := conn.Wait(); err != nil {
-		return fmt.Errorf("connection: %w", err)
+	ended := make(chan error, 1)
+	go func() { ended <- conn.Wait() }()
+	select {
+	case err := <-ended:
+		if err != nil {
+			return fmt.Errorf("connection: %w", err)
+		}
+		return nil // end of input: the client is done
+	case <-ctx.Done():
+		// The signal ended the connection, but Wait also waits for the
+		// read of stdin in progress, which closing a blocking stdin does
+		// not interrupt: exit without waiting.
+		return errors.New("interrupted")
 	}
-	return nil
 }
