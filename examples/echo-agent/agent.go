@@ -188,14 +188,18 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessa
 	a.notify(ctx, conn, s.id, std)
 
 	switch {
-	case errors.Is(context.Cause(runCtx), errSessionCancelled):
-		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
-	case err != nil:
-		// $/cancel_request or the connection closing: the Conn answers
-		// -32800 for the former when given the context's error.
+	case err == nil:
+		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+	case errors.Is(context.Cause(ctx), acp.ErrRequestCancelled):
+		// The client sent $/cancel_request for this very request: given
+		// the context's error, the Conn answers -32800.
 		return nil, err
+	case runCtx.Err() != nil:
+		// session/cancel, or the end of the input: the Conn cancels
+		// running requests then, and still sends their responses.
+		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
 	}
-	return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+	return nil, err // a session/update could not be sent
 }
 
 // startRun makes r the session's running prompt, or returns the error to

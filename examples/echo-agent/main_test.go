@@ -83,6 +83,9 @@ func startAgent(t *testing.T, args ...string) *agentProc {
 	}
 	p := &agentProc{cmd: exec.Command(agentBin, args...), stdin: inW, stdout: outR, exited: make(chan struct{})}
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, &p.stderr
+	// A race-enabled binary sleeps a second at exit unless told not to; a
+	// race it detects makes it exit with status 66, failing the test.
+	p.cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
 	err = p.cmd.Start()
 	inR.Close()
 	outW.Close()
@@ -491,8 +494,21 @@ func TestStdinEOFMidPrompt(t *testing.T) {
 	if err := r.p.wait(); err != nil {
 		t.Errorf("echo-agent exit: %v; want status 0", err)
 	}
+	// The prompt was cancelled, and still answered.
 	rest, _ := io.ReadAll(r.out)
 	checkJSONLines(t, rest)
+	var resp struct {
+		ID     json.RawMessage
+		Result acp.PromptResult
+	}
+	for line := range bytes.Lines(rest) {
+		if json.Unmarshal(line, &resp) == nil && string(resp.ID) == "1" {
+			break
+		}
+	}
+	if string(resp.ID) != "1" || resp.Result.StopReason != acp.StopReasonCancelled {
+		t.Errorf("after stdin closed, stdout had %q; want the prompt answered cancelled", rest)
+	}
 }
 
 func TestSignal(t *testing.T) {
@@ -505,5 +521,16 @@ func TestSignal(t *testing.T) {
 	var exit *exec.ExitError
 	if err := r.p.wait(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Errorf("echo-agent exit after SIGTERM: %v; want status 1", err)
+	}
+}
+
+func TestCancelRequest(t *testing.T) {
+	r := startRaw(t, "-delay", "1h")
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/"}}`)
+	r.recv()
+	r.send(`{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
+	r.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p"}}`)
+	if diff := cmp.Diff(reply{`"p"`, acp.CodeRequestCancelled}, r.recv()); diff != "" {
+		t.Errorf("reply (-want +got):\n%s", diff)
 	}
 }
