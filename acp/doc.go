@@ -4,5 +4,73 @@
 //
 // The package is pure: it reads and writes only the readers, writers and
 // byte slices its callers hand it, and never opens files, processes or
-// network connections.
+// network connections, nor reads the clock.
+//
+// # Classifying a line
+//
+// [Classify] tells what one inbound line is — a request, a notification, a
+// response, or invalid — straight from its bytes, without decoding it: one
+// pass checks that the line is JSON in valid UTF-8 and finds its members. An
+// invalid line comes back with the error to reply with ([CodeParseError] or
+// [CodeInvalidRequest]) and the id to echo. Ids are kept byte-exact, so a
+// reply echoes exactly what came in. Known ACP methods are returned as their
+// Method constants, so classifying them allocates nothing. The [Message]'s
+// ID, Params and Result alias the line: copy them (with [ID.Clone] and
+// [bytes.Clone]) before the line's buffer is reused. When a member name is
+// repeated, the last occurrence wins, as with encoding/json, so the typed
+// params decoders agree with the classifier.
+//
+// # Errors
+//
+// [Error] is the JSON-RPC error object. Errors match under [errors.Is] by
+// code, so an error that came over the wire can be tested against the
+// sentinels such as [ErrMethodNotFound] and [ErrResourceNotFound]. A handler
+// returns an *Error to choose the reply the peer gets.
+//
+// # Params and results
+//
+// [DecodeParams] decodes a request's params into a typed value such as
+// [NewSessionParams], returning an *[Error] with code [CodeInvalidParams]
+// whose message and data name the offending member. Null params read as {},
+// null members as absent, unknown members are ignored, _meta is kept raw,
+// and of duplicated members the last wins (as in encoding/json and
+// [Classify]). [DecodeResult] decodes a response's result, such as
+// [InitializeResult].
+//
+// # Content and session updates
+//
+// [ContentBlock] and [SessionUpdate] are closed unions: only this package
+// adds variants, and unknown variants decode to [UnknownContent] and
+// [UnknownUpdate], kept byte for byte, so a newer peer never breaks an older
+// reader. Build a session/update line with [MarshalSessionUpdate]; read one
+// with [DecodeSessionNotification] — a malformed known update is an error the
+// client should skip, as the official TypeScript client does. Send a
+// [Notice] only when [ClientCapabilities.AcceptsNotices] says the client
+// asked for them.
+//
+// # Building lines
+//
+// [MarshalRequest], [MarshalNotification], [MarshalResponse] and
+// [MarshalErrorResponse] build the JSON-RPC envelopes; every Marshal
+// function returns one compact line of JSON without its newline.
+//
+// # Negotiation
+//
+// Answer initialize with [NegotiateVersion]; test declared capabilities with
+// the methods of [ClientCapabilities] and [AgentCapabilities], which read
+// absence as unsupported.
+//
+// # Usage
+//
+// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update
+// (tokens in the context window now, and the session's cost when it is
+// known); [NewGooseUsageUpdate] renders it as goose's session-cumulative
+// payload, leaving out every figure that is not exactly known.
+//
+// # goose extensions
+//
+// Unstable: goose's extensions may change or disappear. [SteerParams] is
+// the params of [MethodGooseSessionSteer]; [GooseMeta] rides in an update's
+// _meta.goose; [MarshalGooseSessionUpdate] with [GooseUsageUpdate] builds the
+// _goose/unstable/session/update usage_update notification.
 package acp

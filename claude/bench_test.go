@@ -1,0 +1,254 @@
+package claude_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/claude"
+	"github.com/google/go-cmp/cmp"
+)
+
+// benchLines is a realistic mixed run: system init, text, tool uses, a tool
+// result with a few KiB of output, another with content blocks, and the
+// result line.
+func benchLines(b *testing.B) ([][]byte, int64) {
+	b.Helper()
+	data, err := os.ReadFile("testdata/tool_roundtrip.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
+	return lines, int64(len(data))
+}
+
+func BenchmarkParseLine(b *testing.B) {
+	lines, size := benchLines(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	events := make([]claude.Event, 0, 16)
+	session := ""
+	for b.Loop() {
+		for _, line := range lines {
+			var sid []byte
+			var err error
+			events, sid, err = claude.ParseLine(line, events[:0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sid != nil && string(sid) != session {
+				session = string(sid)
+			}
+		}
+	}
+}
+
+// BenchmarkParseLineStdJSON is the baseline: the same lines decoded with
+// encoding/json into structs holding the fields ParseLine reads, turned into
+// the same events.
+func BenchmarkParseLineStdJSON(b *testing.B) {
+	lines, size := benchLines(b)
+	b.SetBytes(size)
+	b.ReportAllocs()
+	events := make([]claude.Event, 0, 16)
+	session := ""
+	for b.Loop() {
+		for _, line := range lines {
+			var sid string
+			var err error
+			events, sid, err = stdParseLine(line, events[:0])
+			if err != nil {
+				b.Fatal(err)
+			}
+			if sid != "" && sid != session {
+				session = sid
+			}
+		}
+	}
+}
+
+// BenchmarkParseLineQuiet measures a line that emits nothing and repeats
+// the session id: it must not allocate.
+func BenchmarkParseLineQuiet(b *testing.B) {
+	line := []byte(`{"type":"stream_event","event":{"type":"message_stop"},"session_id":"5f2c8a4e-1b7d-4c3e-9a61-2d8f0e7b4c19","parent_tool_use_id":null,"uuid":"0f5e3f7a-3c1d-4b2a-9e8f-7a6b5c4d3e2f"}`)
+	turn := claude.NewTurn("5f2c8a4e-1b7d-4c3e-9a61-2d8f0e7b4c19")
+	events := make([]claude.Event, 0, 4)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		events, _ = turn.Feed(line, events[:0])
+	}
+}
+
+type stdBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	Thinking  string          `json:"thinking"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Input     json.RawMessage `json:"input"`
+	ToolUseID string          `json:"tool_use_id"`
+	Content   json.RawMessage `json:"content"`
+	IsError   bool            `json:"is_error"`
+}
+
+type stdLine struct {
+	Type            string  `json:"type"`
+	Subtype         string  `json:"subtype"`
+	SessionID       string  `json:"session_id"`
+	ParentToolUseID *string `json:"parent_tool_use_id"`
+	Error           *string `json:"error"`
+	Model           string  `json:"model"`
+	Message         *struct {
+		Content json.RawMessage `json:"content"`
+	} `json:"message"`
+	Event *struct {
+		Type  string `json:"type"`
+		Delta struct {
+			Type     string `json:"type"`
+			Text     string `json:"text"`
+			Thinking string `json:"thinking"`
+		} `json:"delta"`
+	} `json:"event"`
+	RateLimitInfo  json.RawMessage `json:"rate_limit_info"`
+	Attempt        int             `json:"attempt"`
+	MaxRetries     int             `json:"max_retries"`
+	RetryDelayMS   int64           `json:"retry_delay_ms"`
+	ErrorStatus    int             `json:"error_status"`
+	IsError        bool            `json:"is_error"`
+	Result         string          `json:"result"`
+	Errors         []string        `json:"errors"`
+	APIErrorStatus int             `json:"api_error_status"`
+	NumTurns       int             `json:"num_turns"`
+	DurationMS     int64           `json:"duration_ms"`
+	DurationAPIMS  int64           `json:"duration_api_ms"`
+	TotalCostUSD   float64         `json:"total_cost_usd"`
+	StopReason     string          `json:"stop_reason"`
+	Usage          json.RawMessage `json:"usage"`
+	ModelUsage     json.RawMessage `json:"modelUsage"`
+}
+
+func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return events, "", nil
+	}
+	var l stdLine
+	if err := json.Unmarshal(line, &l); err != nil {
+		return events, "", err
+	}
+	parent := ""
+	if l.ParentToolUseID != nil {
+		parent = *l.ParentToolUseID
+	}
+	var blocks []stdBlock
+	if l.Message != nil && len(l.Message.Content) > 0 && l.Message.Content[0] == '[' {
+		if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
+			return events, "", err
+		}
+	}
+	switch l.Type {
+	case "system":
+		switch l.Subtype {
+		case "api_retry":
+			events = append(events, claude.Retry{Attempt: l.Attempt, MaxRetries: l.MaxRetries,
+				Delay: time.Duration(l.RetryDelayMS) * time.Millisecond, Status: l.ErrorStatus})
+		default:
+			events = append(events, claude.Heartbeat{Subtype: l.Subtype, Model: l.Model})
+		}
+	case "assistant":
+		for _, k := range blocks {
+			switch k.Type {
+			case "text":
+				events = append(events, claude.Text{Text: k.Text, ParentToolUseID: parent})
+			case "thinking":
+				events = append(events, claude.Thinking{Text: k.Thinking, ParentToolUseID: parent})
+			case "tool_use":
+				events = append(events, claude.ToolUse{ID: k.ID, Name: k.Name, Input: k.Input, ParentToolUseID: parent})
+			}
+		}
+	case "user":
+		for _, k := range blocks {
+			if k.Type != "tool_result" {
+				continue
+			}
+			r := claude.ToolResult{ToolUseID: k.ToolUseID, IsError: k.IsError, ParentToolUseID: parent}
+			if len(k.Content) > 0 && k.Content[0] == '"' {
+				if err := json.Unmarshal(k.Content, &r.Text); err != nil {
+					return events, "", err
+				}
+			} else if len(k.Content) > 0 {
+				var parts []stdBlock
+				if err := json.Unmarshal(k.Content, &parts); err != nil {
+					return events, "", err
+				}
+				var texts []string
+				for _, p := range parts {
+					if p.Type == "text" {
+						texts = append(texts, p.Text)
+					}
+				}
+				r.Text = strings.Join(texts, "\n")
+			}
+			events = append(events, r)
+		}
+	case "rate_limit_event":
+		var rl claude.RateLimit
+		var info struct {
+			Status        string   `json:"status"`
+			ResetsAt      *float64 `json:"resetsAt"`
+			RateLimitType string   `json:"rateLimitType"`
+			Utilization   *float64 `json:"utilization"`
+		}
+		if len(l.RateLimitInfo) > 0 && l.RateLimitInfo[0] == '{' {
+			if err := json.Unmarshal(l.RateLimitInfo, &info); err != nil {
+				return events, "", err
+			}
+			rl.Status, rl.Type, rl.Raw = claude.RateLimitStatus(info.Status), info.RateLimitType, l.RateLimitInfo
+			if info.ResetsAt != nil {
+				rl.ResetsAt = int64(*info.ResetsAt) * 1000
+			}
+			if info.Utilization != nil {
+				rl.Utilization, rl.HasUtilization = *info.Utilization, true
+			}
+		}
+		events = append(events, rl)
+	case "result":
+		events = append(events, claude.Result{
+			Subtype: l.Subtype, IsError: l.IsError, Text: l.Result, Errors: l.Errors,
+			APIErrorStatus: l.APIErrorStatus, NumTurns: l.NumTurns,
+			Duration:     time.Duration(l.DurationMS) * time.Millisecond,
+			APIDuration:  time.Duration(l.DurationAPIMS) * time.Millisecond,
+			TotalCostUSD: l.TotalCostUSD, StopReason: l.StopReason, Usage: l.Usage, ModelUsage: l.ModelUsage,
+		})
+	}
+	return events, l.SessionID, nil
+}
+
+// TestStdBaselineAgrees keeps the baseline honest: on the benchmark's
+// transcript it must produce what ParseLine produces.
+func TestStdBaselineAgrees(t *testing.T) {
+	data, err := os.ReadFile("testdata/tool_roundtrip.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+		want, wantSID, err := claude.ParseLine(line, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotSID, err := stdParseLine(line, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("line %d: baseline events differ (-ParseLine +baseline):\n%s", i+1, diff)
+		}
+		if string(wantSID) != gotSID {
+			t.Errorf("line %d: baseline session %q, want %q", i+1, gotSID, wantSID)
+		}
+	}
+}

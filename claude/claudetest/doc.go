@@ -1,0 +1,39 @@
+// Package claudetest helps test programs that drive the Claude Code CLI,
+// without the real CLI and without spending API credit.
+//
+// # A fake CLI
+//
+// [Run] is a stand-in for `claude -p --output-format stream-json
+// --verbose`: it accepts the real CLI's command line and replays a
+// recorded transcript on its standard output. It touches nothing but what
+// its [Env] gives it, so it runs in-process in a unit test as well as in a
+// real child process. The program examples/fakeclaude is a thin main over
+// it.
+//
+// A test can also run the fake as a child process without building
+// anything, by starting its own test binary with a marker in the
+// environment and calling Run from TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		if os.Getenv("BE_FAKE_CLAUDE") == "1" {
+//			os.Exit(claudetest.Run(context.Background(), claudetest.Env{
+//				Args: os.Args[1:], Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+//				Open:   func(name string) (fs.File, error) { return os.Open(name) },
+//				Getenv: os.Getenv,
+//			}))
+//		}
+//		os.Exit(m.Run())
+//	}
+//
+// and then running os.Args[0] with BE_FAKE_CLAUDE=1 and
+// FAKECLAUDE_TRANSCRIPT set wherever the program under test runs `claude`.
+//
+// # Transcripts
+//
+// A transcript is a file of stream-json lines as the CLI prints them
+// (claude/testdata holds examples of every kind of run). A directory holding
+// new.jsonl and resume.jsonl stands for a conversation of two runs: the
+// first without --resume, the second with it. [Render] describes the events
+// a transcript yields, the format of the golden files beside those
+// examples.
+package claudetest

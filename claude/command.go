@@ -1,0 +1,85 @@
+package claude
+
+import "strconv"
+
+// Options are the settings of one `claude -p` run. The zero value runs a new
+// conversation with the CLI's defaults.
+type Options struct {
+	// Resume is the session id of the conversation to continue; empty
+	// starts a new one.
+	Resume string
+	// Model selects the model ("sonnet", "opus", or a full model name).
+	Model string
+	// PermissionMode is "default", "acceptEdits", "plan",
+	// "bypassPermissions", …
+	PermissionMode string
+	// MaxTurns caps the agentic turns of the run; 0 means no cap.
+	MaxTurns int
+	// IncludePartialMessages asks for stream_event lines, which become
+	// [PartialText] and [PartialThinking] events.
+	IncludePartialMessages bool
+	// MCPConfig is a path to an MCP configuration file, or the JSON itself.
+	MCPConfig string
+	// AppendSystemPrompt is added to the CLI's system prompt.
+	AppendSystemPrompt string
+	// AllowedTools and DisallowedTools are tool rules such as "Read" or
+	// "Bash(git log:*)".
+	AllowedTools    []string
+	DisallowedTools []string
+}
+
+// CommandLine returns the arguments for running the claude binary with
+// options o, and the bytes to write to its standard input, which carry the
+// prompt: the CLI reads the prompt from stdin when its arguments name none.
+// Passing it there means that no prompt, however it begins ("-rf", "--help"),
+// can be read as a flag, and that its size is not limited by the system's
+// argument length.
+//
+// Every option with a value uses the "--name=value" form, so that a value
+// starting with "-" (a session id, a prompt fragment) stays a value. Tool
+// lists are joined with commas, the form the CLI splits.
+func CommandLine(o Options, prompt string) (args []string, stdin []byte) {
+	args = []string{"-p", "--output-format", "stream-json", "--verbose"}
+	if o.Resume != "" {
+		args = append(args, "--resume="+o.Resume)
+	}
+	if o.Model != "" {
+		args = append(args, "--model="+o.Model)
+	}
+	if o.PermissionMode != "" {
+		args = append(args, "--permission-mode="+o.PermissionMode)
+	}
+	if o.MaxTurns > 0 {
+		args = append(args, "--max-turns="+strconv.Itoa(o.MaxTurns))
+	}
+	if o.IncludePartialMessages {
+		args = append(args, "--include-partial-messages")
+	}
+	if o.MCPConfig != "" {
+		args = append(args, "--mcp-config="+o.MCPConfig)
+	}
+	if o.AppendSystemPrompt != "" {
+		args = append(args, "--append-system-prompt="+o.AppendSystemPrompt)
+	}
+	if tools := joinTools(o.AllowedTools); tools != "" {
+		args = append(args, "--allowedTools="+tools)
+	}
+	if tools := joinTools(o.DisallowedTools); tools != "" {
+		args = append(args, "--disallowedTools="+tools)
+	}
+	return args, []byte(prompt)
+}
+
+func joinTools(tools []string) string {
+	s := ""
+	for _, t := range tools {
+		if t == "" {
+			continue
+		}
+		if s != "" {
+			s += ","
+		}
+		s += t
+	}
+	return s
+}

@@ -1,0 +1,72 @@
+package claude_test
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/acpkit/acpkit/claude"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCommandLine(t *testing.T) {
+	base := []string{"-p", "--output-format", "stream-json", "--verbose"}
+	tests := []struct {
+		name   string
+		opts   claude.Options
+		prompt string
+		want   []string
+	}{
+		{"new conversation", claude.Options{}, "hello", base},
+		{"resume uses the equals form", claude.Options{Resume: "-looks-like-a-flag"}, "hi",
+			append(slices.Clone(base), "--resume=-looks-like-a-flag")},
+		{"every option", claude.Options{
+			Resume:                 "abc",
+			Model:                  "opus",
+			PermissionMode:         "acceptEdits",
+			MaxTurns:               3,
+			IncludePartialMessages: true,
+			MCPConfig:              `{"mcpServers":{}}`,
+			AppendSystemPrompt:     "Be brief.",
+			AllowedTools:           []string{"Read", "", "Bash(git log:*)"},
+			DisallowedTools:        []string{"WebFetch"},
+		}, "x", append(slices.Clone(base),
+			"--resume=abc",
+			"--model=opus",
+			"--permission-mode=acceptEdits",
+			"--max-turns=3",
+			"--include-partial-messages",
+			`--mcp-config={"mcpServers":{}}`,
+			"--append-system-prompt=Be brief.",
+			"--allowedTools=Read,Bash(git log:*)",
+			"--disallowedTools=WebFetch",
+		)},
+		{"no cap for zero or negative turns", claude.Options{MaxTurns: -1}, "x", base},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, stdin := claude.CommandLine(tt.opts, tt.prompt)
+			if diff := cmp.Diff(tt.want, args); diff != "" {
+				t.Errorf("args mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.prompt, string(stdin)); diff != "" {
+				t.Errorf("stdin mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestCommandLinePromptIsNeverAnArgument checks that prompts that look like
+// flags go to stdin only: the arguments do not depend on the prompt.
+func TestCommandLinePromptIsNeverAnArgument(t *testing.T) {
+	opts := claude.Options{Resume: "abc", Model: "sonnet"}
+	want, _ := claude.CommandLine(opts, "plain")
+	for _, prompt := range []string{"-rf /", "--resume=evil", "--", "-p", "--help"} {
+		args, stdin := claude.CommandLine(opts, prompt)
+		if diff := cmp.Diff(want, args); diff != "" {
+			t.Errorf("args for prompt %q differ (-want +got):\n%s", prompt, diff)
+		}
+		if diff := cmp.Diff(prompt, string(stdin)); diff != "" {
+			t.Errorf("stdin mismatch (-want +got):\n%s", diff)
+		}
+	}
+}

@@ -1,0 +1,49 @@
+// Package claude reads the output of the Claude Code CLI and builds its
+// command line, so that a Go program can drive `claude -p` as a coding
+// agent.
+//
+// Run as `claude -p --output-format stream-json --verbose`, the CLI prints
+// one JSON object per line. Its format changes often: new line types,
+// subtypes and content blocks appear between releases, and some SDKs have
+// broken on each. This package never does: whatever it does not know, it
+// skips or reports as a typed unknown, and it answers a line that is not
+// JSON with an error the caller can log before reading on.
+//
+// The package is pure: it starts no process, reads no file and no clock.
+// Callers own the process (see [CommandLine]) and pass the current time
+// where one is needed ([ParseResetTime]).
+//
+// # Reading a run
+//
+// [ParseLine] turns one line into [Event] values: [Text], [Thinking] and
+// [ToolUse] blocks of the assistant's messages, [ToolResult] outcomes,
+// [Heartbeat] and [Retry] signs of life, [RateLimit] state, [APIError]
+// failures and the final [Result]. Its session id comes back as a slice of
+// the line, so that the common case, a line repeating the id already known,
+// costs nothing.
+//
+// [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
+// resume with, stops at the final event, and reports a resume of a
+// conversation that no longer exists as [ResumeFailed].
+//
+// # Usage and cost
+//
+// The CLI writes one assistant line per content block and repeats the
+// message's token usage on each, so usage read from assistant lines would
+// be counted several times. Token accounting takes [Result.Usage] and
+// [Result.ModelUsage] instead, kept as the raw JSON the CLI sent.
+//
+// # Rate limits
+//
+// A rate_limit_event becomes a [RateLimit] with its reset time in epoch
+// milliseconds. The CLI sends one with status "allowed" on ordinary runs, so
+// only [RateLimit.Blocked] means requests are refused. When a limit stops a
+// run, the CLI also says so in words ("You've hit your limit · resets 8pm
+// (America/New_York)"); [ParseResetTime] reads the reset time out of them.
+//
+// # Command line
+//
+// [CommandLine] builds the arguments from [Options] and returns the prompt
+// as the bytes to write to the CLI's standard input, where no prompt can be
+// mistaken for a flag.
+package claude

@@ -1,0 +1,226 @@
+package claude
+
+import (
+	"encoding/json"
+	"strings"
+	"time"
+)
+
+// Event is one thing a line of the CLI's stream-json output reports. The set
+// of event types is closed: it is exactly the types in this package whose
+// names are listed below, so a type switch over them is complete.
+//
+//   - [Heartbeat]: the CLI is alive (system lines, including init).
+//   - [Retry]: the CLI is retrying a failed API call.
+//   - [Text], [Thinking], [ToolUse], [UnknownBlock]: content blocks of an
+//     assistant message.
+//   - [ToolResult]: the outcome of a tool call, from a user line.
+//   - [PartialText], [PartialThinking]: streamed deltas, only with
+//     --include-partial-messages.
+//   - [APIError]: an assistant line that reports an API failure.
+//   - [RateLimit]: the account's rate-limit state.
+//   - [Result]: the final event of a run.
+//   - [ResumeFailed]: the final event of a run whose resume found no
+//     conversation (reported by [Turn] only).
+//
+// Strings and raw JSON in events are copies: they stay valid after the line
+// they came from is reused.
+type Event interface {
+	isEvent()
+}
+
+// Heartbeat reports a system line: proof that the CLI is alive and working,
+// nothing a user needs to read. Subtype is the line's subtype ("init",
+// "status", "compact_boundary", "hook_started", …; empty when absent).
+// Model is the model the CLI announced; only init lines carry it.
+type Heartbeat struct {
+	Subtype string
+	Model   string
+}
+
+// Retry reports that the CLI is retrying an API request after a failure
+// (system subtype "api_retry"). Fields the line does not carry are zero.
+type Retry struct {
+	Attempt    int           // 1 for the first retry
+	MaxRetries int           // how many retries the CLI will make
+	Delay      time.Duration // wait before the retry
+	Status     int           // HTTP status of the failure (e.g. 429, 529); 0 if unknown
+	Error      string        // the CLI's error kind, e.g. "overloaded"
+}
+
+// Text is a text block of an assistant message: model output meant for the
+// user. ParentToolUseID is empty for the main agent and names the Task tool
+// call that started the subagent otherwise.
+type Text struct {
+	Text            string
+	ParentToolUseID string
+}
+
+// Thinking is a thinking block of an assistant message (the model's visible
+// reasoning).
+type Thinking struct {
+	Text            string
+	ParentToolUseID string
+}
+
+// ToolUse is a tool call the model made. Input is the tool's argument object,
+// raw JSON exactly as the CLI sent it.
+type ToolUse struct {
+	ID              string
+	Name            string
+	Input           json.RawMessage
+	ParentToolUseID string
+}
+
+// UnknownBlock is an assistant content block of a type this package does not
+// model ("redacted_thinking", "server_tool_use", future kinds). Raw is the
+// whole block as the CLI sent it.
+type UnknownBlock struct {
+	Type            string
+	Raw             json.RawMessage
+	ParentToolUseID string
+}
+
+// ToolResult is the outcome of a tool call, reported on a user line. Text is
+// the result's text content: the string itself, or the text blocks of a
+// block list joined with newlines; non-text blocks (images) are left out.
+type ToolResult struct {
+	ToolUseID       string
+	IsError         bool
+	Text            string
+	ParentToolUseID string
+}
+
+// PartialText is a streamed piece of a text block (a "text_delta" of a
+// stream_event line). The complete block arrives again as a [Text] event on
+// the assistant line that follows, so a consumer shows either the partial
+// events or the complete ones, never both.
+type PartialText struct {
+	Text            string
+	ParentToolUseID string
+}
+
+// PartialThinking is a streamed piece of a thinking block; see [PartialText].
+type PartialThinking struct {
+	Text            string
+	ParentToolUseID string
+}
+
+// APIError is an assistant line that carries an "error" field: the CLI
+// could not get an answer from the API and wrote a synthetic message
+// instead. It is not model output. Kind is the error field ("rate_limit",
+// "authentication_failed", "billing_error", "invalid_request",
+// "server_error", "unknown", …); Text is the message's text, which for a
+// usage limit names the reset time (see [ParseResetTime]).
+type APIError struct {
+	Kind            string
+	Text            string
+	ParentToolUseID string
+}
+
+// RateLimitStatus is the state the CLI reports in a rate_limit_event.
+type RateLimitStatus string
+
+// Rate-limit states. The CLI sends "allowed" on ordinary runs too, so only
+// [RateLimitRejected] means that requests are being refused.
+const (
+	RateLimitAllowed  RateLimitStatus = "allowed"
+	RateLimitWarning  RateLimitStatus = "allowed_warning"
+	RateLimitRejected RateLimitStatus = "rejected"
+)
+
+// RateLimit is the account's rate-limit state from a rate_limit_event line.
+type RateLimit struct {
+	// Status is "allowed", "allowed_warning" or "rejected" (empty if absent;
+	// other values are passed through).
+	Status RateLimitStatus
+	// Type names the limit window: "five_hour", "seven_day",
+	// "seven_day_opus", "seven_day_sonnet", "overage", … (empty if absent).
+	Type string
+	// Utilization is the fraction of the window used (0.0–1.0), meaningful
+	// only when HasUtilization is true: the CLI sends it only when a
+	// threshold is crossed.
+	Utilization    float64
+	HasUtilization bool
+	// ResetsAt is when the window resets, in Unix epoch milliseconds; 0
+	// means unknown.
+	ResetsAt int64
+	// Raw is the whole rate_limit_info object, for the members not modelled
+	// here (overageStatus, overageResetsAt, isUsingOverage, …); nil when
+	// the line has none.
+	Raw json.RawMessage
+}
+
+// Blocked reports whether the limit is refusing requests now.
+func (r RateLimit) Blocked() bool { return r.Status == RateLimitRejected }
+
+// Result is the final line of a run: its outcome, cost and token usage.
+type Result struct {
+	// Subtype is "success", "error_max_turns", "error_during_execution",
+	// "error_max_budget_usd", … A usage-limit stop arrives as "success"
+	// with IsError set, so decide on both fields (see [Result.Failed]).
+	Subtype string
+	IsError bool
+	// Text is the final answer ("result"); empty on error subtypes, which
+	// carry Errors instead.
+	Text string
+	// Errors are the messages of an error subtype (nil when absent).
+	Errors []string
+	// APIErrorStatus is the HTTP status of the API error that ended the run;
+	// 0 when there was none.
+	APIErrorStatus int
+	NumTurns       int
+	Duration       time.Duration // wall time of the run (duration_ms)
+	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
+	TotalCostUSD   float64
+	StopReason     string
+	// Usage is the run's token usage object and ModelUsage the per-model
+	// breakdown ("modelUsage"), raw JSON as the CLI sent them; nil when
+	// absent. Per-turn accounting must use these, never the usage repeated
+	// on each assistant line.
+	Usage      json.RawMessage
+	ModelUsage json.RawMessage
+}
+
+// Failed reports whether the run did not succeed: an error subtype, or
+// is_error set on a "success" (which is how usage limits arrive).
+func (r Result) Failed() bool { return r.IsError || r.Subtype != "success" }
+
+// resumeNotFound is the CLI's wording when --resume names an unknown id.
+const resumeNotFound = "No conversation found with session ID"
+
+// ResumeNotFound reports whether the result is the CLI's answer to a
+// --resume whose conversation does not exist.
+func (r Result) ResumeNotFound() bool {
+	if r.Subtype != "error_during_execution" {
+		return false
+	}
+	for _, e := range r.Errors {
+		if strings.Contains(e, resumeNotFound) {
+			return true
+		}
+	}
+	return strings.Contains(r.Text, resumeNotFound)
+}
+
+// ResumeFailed is the final event of a [Turn] that resumed a conversation
+// the CLI could not find. SessionID is the id that was resumed; Result is
+// the CLI's result line, whose own session id must not be used.
+type ResumeFailed struct {
+	SessionID string
+	Result    Result
+}
+
+func (Heartbeat) isEvent()       {}
+func (Retry) isEvent()           {}
+func (Text) isEvent()            {}
+func (Thinking) isEvent()        {}
+func (ToolUse) isEvent()         {}
+func (UnknownBlock) isEvent()    {}
+func (ToolResult) isEvent()      {}
+func (PartialText) isEvent()     {}
+func (PartialThinking) isEvent() {}
+func (APIError) isEvent()        {}
+func (RateLimit) isEvent()       {}
+func (Result) isEvent()          {}
+func (ResumeFailed) isEvent()    {}

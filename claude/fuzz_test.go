@@ -1,0 +1,155 @@
+package claude
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tidwall/gjson"
+)
+
+func FuzzParseLine(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"system","subtype":"init","session_id":"s","model":"m"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"tool_use","id":"t","name":"n","input":{}}]},"parent_tool_use_id":"p","session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"error":"rate_limit"}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"}],"is_error":true}]}}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000}}`,
+		`{"type":"result","subtype":"success","is_error":true,"result":"r","usage":{},"modelUsage":{},"errors":["e"]}`,
+		`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":9e99}`,
+		`{"type":"assistant","message":{"con`,
+		`{"a":"\u00e9\ud83d\ude00"}`,
+		"not json",
+		"",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		orig := bytes.Clone(line)
+		prior := []Event{Heartbeat{Subtype: "prior"}}
+		events, sid, err := ParseLine(line, prior)
+		if !bytes.Equal(orig, line) {
+			t.Fatal("ParseLine modified its input")
+		}
+		trimmed := bytes.TrimSpace(line)
+		if len(trimmed) > 0 && gjson.ValidBytes(trimmed) != scanValid(trimmed) {
+			t.Fatalf("gjson.ValidBytes = %v, but the offset scanner disagrees", gjson.ValidBytes(trimmed))
+		}
+		var se *SyntaxError
+		switch {
+		case err == nil:
+			if len(trimmed) > 0 && trimmed[0] != '{' {
+				t.Fatal("ParseLine accepted a line that is not an object")
+			}
+			if len(events) < 1 || events[0] != (Heartbeat{Subtype: "prior"}) {
+				t.Fatal("ParseLine lost the events it was given")
+			}
+			if sid != nil && !gjson.ValidBytes(trimmed) {
+				t.Fatal("session id from an invalid line")
+			}
+		case errors.As(err, &se):
+			if len(events) != 1 || sid != nil {
+				t.Fatal("ParseLine returned output with an error")
+			}
+			if se.Len != len(trimmed) || se.Offset < 0 || se.Offset > se.Len {
+				t.Fatalf("SyntaxError{Len:%d Offset:%d} for a %d-byte line", se.Len, se.Offset, len(trimmed))
+			}
+			if len(trimmed) >= 16 && strings.Contains(err.Error(), string(trimmed)) {
+				t.Fatal("error text echoes the line")
+			}
+		default:
+			t.Fatalf("unexpected error type %T", err)
+		}
+	})
+}
+
+// scanValid reports whether the offset scanner accepts b.
+func scanValid(b []byte) bool {
+	s := scanner{b: b}
+	s.value(0)
+	s.space()
+	return s.err == "" && s.i == len(b)
+}
+
+func FuzzRateLimitInfo(f *testing.F) {
+	for _, s := range []string{
+		`{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"}`,
+		`{"status":"rejected","resets_at":"2026-05-12T15:00:00Z","utilization":1}`,
+		`{"resetsAt":null,"reset":1}`,
+		`{"reset_at":1e400}`,
+		`{"resetAt":-1,"rate_limit_type":"seven_day"}`,
+		`[]`,
+		`{"resetsAt":99999999999999999999}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, info []byte) {
+		if !gjson.ValidBytes(info) {
+			return
+		}
+		rl := parseRateLimitInfo(gjson.ParseBytes(info))
+		if rl.ResetsAt < 0 {
+			t.Fatalf("negative reset time %d", rl.ResetsAt)
+		}
+		hasKey := false
+		for _, k := range resetKeys {
+			if bytes.Contains(info, []byte(k)) {
+				hasKey = true
+			}
+		}
+		// A key may be spelled with escapes; only plain text is checked.
+		if !hasKey && !bytes.Contains(info, []byte(`\`)) && rl.ResetsAt != 0 {
+			t.Fatalf("reset time %d from input without a reset key", rl.ResetsAt)
+		}
+		if !rl.HasUtilization && rl.Utilization != 0 {
+			t.Fatal("utilization without HasUtilization")
+		}
+	})
+}
+
+func FuzzParseResetTime(f *testing.F) {
+	for _, s := range []string{
+		"Claude AI usage limit reached|1778598000",
+		"5-hour limit reached ∙ resets 3am",
+		"You've hit your limit · resets 8pm (America/New_York)",
+		"You've hit your session limit · resets 5:30am (Asia/Calcutta)",
+		"You've hit your limit · resets Apr 17, 7pm (Asia/Riyadh)",
+		"You've hit your 5-hour limit · resets 5pm (Europe/Paris) · progress saved",
+		"limit · resets Feb 29, 12:00",
+		"Claude AI usage limit reached|0",
+	} {
+		f.Add(s, int64(1778595630), int32(0))
+	}
+	zones := func(name string) (*time.Location, error) {
+		if len(name) > 3 || name == "UTC" {
+			return time.FixedZone(name, (len(name)%27-13)*3600), nil
+		}
+		return nil, errors.New("unknown")
+	}
+	f.Fuzz(func(t *testing.T, text string, nowSec int64, offsetMin int32) {
+		if nowSec < 0 || nowSec > 1<<36 {
+			return
+		}
+		loc := time.FixedZone("now", int(offsetMin%(18*60))*60)
+		now := time.Unix(nowSec, 0).In(loc)
+		ms, ok := ParseResetTime(text, now, zones)
+		if !ok {
+			if ms != 0 {
+				t.Fatalf("not ok but ms = %d", ms)
+			}
+			return
+		}
+		if ms <= 0 {
+			t.Fatalf("ok with ms = %d", ms)
+		}
+		if !strings.Contains(text, "limit reached|") && !strings.Contains(text, "resets ") {
+			t.Fatalf("reset time %d from text without one: %q", ms, text)
+		}
+		if !strings.Contains(text, "|") && ms < now.UnixMilli() {
+			t.Fatalf("clock reset %d is before now %d: %q", ms, now.UnixMilli(), text)
+		}
+	})
+}

@@ -1,0 +1,447 @@
+package claude
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+	"unsafe"
+
+	"github.com/tidwall/gjson"
+)
+
+// ParseLine parses one line of `claude -p --output-format stream-json
+// --verbose` output. It appends the events the line carries to events, in
+// the order the line holds them, and returns the extended slice.
+//
+// sessionID is the line's top-level "session_id", or nil when it has none.
+// It aliases line (no copy is made, so a line that repeats the previous id
+// costs nothing): compare it with the id you hold and copy it only when it
+// differs, before line is reused. [Turn] does exactly that.
+//
+// A blank line and a line whose "type" is unknown yield no events and no
+// error. A line that is not a JSON object, or that nests arrays and
+// objects more than 10,000 levels deep, yields a [*SyntaxError], which
+// never holds the line's content. The CLI sometimes writes other text to
+// stdout, so callers skip such a line and go on with the next. events is
+// returned unchanged whenever err is not nil.
+//
+// ParseLine only reads line, and keeps no reference to it in the events:
+// every string in them is a copy.
+func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return events, nil, nil
+	}
+	if off := tooDeep(line); off >= 0 {
+		// gjson validates recursively: depth must be bounded before it
+		// looks, or a line of ten million '[' overflows the stack, which
+		// no recover can catch.
+		return events, nil, &SyntaxError{Len: len(line), Offset: off, reason: "nested too deeply"}
+	}
+	if !gjson.ValidBytes(line) {
+		return events, nil, newSyntaxError(line)
+	}
+	if line[0] != '{' {
+		return events, nil, &SyntaxError{Len: len(line), Offset: 0, reason: "not a JSON object"}
+	}
+	p := lineParser{line: line, events: events}
+	p.parse()
+	return p.events, p.sessionID, nil
+}
+
+// view returns line as a string without copying it, so that gjson can read
+// fields without allocating (gjson.GetBytes copies every result). The
+// string is used only while ParseLine runs, during which line does not
+// change. Everything that outlives the call is copied by [str] and
+// [rawCopy]; the session id is returned as a slice of line itself by
+// [lineParser.slice], documented as aliasing it.
+func view(line []byte) string {
+	return unsafe.String(unsafe.SliceData(line), len(line))
+}
+
+type lineParser struct {
+	line      []byte
+	events    []Event
+	sessionID []byte
+}
+
+// topFields are the top-level members ParseLine reads, gathered in one pass.
+// A duplicated key keeps its first value, as gjson's Get does.
+type topFields struct {
+	typ, subtype, sessionID, parentToolUseID, errorKind gjson.Result
+	message, event, rateLimitInfo, model                gjson.Result
+	// system api_retry
+	attempt, maxRetries, retryDelayMS, errorStatus gjson.Result
+	// result
+	isError, result, errors, apiErrorStatus, numTurns gjson.Result
+	durationMS, durationAPIMS, totalCostUSD           gjson.Result
+	stopReason, usage, modelUsage                     gjson.Result
+}
+
+func first(dst *gjson.Result, v gjson.Result) {
+	if !dst.Exists() {
+		*dst = v
+	}
+}
+
+func (f *topFields) set(key string, v gjson.Result) {
+	switch key {
+	case "type":
+		first(&f.typ, v)
+	case "subtype":
+		first(&f.subtype, v)
+	case "session_id":
+		first(&f.sessionID, v)
+	case "parent_tool_use_id":
+		first(&f.parentToolUseID, v)
+	case "error":
+		first(&f.errorKind, v)
+	case "message":
+		first(&f.message, v)
+	case "event":
+		first(&f.event, v)
+	case "rate_limit_info":
+		first(&f.rateLimitInfo, v)
+	case "model":
+		first(&f.model, v)
+	case "attempt":
+		first(&f.attempt, v)
+	case "max_retries":
+		first(&f.maxRetries, v)
+	case "retry_delay_ms":
+		first(&f.retryDelayMS, v)
+	case "error_status":
+		first(&f.errorStatus, v)
+	case "is_error":
+		first(&f.isError, v)
+	case "result":
+		first(&f.result, v)
+	case "errors":
+		first(&f.errors, v)
+	case "api_error_status":
+		first(&f.apiErrorStatus, v)
+	case "num_turns":
+		first(&f.numTurns, v)
+	case "duration_ms":
+		first(&f.durationMS, v)
+	case "duration_api_ms":
+		first(&f.durationAPIMS, v)
+	case "total_cost_usd":
+		first(&f.totalCostUSD, v)
+	case "stop_reason":
+		first(&f.stopReason, v)
+	case "usage":
+		first(&f.usage, v)
+	case "modelUsage":
+		first(&f.modelUsage, v)
+	}
+}
+
+func (p *lineParser) parse() {
+	var f topFields
+	gjson.Parse(view(p.line)).ForEach(func(k, v gjson.Result) bool {
+		f.set(k.Str, v)
+		return true
+	})
+	if f.sessionID.Type == gjson.String {
+		p.sessionID = p.slice(f.sessionID)
+	}
+	if f.typ.Type != gjson.String {
+		return
+	}
+	switch f.typ.Str {
+	case "system":
+		p.system(&f)
+	case "assistant":
+		p.assistant(&f)
+	case "user":
+		p.user(&f)
+	case "stream_event":
+		p.streamEvent(&f)
+	case "rate_limit_event":
+		p.emit(parseRateLimitInfo(f.rateLimitInfo))
+	case "result":
+		p.result(&f)
+	}
+}
+
+func (p *lineParser) emit(e Event) { p.events = append(p.events, e) }
+
+func (p *lineParser) system(f *topFields) {
+	subtype := str(f.subtype)
+	switch subtype {
+	case "api_retry":
+		p.emit(Retry{
+			Attempt:    int(integer(f.attempt)),
+			MaxRetries: int(integer(f.maxRetries)),
+			Delay:      millis(integer(f.retryDelayMS)),
+			Status:     int(integer(f.errorStatus)),
+			Error:      str(f.errorKind),
+		})
+	case "init":
+		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model)})
+	default:
+		p.emit(Heartbeat{Subtype: subtype})
+	}
+}
+
+// block holds the members of a content block that ParseLine reads.
+type block struct {
+	typ, text, thinking, id, name, input gjson.Result
+	toolUseID, content, isError          gjson.Result
+}
+
+func readBlock(b gjson.Result) block {
+	var k block
+	b.ForEach(func(key, v gjson.Result) bool {
+		switch key.Str {
+		case "type":
+			first(&k.typ, v)
+		case "text":
+			first(&k.text, v)
+		case "thinking":
+			first(&k.thinking, v)
+		case "id":
+			first(&k.id, v)
+		case "name":
+			first(&k.name, v)
+		case "input":
+			first(&k.input, v)
+		case "tool_use_id":
+			first(&k.toolUseID, v)
+		case "content":
+			first(&k.content, v)
+		case "is_error":
+			first(&k.isError, v)
+		}
+		return true
+	})
+	return k
+}
+
+func (p *lineParser) assistant(f *topFields) {
+	parent := str(f.parentToolUseID)
+	content := f.message.Get("content")
+	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
+		// A synthetic message standing for an API failure: its text is a
+		// diagnostic, not model output.
+		e := APIError{Kind: str(f.errorKind), ParentToolUseID: parent}
+		if f.errorKind.Type != gjson.String {
+			e.Kind = strings.Clone(f.errorKind.Raw)
+		}
+		e.Text = p.joinText(content)
+		p.emit(e)
+		return
+	}
+	if !content.IsArray() {
+		return
+	}
+	content.ForEach(func(_, b gjson.Result) bool {
+		if !b.IsObject() {
+			return true
+		}
+		k := readBlock(b)
+		switch k.typ.Str {
+		case "text":
+			p.emit(Text{Text: str(k.text), ParentToolUseID: parent})
+		case "thinking":
+			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent})
+		case "tool_use":
+			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent})
+		default:
+			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent})
+		}
+		return true
+	})
+}
+
+func (p *lineParser) user(f *topFields) {
+	content := f.message.Get("content")
+	if !content.IsArray() {
+		return
+	}
+	parent := str(f.parentToolUseID)
+	content.ForEach(func(_, b gjson.Result) bool {
+		if !b.IsObject() {
+			return true
+		}
+		k := readBlock(b)
+		if k.typ.Str != "tool_result" {
+			return true
+		}
+		r := ToolResult{ToolUseID: str(k.toolUseID), IsError: k.isError.Bool(), ParentToolUseID: parent}
+		switch {
+		case k.content.Type == gjson.String:
+			r.Text = str(k.content)
+		case k.content.IsArray():
+			r.Text = p.joinText(k.content)
+		}
+		p.emit(r)
+		return true
+	})
+}
+
+// joinText returns the text of the text blocks in a content array, joined
+// with newlines; a plain string is returned as is.
+func (p *lineParser) joinText(content gjson.Result) string {
+	if content.Type == gjson.String {
+		return str(content)
+	}
+	var texts [4]gjson.Result
+	parts := texts[:0]
+	content.ForEach(func(_, b gjson.Result) bool {
+		if b.IsObject() {
+			if k := readBlock(b); k.typ.Str == "text" && k.text.Type == gjson.String {
+				parts = append(parts, k.text)
+			}
+		}
+		return true
+	})
+	switch len(parts) {
+	case 0:
+		return ""
+	case 1:
+		return str(parts[0])
+	}
+	var sb strings.Builder
+	for i, t := range parts {
+		if i > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(t.Str)
+	}
+	return sb.String()
+}
+
+func (p *lineParser) streamEvent(f *topFields) {
+	if f.event.Get("type").Str != "content_block_delta" {
+		return
+	}
+	delta := f.event.Get("delta")
+	switch delta.Get("type").Str {
+	case "text_delta":
+		p.emit(PartialText{Text: str(delta.Get("text")), ParentToolUseID: str(f.parentToolUseID)})
+	case "thinking_delta":
+		p.emit(PartialThinking{Text: str(delta.Get("thinking")), ParentToolUseID: str(f.parentToolUseID)})
+	}
+}
+
+func (p *lineParser) result(f *topFields) {
+	r := Result{
+		Subtype:        str(f.subtype),
+		IsError:        f.isError.Bool(),
+		Text:           str(f.result),
+		APIErrorStatus: int(integer(f.apiErrorStatus)),
+		NumTurns:       int(integer(f.numTurns)),
+		Duration:       millis(integer(f.durationMS)),
+		APIDuration:    millis(integer(f.durationAPIMS)),
+		StopReason:     str(f.stopReason),
+		Usage:          objectCopy(f.usage),
+		ModelUsage:     objectCopy(f.modelUsage),
+	}
+	if f.totalCostUSD.Type == gjson.Number {
+		r.TotalCostUSD = f.totalCostUSD.Num
+	}
+	if f.errors.IsArray() {
+		r.Errors = []string{}
+		f.errors.ForEach(func(_, v gjson.Result) bool {
+			if v.Type == gjson.String {
+				r.Errors = append(r.Errors, str(v))
+			} else {
+				r.Errors = append(r.Errors, string(rawCopy(v)))
+			}
+			return true
+		})
+	}
+	p.emit(r)
+}
+
+// str returns a string value as a string the caller owns, "" for any other
+// kind of value. Well-known values come from a table instead of a copy.
+func str(r gjson.Result) string {
+	if r.Type != gjson.String {
+		return ""
+	}
+	if strings.IndexByte(r.Raw, '\\') >= 0 {
+		return r.Str // gjson unescaped it into a fresh string
+	}
+	if s, ok := known(r.Str); ok {
+		return s
+	}
+	return strings.Clone(r.Str)
+}
+
+// slice returns a string value's content as a slice of the line, copying
+// only when it holds escapes.
+func (p *lineParser) slice(r gjson.Result) []byte {
+	if strings.IndexByte(r.Raw, '\\') >= 0 {
+		return []byte(r.Str)
+	}
+	start := r.Index + 1
+	end := r.Index + len(r.Raw) - 1
+	if r.Index < 0 || end > len(p.line) || start > end || string(p.line[start:end]) != r.Str {
+		return []byte(r.Str) // not located in the line; never expected
+	}
+	return p.line[start:end:end]
+}
+
+// raw returns a copy of a value's JSON text; nil when absent.
+func rawCopy(r gjson.Result) json.RawMessage {
+	if !r.Exists() {
+		return nil
+	}
+	return json.RawMessage(r.Raw) // converting a string copies it
+}
+
+// object returns a copy of an object value's JSON text; nil for anything
+// else (absent, null).
+func objectCopy(r gjson.Result) json.RawMessage {
+	if !r.IsObject() {
+		return nil
+	}
+	return rawCopy(r)
+}
+
+// integer reads a JSON number as an int64, truncating a fraction; 0 for
+// anything else. gjson saturates values beyond the int64 range.
+func integer(r gjson.Result) int64 {
+	if r.Type != gjson.Number {
+		return 0
+	}
+	return r.Int()
+}
+
+// millis converts a count of milliseconds to a Duration, saturating instead
+// of overflowing; negative counts give 0.
+func millis(ms int64) time.Duration {
+	switch {
+	case ms <= 0:
+		return 0
+	case ms > math.MaxInt64/int64(time.Millisecond):
+		return math.MaxInt64
+	}
+	return time.Duration(ms) * time.Millisecond
+}
+
+// SyntaxError reports a line that is not a JSON object. It deliberately
+// holds no part of the line, which may contain secrets or be huge: only its
+// length and the byte offset at which it stops being valid JSON (Len when
+// the line is cut short; 0 when it is valid JSON but not an object).
+type SyntaxError struct {
+	Len    int // length in bytes, surrounding white space excluded
+	Offset int // offset of the first offending byte
+	reason string
+}
+
+func (e *SyntaxError) Error() string {
+	return "claude: invalid stream-json line (" + strconv.Itoa(e.Len) + " bytes): " +
+		e.reason + " at offset " + strconv.Itoa(e.Offset)
+}
+
+func newSyntaxError(line []byte) *SyntaxError {
+	off, reason := syntaxOffset(line)
+	return &SyntaxError{Len: len(line), Offset: off, reason: reason}
+}

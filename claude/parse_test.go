@@ -1,0 +1,315 @@
+package claude_test
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/claude"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name    string
+		line    string
+		want    []claude.Event
+		session string
+	}{
+		{name: "blank", line: ""},
+		{name: "white space", line: " \t\r\n"},
+		{name: "empty object", line: "{}"},
+		{name: "unknown type", line: `{"type":"something_new","session_id":"s1"}`, session: "s1"},
+		{name: "type not a string", line: `{"type":["assistant"]}`},
+		{
+			name:    "init",
+			line:    `{"type":"system","subtype":"init","model":"claude-opus-4-1","session_id":"s1","tools":["Bash"]}`,
+			want:    []claude.Event{claude.Heartbeat{Subtype: "init", Model: "claude-opus-4-1"}},
+			session: "s1",
+		},
+		{
+			name: "system without subtype",
+			line: `{"type":"system"}`,
+			want: []claude.Event{claude.Heartbeat{}},
+		},
+		{
+			name: "api retry with missing fields",
+			line: `{"type":"system","subtype":"api_retry","attempt":3,"retry_delay_ms":"soon"}`,
+			want: []claude.Event{claude.Retry{Attempt: 3}},
+		},
+		{
+			name: "escaped session id is unescaped",
+			line: `{"type":"x","session_id":"a\u002db"}`, session: "a-b",
+		},
+		{
+			name: "duplicate keys keep the first",
+			line: `{"type":"system","type":"result","subtype":"status","subtype":"init","session_id":"one","session_id":"two"}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status"}}, session: "one",
+		},
+		{
+			name: "several blocks in order",
+			line: `{"type":"assistant","message":{"content":[` +
+				`{"type":"thinking","thinking":"hmm","signature":"x"},` +
+				`{"type":"text","text":"a"},` +
+				`{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/x"}},` +
+				`{"type":"text","text":"b \"quoted\" \u00e9"}]}}`,
+			want: []claude.Event{
+				claude.Thinking{Text: "hmm"},
+				claude.Text{Text: "a"},
+				claude.ToolUse{ID: "t1", Name: "Read", Input: json.RawMessage(`{"file_path":"/x"}`)},
+				claude.Text{Text: `b "quoted" é`},
+			},
+		},
+		{
+			name: "subagent lines carry their parent",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"sub"}]},"parent_tool_use_id":"toolu_task"}`,
+			want: []claude.Event{claude.Text{Text: "sub", ParentToolUseID: "toolu_task"}},
+		},
+		{
+			name: "api error is not text",
+			line: `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your limit · resets 3pm"}]},"error":"rate_limit"}`,
+			want: []claude.Event{claude.APIError{Kind: "rate_limit", Text: "You've hit your limit · resets 3pm"}},
+		},
+		{
+			name: "api error with several text blocks",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]},"error":"unknown"}`,
+			want: []claude.Event{claude.APIError{Kind: "unknown", Text: "a\nb"}},
+		},
+		{
+			name: "error kind that is not a string is kept as JSON",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"error":{"code":7}}`,
+			want: []claude.Event{claude.APIError{Kind: `{"code":7}`, Text: "x"}},
+		},
+		{
+			name: "null error is no error",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"hi"}]},"error":null}`,
+			want: []claude.Event{claude.Text{Text: "hi"}},
+		},
+		{
+			name: "unknown block kept raw",
+			line: `{"type":"assistant","message":{"content":[{"type":"redacted_thinking","data":"xyz"},42]}}`,
+			want: []claude.Event{claude.UnknownBlock{Type: "redacted_thinking", Raw: json.RawMessage(`{"type":"redacted_thinking","data":"xyz"}`)}},
+		},
+		{
+			name: "content not an array",
+			line: `{"type":"assistant","message":{"content":{"type":"text","text":"hi"}}}`,
+		},
+		{
+			name: "tool results",
+			line: `{"type":"user","message":{"content":[` +
+				`{"type":"tool_result","tool_use_id":"t1","content":"ok"},` +
+				`{"type":"tool_result","tool_use_id":"t2","content":[{"type":"text","text":"x"},{"type":"image","source":{}},{"type":"text","text":"y"}],"is_error":true},` +
+				`{"type":"tool_result","tool_use_id":"t3"},` +
+				`{"type":"text","text":"not a result"}]}}`,
+			want: []claude.Event{
+				claude.ToolResult{ToolUseID: "t1", Text: "ok"},
+				claude.ToolResult{ToolUseID: "t2", IsError: true, Text: "x\ny"},
+				claude.ToolResult{ToolUseID: "t3"},
+			},
+		},
+		{
+			name: "user prompt as a string",
+			line: `{"type":"user","message":{"role":"user","content":"hello"}}`,
+		},
+		{
+			name: "partial text and thinking",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"He"}},"parent_tool_use_id":"p"}`,
+			want: []claude.Event{claude.PartialText{Text: "He", ParentToolUseID: "p"}},
+		},
+		{
+			name: "partial thinking",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"thinking_delta","thinking":"Hm"}}}`,
+			want: []claude.Event{claude.PartialThinking{Text: "Hm"}},
+		},
+		{
+			name: "other stream events",
+			line: `{"type":"stream_event","event":{"type":"message_stop"}}`,
+		},
+		{
+			name: "rate limit",
+			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}}`,
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitRejected, Type: "five_hour", HasUtilization: true, ResetsAt: 1778598000000,
+				Raw: json.RawMessage(`{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}`),
+			}},
+		},
+		{
+			name: "result without text",
+			line: `{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":7,"duration_ms":1234,"total_cost_usd":0.5,"usage":null,"errors":["a",{"b":1}]}`,
+			want: []claude.Event{claude.Result{
+				Subtype: "error_max_turns", IsError: true, NumTurns: 7, Duration: 1234 * time.Millisecond,
+				TotalCostUSD: 0.5, Errors: []string{"a", `{"b":1}`},
+			}},
+		},
+		{
+			name: "result with absurd numbers",
+			line: `{"type":"result","subtype":"success","duration_ms":1e300,"duration_api_ms":-5,"num_turns":"3","api_error_status":429.9}`,
+			want: []claude.Event{claude.Result{Subtype: "success", Duration: time.Duration(1<<63 - 1), APIErrorStatus: 429}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prior := []claude.Event{claude.Heartbeat{Subtype: "before"}}
+			got, sid, err := claude.ParseLine([]byte(tt.line), prior)
+			if err != nil {
+				t.Fatalf("ParseLine: %v", err)
+			}
+			want := append([]claude.Event{claude.Heartbeat{Subtype: "before"}}, tt.want...)
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("events mismatch (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.session, string(sid)); diff != "" {
+				t.Errorf("session id mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestParseLineSyntaxError(t *testing.T) {
+	tests := []struct {
+		line       string
+		wantLen    int
+		wantOffset int
+	}{
+		{"not json", 8, 1},
+		{`{"type":"assistant","message":{"con`, 35, 35},
+		{`{"type":"assistant"}{"type":"user"}`, 35, 20},
+		{`{"a":01}`, 8, 6},
+		{`{"a":"\x"}`, 10, 7},
+		{"{\"a\":\"tab\there\"}", 16, 9},
+		{`  {"a":tru}  `, 9, 8},
+		{`{"a" 1}`, 7, 5},
+		{`{"a":[1 2]}`, 11, 8},
+		{`{"a":1,}`, 8, 7},
+		{`{"a":-}`, 7, 6},
+		{`{"a":1.}`, 8, 7},
+		{`{"a":1e}`, 8, 7},
+		{`{"a":"\u12g4"}`, 14, 10},
+		{`[1,2]`, 5, 0},
+		{`"text"`, 6, 0},
+		{`42`, 2, 0},
+		{`null`, 4, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			prior := []claude.Event{claude.Heartbeat{}}
+			got, sid, err := claude.ParseLine([]byte(tt.line), prior)
+			var se *claude.SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
+			}
+			if diff := cmp.Diff([2]int{tt.wantLen, tt.wantOffset}, [2]int{se.Len, se.Offset}); diff != "" {
+				t.Errorf("[Len Offset] mismatch (-want +got):\n%s", diff)
+			}
+			if len(got) != 1 || sid != nil {
+				t.Errorf("ParseLine changed its output on error: %d events, session %q", len(got), sid)
+			}
+		})
+	}
+}
+
+// TestSyntaxErrorHidesContent checks that no part of a bad line, which may
+// hold a secret, reaches the error text.
+func TestSyntaxErrorHidesContent(t *testing.T) {
+	secret := "sk-ant-api03-SECRETSECRET"
+	for _, line := range []string{
+		"export ANTHROPIC_API_KEY=" + secret,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"` + secret,
+		`"` + secret + `"`,
+	} {
+		_, _, err := claude.ParseLine([]byte(line), nil)
+		if err == nil {
+			t.Fatalf("ParseLine(%q) succeeded", line)
+		}
+		if strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("error %q echoes the line", err)
+		}
+	}
+}
+
+// TestParseLineCopies checks that events do not alias the line, which
+// callers reuse.
+func TestParseLineCopies(t *testing.T) {
+	line := []byte(`{"type":"assistant","message":{"content":[{"type":"text","text":"hello"},{"type":"tool_use","id":"t","name":"Bash","input":{"c":1}}]},"parent_tool_use_id":"p","session_id":"s"}`)
+	events, _, err := claude.ParseLine(line, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range line {
+		line[i] = 'X'
+	}
+	want := []claude.Event{
+		claude.Text{Text: "hello", ParentToolUseID: "p"},
+		claude.ToolUse{ID: "t", Name: "Bash", Input: json.RawMessage(`{"c":1}`), ParentToolUseID: "p"},
+	}
+	if diff := cmp.Diff(want, events); diff != "" {
+		t.Errorf("events changed with the line (-want +got):\n%s", diff)
+	}
+}
+
+func TestResultHelpers(t *testing.T) {
+	tests := []struct {
+		name               string
+		r                  claude.Result
+		failed, resumeGone bool
+	}{
+		{"success", claude.Result{Subtype: "success"}, false, false},
+		{"usage limit", claude.Result{Subtype: "success", IsError: true}, true, false},
+		{"max turns", claude.Result{Subtype: "error_max_turns", IsError: true}, true, false},
+		{"resume gone", claude.Result{Subtype: "error_during_execution", IsError: true, Errors: []string{"No conversation found with session ID: x"}}, true, true},
+		{"resume gone in text", claude.Result{Subtype: "error_during_execution", Text: "No conversation found with session ID: x"}, true, true},
+		{"other execution error", claude.Result{Subtype: "error_during_execution", Errors: []string{"boom"}}, true, false},
+		{"wording on success", claude.Result{Subtype: "success", Text: "No conversation found with session ID: x"}, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := [2]bool{tt.r.Failed(), tt.r.ResumeNotFound()}
+			if diff := cmp.Diff([2]bool{tt.failed, tt.resumeGone}, got); diff != "" {
+				t.Errorf("[Failed ResumeNotFound] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+	if !(claude.RateLimit{Status: claude.RateLimitRejected}).Blocked() || (claude.RateLimit{Status: claude.RateLimitWarning}).Blocked() {
+		t.Error("Blocked must be true for rejected only")
+	}
+}
+
+func TestParseLineDeepNesting(t *testing.T) {
+	tests := []struct {
+		name   string
+		depth  int
+		closed bool
+		offset int // -1: no error
+	}{
+		{"shallow", 100, true, -1},
+		{"at the limit", 9999, true, -1}, // the object itself is level one
+		{"over the limit", 10000, true, 10004},
+		{"ten million, unclosed", 10_000_000, false, 10004},
+		{"ten million, closed", 10_000_000, true, 10004},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			line := []byte(`{"a":` + strings.Repeat("[", tt.depth))
+			if tt.closed {
+				line = append(line, strings.Repeat("]", tt.depth)+"}"...)
+			}
+			_, _, err := claude.ParseLine(line, nil)
+			var se *claude.SyntaxError
+			switch {
+			case tt.offset < 0 && err != nil:
+				t.Fatalf("ParseLine: %v", err)
+			case tt.offset >= 0 && !errors.As(err, &se):
+				t.Fatalf("ParseLine error = %v, want a *SyntaxError", err)
+			case tt.offset >= 0 && se.Offset != tt.offset:
+				t.Errorf("Offset = %d, want %d", se.Offset, tt.offset)
+			}
+		})
+	}
+	// Brackets inside strings do not count.
+	line := []byte(`{"a":"` + strings.Repeat("[", 20000) + `\"{"}`)
+	if _, _, err := claude.ParseLine(line, nil); err != nil {
+		t.Errorf("brackets in a string: %v", err)
+	}
+}

@@ -1,0 +1,341 @@
+package claude
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acpkit/acpkit/timeparse"
+	"github.com/tidwall/gjson"
+)
+
+// resetKeys are the names under which a reset time has been seen in
+// rate_limit_info, most likely first. The first one present decides, even
+// when its value is null or unusable: a later key is never consulted.
+var resetKeys = [...]string{"resetsAt", "resets_at", "reset_at", "resetAt", "reset"}
+
+// parseRateLimitInfo reads a rate_limit_info object. Anything it does not
+// recognise leaves the matching field zero; it never fails.
+func parseRateLimitInfo(info gjson.Result) RateLimit {
+	var rl RateLimit
+	if !info.IsObject() {
+		return rl
+	}
+	var status, typ, typSnake, utilization gjson.Result
+	var resets [len(resetKeys)]gjson.Result
+	info.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "status":
+			first(&status, v)
+		case "rateLimitType":
+			first(&typ, v)
+		case "rate_limit_type":
+			first(&typSnake, v)
+		case "utilization":
+			first(&utilization, v)
+		default:
+			for i, name := range resetKeys {
+				if k.Str == name {
+					first(&resets[i], v)
+				}
+			}
+		}
+		return true
+	})
+	rl.Status = RateLimitStatus(str(status))
+	if typ.Exists() {
+		rl.Type = str(typ)
+	} else {
+		rl.Type = str(typSnake)
+	}
+	if utilization.Type == gjson.Number {
+		rl.Utilization, rl.HasUtilization = utilization.Num, true
+	}
+	for _, r := range resets {
+		if r.Exists() {
+			rl.ResetsAt = resetMillis(r)
+			break
+		}
+	}
+	rl.Raw = objectCopy(info)
+	return rl
+}
+
+// resetMillis converts a reset-time value to epoch milliseconds; 0 when it
+// is unusable (null, a bool, an object, zero, out of range, bad text).
+func resetMillis(r gjson.Result) int64 {
+	var ms int64
+	var ok bool
+	switch r.Type {
+	case gjson.Number:
+		if strings.ContainsAny(r.Raw, ".eE") {
+			ms, ok = timeparse.FloatEpochMillis(r.Num)
+		} else if v, err := strconv.ParseInt(r.Raw, 10, 64); err == nil {
+			ms, ok = timeparse.EpochMillis(v)
+		} else {
+			ms, ok = timeparse.FloatEpochMillis(r.Num) // beyond int64: rejected
+		}
+	case gjson.String:
+		ms, ok = timeparse.ParseMillis(r.Str)
+	}
+	if !ok {
+		return 0
+	}
+	return ms
+}
+
+// ZoneResolver maps an IANA zone name such as "Europe/Paris" to its
+// location. time.LoadLocation is one (it reads the system's zone database);
+// tests can supply fixed zones instead.
+type ZoneResolver func(name string) (*time.Location, error)
+
+// ParseResetTime reads the reset time out of the text the CLI shows when a
+// usage limit stops it (an [APIError]'s Text, or a [Result]'s), and returns
+// it in Unix epoch milliseconds. It knows these wordings:
+//
+//	Claude AI usage limit reached|1778598000
+//	5-hour limit reached ∙ resets 3am
+//	Session limit reached ∙ resets 3pm
+//	You've hit your limit · resets 8pm (America/New_York)
+//	You've hit your session limit · resets 5:30am (Asia/Calcutta)
+//	You've hit your limit · resets Apr 17, 7pm (Asia/Riyadh)
+//	You've hit your 5-hour limit · resets 5pm (Europe/Paris) · progress saved
+//
+// After "|" comes an epoch (seconds or milliseconds; 0 means unknown). A
+// clock time is in the named zone, resolved with zones, or in now's
+// location when the text names none. A nil zones resolves only "UTC"; a
+// zone it cannot resolve makes the time unknown. A clock time earlier than
+// now on now's day means the next day; a date already past this year means
+// next year; a time within the same minute as now gives now.
+//
+// ok is false when text carries no reset time it can read.
+func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, ok bool) {
+	if ms, ok, found := pipeReset(text); found {
+		return ms, ok
+	}
+	return clockReset(text, now, zones)
+}
+
+// pipeReset reads "…limit reached|<epoch>"; found reports the form matched.
+func pipeReset(text string) (ms int64, ok, found bool) {
+	const marker = "limit reached|"
+	i := strings.Index(text, marker)
+	if i < 0 {
+		return 0, false, false
+	}
+	rest := text[i+len(marker):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	if n == 0 || n < len(rest) && isWordByte(rest[n]) {
+		return 0, false, true
+	}
+	v, err := strconv.ParseInt(rest[:n], 10, 64)
+	if err != nil {
+		return 0, false, true
+	}
+	ms, ok = timeparse.EpochMillis(v)
+	return ms, ok, true
+}
+
+func isWordByte(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '_'
+}
+
+// clockReset reads "…limit… resets [Mon D, ]H[:MM](am|pm) [(Zone)]".
+func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
+	li := indexLimit(text)
+	if li < 0 {
+		return 0, false
+	}
+	const marker = "resets "
+	ri := strings.Index(text[li:], marker)
+	if ri < 0 {
+		return 0, false
+	}
+	c := cursor{s: text[li+ri+len(marker):]}
+	month, day, hasDate := c.date()
+	hour, minute, ok := c.clock()
+	if !ok {
+		return 0, false
+	}
+	loc := now.Location()
+	if name, has := c.zone(); has {
+		if loc, ok = resolve(name, zones); !ok {
+			return 0, false
+		}
+	}
+	local := now.In(loc)
+	nowMinute := time.Date(local.Year(), local.Month(), local.Day(), local.Hour(), local.Minute(), 0, 0, loc)
+	var at time.Time
+	if hasDate {
+		found := false
+		// The first year from now's on whose calendar the date exists
+		// and is not yet past (Feb 29 can be up to eight years away).
+		for y := local.Year(); y <= local.Year()+8; y++ {
+			at = time.Date(y, month, day, hour, minute, 0, 0, loc)
+			if at.Day() == day && !at.Before(nowMinute) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	} else {
+		at = time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
+		if at.Before(nowMinute) {
+			at = time.Date(local.Year(), local.Month(), local.Day()+1, hour, minute, 0, 0, loc)
+		}
+	}
+	if at.Equal(nowMinute) {
+		at = now
+	}
+	ms := at.UnixMilli()
+	if ms <= 0 {
+		return 0, false
+	}
+	return ms, true
+}
+
+func resolve(name string, zones ZoneResolver) (*time.Location, bool) {
+	if zones == nil {
+		if name == "UTC" {
+			return time.UTC, true
+		}
+		return nil, false
+	}
+	loc, err := zones(name)
+	if err != nil || loc == nil {
+		return nil, false
+	}
+	return loc, true
+}
+
+// cursor reads the tail of a reset message left to right.
+type cursor struct{ s string }
+
+var months = [...]string{
+	"january", "february", "march", "april", "may", "june",
+	"july", "august", "september", "october", "november", "december",
+}
+
+// indexLimit is the index of the first "limit" in s, any ASCII case; -1 if
+// none.
+func indexLimit(s string) int {
+	const word = "limit"
+	for i := 0; i+len(word) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(word)], word) {
+			return i
+		}
+	}
+	return -1
+}
+
+// date reads an optional "Mon D, " or "Month D " prefix.
+func (c *cursor) date() (time.Month, int, bool) {
+	s := c.s
+	n := 0
+	for n < len(s) && (s[n] >= 'a' && s[n] <= 'z' || s[n] >= 'A' && s[n] <= 'Z') {
+		n++
+	}
+	if n < 3 {
+		return 0, 0, false
+	}
+	word := strings.ToLower(s[:n])
+	month := time.Month(0)
+	for i, full := range months {
+		if word == full[:3] || word == full || i == 8 && word == "sept" {
+			month = time.Month(i + 1)
+		}
+	}
+	if month == 0 || n >= len(s) || s[n] != ' ' {
+		return 0, 0, false
+	}
+	rest := s[n+1:]
+	d := 0
+	k := 0
+	for k < len(rest) && k < 2 && rest[k] >= '0' && rest[k] <= '9' {
+		d = d*10 + int(rest[k]-'0')
+		k++
+	}
+	if k == 0 || d < 1 || d > 31 {
+		return 0, 0, false
+	}
+	rest = rest[k:]
+	rest = strings.TrimPrefix(rest, ",")
+	if !strings.HasPrefix(rest, " ") {
+		return 0, 0, false
+	}
+	c.s = strings.TrimLeft(rest, " ")
+	return month, d, true
+}
+
+// clock reads "H[:MM]am", "H[:MM]pm" (1 ≤ H ≤ 12) or "HH:MM" (24-hour).
+func (c *cursor) clock() (hour, minute int, ok bool) {
+	s := c.s
+	k := 0
+	for k < len(s) && k < 2 && s[k] >= '0' && s[k] <= '9' {
+		hour = hour*10 + int(s[k]-'0')
+		k++
+	}
+	if k == 0 || k < len(s) && s[k] >= '0' && s[k] <= '9' {
+		return 0, 0, false
+	}
+	hasMinute := false
+	if k+2 < len(s) && s[k] == ':' && isDigit(s[k+1]) && isDigit(s[k+2]) {
+		minute = int(s[k+1]-'0')*10 + int(s[k+2]-'0')
+		hasMinute = true
+		k += 3
+		if minute > 59 {
+			return 0, 0, false
+		}
+	}
+	var meridiem string
+	if k+2 <= len(s) {
+		meridiem = strings.ToLower(s[k : k+2])
+	}
+	switch {
+	case meridiem == "am" || meridiem == "pm":
+		if hour < 1 || hour > 12 {
+			return 0, 0, false
+		}
+		hour %= 12
+		if meridiem == "pm" {
+			hour += 12
+		}
+		k += 2
+	case hasMinute:
+		if hour > 23 {
+			return 0, 0, false
+		}
+	default:
+		return 0, 0, false
+	}
+	if k < len(s) && isWordByte(s[k]) {
+		return 0, 0, false
+	}
+	c.s = s[k:]
+	return hour, minute, true
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// zone reads an optional " (Area/City)".
+func (c *cursor) zone() (string, bool) {
+	s := strings.TrimLeft(c.s, " ")
+	if !strings.HasPrefix(s, "(") {
+		return "", false
+	}
+	end := strings.IndexByte(s, ')')
+	if end < 2 {
+		return "", false
+	}
+	name := s[1:end]
+	if strings.ContainsAny(name, " \t") {
+		return "", false
+	}
+	c.s = s[end+1:]
+	return name, true
+}

@@ -1,0 +1,72 @@
+// Command fakeclaude stands in for the claude binary: it accepts the Claude
+// Code CLI's command line and replays a recorded stream-json transcript, for
+// tests and demos without an API key.
+//
+//	FAKECLAUDE_TRANSCRIPT=claude/testdata/multiblock.jsonl \
+//		fakeclaude -p --output-format stream-json --verbose "write a haiku"
+//
+// The transcript comes from -transcript FILE or FAKECLAUDE_TRANSCRIPT, a
+// .jsonl file or a directory holding new.jsonl and resume.jsonl (chosen by
+// the absence or presence of --resume). FAKECLAUDE_DELAY, a Go duration,
+// slows the replay down line by line. SIGINT stops it with status 130,
+// SIGTERM with 143. See package claudetest for the details.
+package main
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/acpkit/acpkit/claude/claudetest"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-signals:
+			code := claudetest.ExitInterrupt
+			if s == syscall.SIGTERM {
+				code = claudetest.ExitTerminate
+			}
+			cancel(claudetest.Stopped{Code: code})
+		case <-done:
+		}
+	}()
+
+	return claudetest.Run(ctx, claudetest.Env{
+		Args:   os.Args[1:],
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Open:   func(name string) (fs.File, error) { return os.Open(name) },
+		Getenv: os.Getenv,
+		Sleep:  sleep,
+	})
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,137 @@
+package usage_test
+
+import (
+	"fmt"
+
+	"github.com/acpkit/acpkit/usage"
+)
+
+func ExampleAccumulator() {
+	id, _ := usage.IdentityFromBaseURL("https://api.anthropic.com/v1", "claude-sonnet-4-5", "")
+	prices := usage.DefaultPrices()
+
+	var acc usage.Accumulator
+	for _, js := range []string{
+		`{"input_tokens":12,"cache_creation_input_tokens":2000,"cache_read_input_tokens":0,"output_tokens":150,
+		  "cache_creation":{"ephemeral_5m_input_tokens":2000,"ephemeral_1h_input_tokens":0}}`,
+		`{"input_tokens":30,"cache_creation_input_tokens":0,"cache_read_input_tokens":2000,"output_tokens":420}`,
+	} {
+		r, err := usage.FromAnthropic([]byte(js))
+		if err != nil {
+			panic(err)
+		}
+		r.Identity, r.Model = id, id.Model
+		r.Cost = prices.Price(r) // price each call before adding it
+		acc.Add(r)
+	}
+
+	s := acc.Snapshot()
+	fmt.Println("input:", s.Input, "output:", s.Output)
+	fmt.Println("cache read:", s.CacheRead, "cache write:", s.CacheWrite)
+	fmt.Println("provider total:", s.Total, "-", s.Total.State())
+	cost, _ := s.CostUSD()
+	fmt.Printf("cost: $%.6f\n", cost)
+	ctx, _ := s.ContextUsed()
+	fmt.Println("in context now:", ctx)
+	// Output:
+	// input: 4042 output: 570
+	// cache read: 2000 cache write: 2000
+	// provider total: unknown - unknown
+	// cost: $0.016776
+	// in context now: 2450
+}
+
+func ExampleAccumulator_overflow() {
+	var acc usage.Accumulator
+	acc.Add(usage.Report{Input: usage.CountOf(1<<64 - 1), Output: usage.CountOf(5)})
+	acc.Add(usage.Report{Input: usage.CountOf(1), Output: usage.CountOf(5)})
+	s := acc.Snapshot()
+	in, ok := s.Input.Value()
+	fmt.Println(in, ok, s.Input.State())
+	fmt.Println(s.Output)
+	// Output:
+	// 0 false unknown
+	// 10
+}
+
+func ExampleTracker() {
+	var t usage.Tracker
+	snap := func(in, out uint64) usage.Totals {
+		return usage.Totals{Input: usage.CountOf(in), Output: usage.CountOf(out)}
+	}
+
+	t.Observe("s1", snap(1000, 100))
+	fmt.Println(t.EndTurn("s1").Status) // the first turn has nothing to compare with
+
+	t.Observe("s1", snap(1600, 150))
+	t.Observe("s1", snap(2100, 230))
+	t.Observe("s1", snap(1600, 150)) // late: below the turn's high-water mark
+	d := t.EndTurn("s1")
+	fmt.Println(d.Status, "input", d.Usage.Input, "output", d.Usage.Output)
+
+	t.Observe("s1", snap(300, 20)) // the agent restarted
+	fmt.Println(t.EndTurn("s1").Status)
+	t.Forget("s1")
+	// Output:
+	// no-baseline
+	// ok input 1100 output 130
+	// regressed
+}
+
+func ExamplePriceTable_Price() {
+	prices, err := usage.LoadLiteLLM([]byte(`{
+		"gpt-4.1": {"litellm_provider": "openai", "input_cost_per_token": 2e-06,
+		            "output_cost_per_token": 8e-06, "cache_read_input_token_cost": 5e-07}
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	r, _ := usage.FromOpenAIResponses([]byte(`{"input_tokens":12000,"input_tokens_details":{"cached_tokens":10000},"output_tokens":800,"total_tokens":12800}`))
+
+	r.Identity, _ = usage.IdentityFromBaseURL("https://api.openai.com/v1", "gpt-4.1", "")
+	if pico, ok := prices.Price(r).Get(); ok {
+		fmt.Printf("direct: $%.4f\n", usage.USD(pico))
+	}
+
+	// Through a proxy nothing proves which price list applies.
+	r.Identity, _ = usage.IdentityFromBaseURL("https://llm-proxy.example.com/v1", "gpt-4.1", "")
+	fmt.Println("proxy:", prices.Price(r))
+	// Output:
+	// direct: $0.0154
+	// proxy: absent
+}
+
+func ExampleAuthorityFromBaseURL() {
+	for _, base := range []string{
+		"https://api.anthropic.com/v1",
+		"https://openrouter.ai/api/v1",
+		"https://api.anthropic.com.evil.example/v1",
+		"http://api.openai.com/v1",
+	} {
+		auth, ok := usage.AuthorityFromBaseURL(base)
+		fmt.Printf("%q %v\n", auth, ok)
+	}
+	// Output:
+	// "api.anthropic.com" true
+	// "openrouter.ai" true
+	// "" false
+	// "" false
+}
+
+func ExampleParseClaudeResult() {
+	line := []byte(`{"type":"result","subtype":"success","total_cost_usd":0.0873,
+		"modelUsage":{"claude-sonnet-4-5":{"inputTokens":40,"outputTokens":900,"cacheReadInputTokens":52000,
+		"cacheCreationInputTokens":6100,"webSearchRequests":0,"costUSD":0.0873,"contextWindow":200000}}}`)
+	res, err := usage.ParseClaudeResult(line)
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range res.Models {
+		fmt.Println(m.Model, "input", m.InclusiveInput(), "window", m.ContextWindow)
+	}
+	pico, _ := res.TotalCost.Get()
+	fmt.Printf("session cost so far: $%.4f\n", usage.USD(pico))
+	// Output:
+	// claude-sonnet-4-5 input 58140 window 200000
+	// session cost so far: $0.0873
+}
