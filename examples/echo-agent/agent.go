@@ -23,8 +23,7 @@ const defaultModel = "echo-1"
 const contextWindow = 128_000
 
 // errSessionCancelled is the cause a prompt's context is cancelled with when
-// the client sends session/cancel, to tell it apart from $/cancel_request and
-// from the connection closing.
+// the client sends session/cancel, to tell it apart from $/cancel_request.
 var errSessionCancelled = errors.New("session/cancel")
 
 // agent is the echo agent's state for one connection. Request handlers run
@@ -187,19 +186,18 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessa
 	}
 	a.notify(ctx, conn, s.id, std)
 
+	cause := context.Cause(runCtx)
 	switch {
 	case err == nil:
 		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
-	case errors.Is(context.Cause(ctx), acp.ErrRequestCancelled):
-		// The client sent $/cancel_request for this very request: given
-		// the context's error, the Conn answers -32800.
-		return nil, err
-	case runCtx.Err() != nil:
-		// session/cancel, or the end of the input: the Conn cancels
-		// running requests then, and still sends their responses.
+	case errors.Is(cause, errSessionCancelled), errors.Is(cause, acp.ErrClosed):
+		// session/cancel, or the end of the input, after which the Conn
+		// cancels running requests but still sends their responses.
 		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
 	}
-	return nil, err // a session/update could not be sent
+	// $/cancel_request for this very request (given the context's error,
+	// the Conn answers -32800), or a session/update that could not be sent.
+	return nil, err
 }
 
 // startRun makes r the session's running prompt, or returns the error to

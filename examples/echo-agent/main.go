@@ -9,6 +9,16 @@
 // Besides the standard methods it serves goose's steering extension
 // (_goose/unstable/session/steer), the legacy session/set_model, and reports
 // usage (one word counting as one token) after each prompt.
+//
+// To talk to it by hand, run it and type one JSON-RPC message per line:
+//
+//	$ go run ./examples/echo-agent -delay 300ms
+//	{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
+//	{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp"}}
+//	{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hello there"}]}}
+//
+// main.go holds the process plumbing; agent.go the agent itself, one method
+// per ACP method, for copying into an agent of your own.
 package main
 
 import (
