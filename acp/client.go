@@ -61,6 +61,15 @@ type SessionModeState struct {
 	Meta           json.RawMessage `json:"_meta,omitempty"`
 }
 
+// MarshalJSON encodes the state with availableModes as an array even when
+// nil.
+func (s SessionModeState) MarshalJSON() ([]byte, error) {
+	type plain SessionModeState
+	p := plain(s)
+	p.AvailableModes = nonNil(p.AvailableModes)
+	return json.Marshal(p)
+}
+
 // SessionMode is a mode an agent can work in, such as "ask" or "code".
 type SessionMode struct {
 	ID          string          `json:"id"`
@@ -128,6 +137,15 @@ type SetSessionConfigOptionResult struct {
 	Meta          json.RawMessage       `json:"_meta,omitempty"`
 }
 
+// MarshalJSON encodes the result with configOptions as an array even when
+// nil.
+func (r SetSessionConfigOptionResult) MarshalJSON() ([]byte, error) {
+	type plain SetSessionConfigOptionResult
+	p := plain(r)
+	p.ConfigOptions = nonNil(p.ConfigOptions)
+	return json.Marshal(p)
+}
+
 // PromptResult is the result of session/prompt, sent when the turn ends.
 type PromptResult struct {
 	StopReason StopReason `json:"stopReason"`
@@ -140,12 +158,14 @@ type PromptResult struct {
 // Usage counts the tokens of a prompt turn. The optional counts are nil
 // when the agent did not report them, which differs from 0.
 type Usage struct {
-	TotalTokens       uint64  `json:"totalTokens"`
-	InputTokens       uint64  `json:"inputTokens"`
-	OutputTokens      uint64  `json:"outputTokens"`
-	ThoughtTokens     *uint64 `json:"thoughtTokens,omitempty"`
-	CachedReadTokens  *uint64 `json:"cachedReadTokens,omitempty"`
-	CachedWriteTokens *uint64 `json:"cachedWriteTokens,omitempty"`
+	// TotalTokens is the sum of every category the agent counted.
+	TotalTokens       uint64          `json:"totalTokens"`
+	InputTokens       uint64          `json:"inputTokens"`
+	OutputTokens      uint64          `json:"outputTokens"`
+	ThoughtTokens     *uint64         `json:"thoughtTokens,omitempty"`
+	CachedReadTokens  *uint64         `json:"cachedReadTokens,omitempty"`
+	CachedWriteTokens *uint64         `json:"cachedWriteTokens,omitempty"`
+	Meta              json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PermissionOptionKind hints how a client should present a
@@ -189,7 +209,7 @@ func (p *RequestPermissionParams) UnmarshalJSON(data []byte) error { return unma
 func (p *RequestPermissionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.object("toolCall", true, func(t *fields) {
-		t.toolCallUpdate((*ToolCallUpdate)(&p.ToolCall))
+		t.toolCall((*ToolCallUpdate)(&p.ToolCall), false)
 	})
 	objects(f, "options", &p.Options, true, func(o *fields, opt *PermissionOption) {
 		o.str("optionId", &opt.OptionID, true)
@@ -200,6 +220,14 @@ func (p *RequestPermissionParams) decodeParams(f *fields) {
 		o.meta(&opt.Meta)
 	})
 	f.meta(&p.Meta)
+}
+
+// MarshalJSON encodes the params with options as an array even when nil.
+func (p RequestPermissionParams) MarshalJSON() ([]byte, error) {
+	type plain RequestPermissionParams
+	q := plain(p)
+	q.Options = nonNil(q.Options)
+	return json.Marshal(q)
 }
 
 // PermissionOutcomeKind is what became of a permission request.

@@ -166,6 +166,12 @@ func (u UnknownContent) MarshalJSON() ([]byte, error) {
 // naming the element ("[1].text").
 type ContentBlocks []ContentBlock
 
+// MarshalJSON encodes the blocks as an array, [] when b is nil, since
+// every member holding blocks is a required array.
+func (b ContentBlocks) MarshalJSON() ([]byte, error) {
+	return json.Marshal(nonNil([]ContentBlock(b)))
+}
+
 // UnmarshalJSON decodes a JSON array of content blocks; null leaves b
 // unchanged.
 func (b *ContentBlocks) UnmarshalJSON(data []byte) error {

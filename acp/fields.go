@@ -45,6 +45,7 @@ func invalidParams(err error) *Error {
 // followed by one check.
 type fields struct {
 	m    map[string]json.RawMessage
+	src  []byte // the object as read, aliasing the caller's bytes
 	path string // prefix for member paths; "" at the root
 	err  error
 }
@@ -58,6 +59,7 @@ func readFields(raw []byte, path string) *fields {
 	if len(raw) == 0 || string(raw) == "null" {
 		return f
 	}
+	f.src = raw
 	if raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil {
 		name := path
 		if name == "" {
@@ -102,32 +104,42 @@ func (f *fields) failWith(err error) {
 // has reports whether the member is present and not null.
 func (f *fields) has(key string) bool { return f.get(key) != nil }
 
-// require records "is required" when the member is absent or null.
-func (f *fields) require(key string) bool {
+// member returns the raw value of key for a read: nil when an error is
+// already recorded or the member is absent or null, in which case a
+// required member records "is required".
+func (f *fields) member(key string, required bool) json.RawMessage {
 	if f.err != nil {
-		return false
+		return nil
 	}
-	if !f.has(key) {
+	v := f.get(key)
+	if v == nil && required {
 		f.fail(key, "is required")
-		return false
 	}
-	return true
+	return v
 }
+
+// require records "is required" when the member is absent or null.
+func (f *fields) require(key string) bool { return f.member(key, true) != nil }
 
 // str reads a string member; required makes absence an error.
 func (f *fields) str(key string, dst *string, required bool) {
-	if f.err != nil {
-		return
-	}
-	v := f.get(key)
+	v := f.member(key, required)
 	if v == nil {
-		if required {
-			f.fail(key, "is required")
-		}
 		return
 	}
 	if v[0] != '"' || json.Unmarshal(v, dst) != nil {
 		f.fail(key, "must be a string")
+	}
+}
+
+// boolean reads a true or false member; required makes absence an error.
+func (f *fields) boolean(key string, dst *bool, required bool) {
+	switch v := f.member(key, required); string(v) {
+	case "":
+	case "true", "false":
+		*dst = string(v) == "true"
+	default:
+		f.fail(key, "must be true or false")
 	}
 }
 
@@ -146,14 +158,8 @@ func (f *fields) optStr(key string, dst **string) {
 
 // uint reads a non-negative integer member.
 func (f *fields) uint(key string, dst *uint64, required bool) {
-	if f.err != nil {
-		return
-	}
-	v := f.get(key)
+	v := f.member(key, required)
 	if v == nil {
-		if required {
-			f.fail(key, "is required")
-		}
 		return
 	}
 	n, err := strconv.ParseUint(string(v), 10, 64)
@@ -216,14 +222,8 @@ func (f *fields) meta(dst *json.RawMessage) {
 // value decodes a member with encoding/json into dst, for nested values the
 // package does not validate member by member (capabilities, annotations).
 func (f *fields) value(key string, dst any, required bool) {
-	if f.err != nil {
-		return
-	}
-	v := f.get(key)
+	v := f.member(key, required)
 	if v == nil {
-		if required {
-			f.fail(key, "is required")
-		}
 		return
 	}
 	if json.Unmarshal(v, dst) != nil {
@@ -233,16 +233,11 @@ func (f *fields) value(key string, dst any, required bool) {
 
 // object decodes a member that is an object with its own field decoder.
 func (f *fields) object(key string, required bool, decode func(*fields)) {
-	if f.err != nil {
+	v := f.member(key, required)
+	if v == nil {
 		return
 	}
-	if !f.has(key) {
-		if required {
-			f.fail(key, "is required")
-		}
-		return
-	}
-	sub := readFields(f.get(key), f.sub(key))
+	sub := readFields(v, f.sub(key))
 	if sub.err == nil {
 		decode(sub)
 	}
@@ -253,14 +248,8 @@ func (f *fields) object(key string, required bool, decode func(*fields)) {
 // path to elem. It reports whether the member was present (an empty array
 // is present).
 func (f *fields) array(key string, required bool, elem func(raw json.RawMessage, path string) error) bool {
-	if f.err != nil {
-		return false
-	}
-	v := f.get(key)
+	v := f.member(key, required)
 	if v == nil {
-		if required {
-			f.fail(key, "is required")
-		}
 		return false
 	}
 	var items []json.RawMessage

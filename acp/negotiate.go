@@ -25,8 +25,8 @@ type ClientCapabilities struct {
 	FS FileSystemCapabilities `json:"fs"`
 	// Terminal reports support for every terminal/* method.
 	Terminal bool `json:"terminal"`
-	// Session holds the client's session capabilities. It is not in the
-	// stable ACP schema; the notices member follows the acpkit issue.
+	// Session holds the client's session capabilities; nil when absent.
+	// Unstable: ACP's unstable schema defines it, the stable one does not.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
 	Meta    json.RawMessage            `json:"_meta,omitempty"`
 }

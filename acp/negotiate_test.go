@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -122,7 +123,10 @@ func TestResultsRoundTrip(t *testing.T) {
 		check(t, v, got)
 	})
 	t.Run("session/new", func(t *testing.T) {
-		v := NewSessionResult{SessionID: "s", ConfigOptions: []SessionConfigOption{{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)}}}
+		v := NewSessionResult{SessionID: "s", ConfigOptions: []SessionConfigOption{
+			{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)},
+			{ID: "b", Name: "B", Type: "boolean", CurrentBool: true},
+		}}
 		got, err := DecodeResult[NewSessionResult](roundTripResult(t, v))
 		if err != nil {
 			t.Fatal(err)
@@ -168,4 +172,35 @@ func TestResultsRoundTrip(t *testing.T) {
 			t.Error("DecodeResult accepted a numeric stopReason")
 		}
 	})
+}
+
+// TestRequiredArraysNeverNull checks that a value built with nil slices
+// still sends its required arrays as [], never null.
+func TestRequiredArraysNeverNull(t *testing.T) {
+	cases := []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"initialize result", InitializeResult{}, `"authMethods":[]`},
+		{"session list", ListSessionsResult{}, `"sessions":[]`},
+		{"mode state", SessionModeState{}, `"availableModes":[]`},
+		{"set config option result", SetSessionConfigOptionResult{}, `"configOptions":[]`},
+		{"request permission", RequestPermissionParams{}, `"options":[]`},
+		{"prompt", PromptParams{}, `"prompt":[]`},
+		{"steer", SteerParams{}, `"prompt":[]`},
+		{"new session", NewSessionParams{}, `"mcpServers":[]`},
+		{"select option", SessionConfigOption{Type: ConfigOptionSelect}, `"options":[]`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := json.Marshal(tc.v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(string(out), tc.want) || strings.Contains(string(out), "null") {
+				t.Errorf("json.Marshal = %s; want it to contain %s and no null", out, tc.want)
+			}
+		})
+	}
 }

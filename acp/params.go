@@ -440,9 +440,13 @@ func (p *SetSessionModeParams) decodeParams(f *fields) {
 type SetSessionConfigOptionParams struct {
 	SessionID string `json:"sessionId"`
 	ConfigID  string `json:"configId"`
-	// Value is the id of one of the option's values.
-	Value string          `json:"value"`
-	Meta  json.RawMessage `json:"_meta,omitempty"`
+	// Value is the id of one of a select option's values; unused when
+	// BoolValue is set.
+	Value string `json:"value"`
+	// BoolValue is the new value of a boolean option, sent as
+	// {"type":"boolean","value":…}; nil means the value is the id Value.
+	BoolValue *bool           `json:"-"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
 // UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
@@ -451,10 +455,36 @@ func (p *SetSessionConfigOptionParams) UnmarshalJSON(data []byte) error {
 	return unmarshalParams(data, p)
 }
 
+// MarshalJSON encodes Value as the value id, or BoolValue with
+// "type":"boolean" when it is set.
+func (p SetSessionConfigOptionParams) MarshalJSON() ([]byte, error) {
+	type plain SetSessionConfigOptionParams
+	if p.BoolValue == nil {
+		return json.Marshal(plain(p))
+	}
+	return json.Marshal(struct {
+		SessionID string          `json:"sessionId"`
+		ConfigID  string          `json:"configId"`
+		Type      string          `json:"type"`
+		Value     bool            `json:"value"`
+		Meta      json.RawMessage `json:"_meta,omitempty"`
+	}{p.SessionID, p.ConfigID, ConfigOptionBoolean, *p.BoolValue, p.Meta})
+}
+
 func (p *SetSessionConfigOptionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("configId", &p.ConfigID, true)
-	f.str("value", &p.Value, true)
+	// The type member names the value's shape; absent or any other type
+	// means a value id, as in the schema.
+	var typ string
+	f.str("type", &typ, false)
+	if typ == ConfigOptionBoolean {
+		var b bool
+		f.boolean("value", &b, true)
+		p.BoolValue = &b
+	} else {
+		f.str("value", &p.Value, true)
+	}
 	f.meta(&p.Meta)
 }
 

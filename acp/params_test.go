@@ -68,6 +68,7 @@ func TestParamsRoundTrip(t *testing.T) {
 	t.Run("session/set_mode", func(t *testing.T) { paramsRoundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
 	t.Run("session/set_config_option", func(t *testing.T) {
 		paramsRoundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "model", Value: "opus"})
+		paramsRoundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "plan", BoolValue: ptrOf(false)})
 	})
 	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
 	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
@@ -246,6 +247,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"session/close no session", dec(func(b []byte) (any, error) { return DecodeParams[SessionParams](b) }), `{}`, "sessionId"},
 		{"session/set_mode no mode", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionModeParams](b) }), `{"sessionId":"s"}`, "modeId"},
 		{"set_config_option no value", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","configId":"m"}`, "value"},
+		{"set_config_option boolean given a string", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","configId":"m","type":"boolean","value":"yes"}`, "value"},
 		{"set_config_option no config", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","value":"v"}`, "configId"},
 		{"set_model no model", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionModelParams](b) }), `{"sessionId":"s"}`, "modelId"},
 		{"prompt no session", prompt, `{"prompt":[]}`, "sessionId"},

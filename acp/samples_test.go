@@ -79,10 +79,15 @@ func sampleUpdates() []struct {
 		{"config_option_update", ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{{
 			ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: "sonnet",
 			Options: json.RawMessage(`[{"value":"sonnet","name":"Sonnet"},{"value":"opus","name":"Opus","description":"slower"}]`),
+		}, {
+			ID: "plan", Name: "Plan first", Type: "boolean", CurrentBool: true,
+		}, {
+			ID: "depth", Name: "Depth", Type: "slider",
+			Raw: json.RawMessage(`{"id":"depth","name":"Depth","type":"slider","min":1,"max":5}`),
 		}}}},
 		{"session_info_update", SessionInfoUpdate{Title: ptrOf("Fix parser"), UpdatedAt: ptrOf("")}},
 		{"usage_update", UsageUpdate{Used: 53000, Size: 200000, Cost: &Cost{Amount: 0.42, Currency: "USD"}}},
-		{"notice", Notice{Message: "Rate limited; retrying in 5s", Level: NoticeWarning}},
+		{"notice", Notice{Severity: NoticeWarning, Title: "Rate limited", Description: "Retrying in 5s."}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
 		{"unknown", UnknownUpdate{Kind: "future_update", Raw: json.RawMessage(`{"sessionUpdate":"future_update","x":[1,2]}`)}},
 	}

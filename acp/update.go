@@ -276,13 +276,85 @@ type SessionConfigOption struct {
 	// Category is a UX hint: "mode", "model", "model_config",
 	// "thought_level", or a name starting with "_"; "" means none.
 	Category string `json:"category,omitempty"`
-	// Type is the kind of selector; ACP v1 defines "select".
-	Type         string `json:"type"`
+	// Type is the kind of control: [ConfigOptionSelect] (CurrentValue and
+	// Options), [ConfigOptionBoolean] (CurrentBool), or another kind kept in Raw.
+	Type string `json:"type"`
+	// CurrentValue is the id of the selected value of a select option.
 	CurrentValue string `json:"currentValue"`
-	// Options holds the selectable values as sent: an array of
+	// Options holds a select option's values as sent: an array of
 	// {value, name, description?} or of groups {group, name, options}.
 	Options json.RawMessage `json:"options"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
+	// CurrentBool is the value of a boolean option.
+	CurrentBool bool            `json:"-"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
+	// Raw is the whole option as received when Type is neither select nor
+	// boolean; MarshalJSON sends it unchanged.
+	Raw json.RawMessage `json:"-"`
+}
+
+// The kinds of [SessionConfigOption] this package reads member by member.
+const (
+	ConfigOptionSelect  = "select"
+	ConfigOptionBoolean = "boolean"
+)
+
+// MarshalJSON encodes the option with the members of its Type: a select
+// option's currentValue is its id and options an array (nil is sent as
+// []), a boolean option's currentValue is true or false, and an option of
+// another type is Raw unchanged.
+func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
+	type common struct {
+		ID          string `json:"id"`
+		Name        string `json:"name"`
+		Description string `json:"description,omitempty"`
+		Category    string `json:"category,omitempty"`
+		Type        string `json:"type"`
+	}
+	c := common{o.ID, o.Name, o.Description, o.Category, o.Type}
+	switch o.Type {
+	case ConfigOptionSelect:
+		opts := o.Options
+		if len(opts) == 0 {
+			opts = json.RawMessage("[]")
+		}
+		return json.Marshal(struct {
+			common
+			CurrentValue string          `json:"currentValue"`
+			Options      json.RawMessage `json:"options"`
+			Meta         json.RawMessage `json:"_meta,omitempty"`
+		}{c, o.CurrentValue, opts, o.Meta})
+	case ConfigOptionBoolean:
+		return json.Marshal(struct {
+			common
+			CurrentValue bool            `json:"currentValue"`
+			Meta         json.RawMessage `json:"_meta,omitempty"`
+		}{c, o.CurrentBool, o.Meta})
+	}
+	if len(o.Raw) == 0 {
+		return json.Marshal(struct {
+			common
+			Meta json.RawMessage `json:"_meta,omitempty"`
+		}{c, o.Meta})
+	}
+	return o.Raw, nil
+}
+
+// UnmarshalJSON decodes the option with the checks of
+// [DecodeSessionNotification]; null leaves o unchanged.
+func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
+	if string(bytes.TrimSpace(data)) == "null" {
+		return nil
+	}
+	var v SessionConfigOption
+	f := readFields(data, "")
+	if f.err == nil {
+		decodeConfigOption(f, &v)
+	}
+	if f.err != nil {
+		return invalidParams(f.err)
+	}
+	*o = v
+	return nil
 }
 
 // SessionInfoUpdate changes session metadata. Title and UpdatedAt are nil
@@ -313,28 +385,32 @@ type Cost struct {
 	Meta     json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NoticeLevel is the severity of a [Notice].
-type NoticeLevel string
+// NoticeSeverity is the presentation severity of a [Notice]. Peers may send
+// values beyond the constants (those starting with "_" are extensions);
+// they are kept as sent.
+type NoticeSeverity string
 
-// The notice levels.
+// The notice severities.
 const (
-	NoticeInfo    NoticeLevel = "info"
-	NoticeWarning NoticeLevel = "warning"
-	NoticeError   NoticeLevel = "error"
+	NoticeInfo    NoticeSeverity = "info"
+	NoticeWarning NoticeSeverity = "warning"
+	NoticeError   NoticeSeverity = "error"
 )
 
-// Notice is a message for the user that is not part of the conversation,
-// such as a rate-limit warning. An agent may send it only to a client that
-// declared clientCapabilities.session.notices (see
+// Notice is advisory information for the user that is not part of the
+// session's history, such as a rate-limit warning. An agent may send it
+// only to a client that declared clientCapabilities.session.notices (see
 // [ClientCapabilities.AcceptsNotices]).
 //
-// The notice variant is not in the stable ACP schema this package follows;
-// its shape here (message, optional level) is acpkit's.
+// Unstable: the notice variant is in ACP's unstable schema only.
 type Notice struct {
-	Message string `json:"message"`
-	// Level is the severity; "" means info.
-	Level NoticeLevel     `json:"level,omitempty"`
-	Meta  json.RawMessage `json:"_meta,omitempty"`
+	Severity NoticeSeverity `json:"severity"`
+	// Title is plain text that can stand alone; the schema requires it to
+	// be non-empty.
+	Title string `json:"title"`
+	// Description is optional plain-text detail; "" means none.
+	Description string          `json:"description,omitempty"`
+	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // UnknownUpdate is a session update of a variant this package does not
@@ -575,20 +651,12 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 	case "agent_thought_chunk":
 		u = AgentThoughtChunk(f.contentChunk())
 	case "tool_call":
-		var v ToolCall
-		f.str("toolCallId", &v.ToolCallID, true)
-		f.str("title", &v.Title, true)
-		f.toolKind(&v.Kind)
-		f.toolStatus(&v.Status)
-		f.toolContents(&v.Content)
-		objects(f, "locations", &v.Locations, false, decodeLocation)
-		f.raw("rawInput", &v.RawInput)
-		f.raw("rawOutput", &v.RawOutput)
-		f.meta(&v.Meta)
-		u = v
+		var v ToolCallUpdate
+		f.toolCall(&v, true)
+		u = ToolCall(v)
 	case "tool_call_update":
 		var v ToolCallUpdate
-		f.toolCallUpdate(&v)
+		f.toolCall(&v, false)
 		u = v
 	case "plan":
 		var v Plan
@@ -647,10 +715,11 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 		u = v
 	case "notice":
 		var v Notice
-		var level string
-		f.str("message", &v.Message, true)
-		f.str("level", &level, false)
-		v.Level = NoticeLevel(level)
+		var severity string
+		f.str("severity", &severity, true)
+		v.Severity = NoticeSeverity(severity)
+		f.str("title", &v.Title, true)
+		f.str("description", &v.Description, false)
 		f.meta(&v.Meta)
 		u = v
 	default:
@@ -682,11 +751,12 @@ func (f *fields) toolStatus(dst *ToolCallStatus) {
 	*dst = ToolCallStatus(s)
 }
 
-// toolCallUpdate reads the members of a tool call update, shared by the
-// session update variant and session/request_permission.
-func (f *fields) toolCallUpdate(v *ToolCallUpdate) {
+// toolCall reads the members of a tool call or tool call update (the two
+// differ only in whether title is required), for the session update
+// variants and session/request_permission.
+func (f *fields) toolCall(v *ToolCallUpdate, titleRequired bool) {
 	f.str("toolCallId", &v.ToolCallID, true)
-	f.str("title", &v.Title, false)
+	f.str("title", &v.Title, titleRequired)
 	f.toolKind(&v.Kind)
 	f.toolStatus(&v.Status)
 	f.toolContents(&v.Content)
@@ -730,10 +800,20 @@ func decodeConfigOption(f *fields, o *SessionConfigOption) {
 	f.str("description", &o.Description, false)
 	f.str("category", &o.Category, false)
 	f.str("type", &o.Type, true)
-	f.str("currentValue", &o.CurrentValue, true)
-	f.raw("options", &o.Options)
-	if f.err == nil && (o.Options == nil || o.Options[0] != '[') {
-		f.fail("options", "must be an array")
+	switch o.Type {
+	case ConfigOptionSelect:
+		f.str("currentValue", &o.CurrentValue, true)
+		f.raw("options", &o.Options)
+		if f.err == nil && (o.Options == nil || o.Options[0] != '[') {
+			f.fail("options", "must be an array")
+		}
+	case ConfigOptionBoolean:
+		f.boolean("currentValue", &o.CurrentBool, true)
+	default:
+		// A kind this package does not know: keep it whole.
+		if f.err == nil {
+			o.Raw = bytes.Clone(f.src)
+		}
 	}
 	f.meta(&o.Meta)
 }

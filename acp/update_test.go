@@ -168,11 +168,14 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"mode without id", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update"}}`, "update.currentModeId"},
 		{"config option without value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","options":[]}]}}`, "update.configOptions[0].currentValue"},
 		{"config option options not array", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","currentValue":"a","options":{}}]}}`, "update.configOptions[0].options"},
+		{"boolean config option with a string value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean","currentValue":"yes"}]}}`, "update.configOptions[0].currentValue"},
+		{"boolean config option without value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean"}]}}`, "update.configOptions[0].currentValue"},
 		{"session info title not a string", `{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":3}}`, "update.title"},
 		{"usage without size", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1}}`, "update.size"},
 		{"usage negative", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":-1,"size":1}}`, "update.used"},
 		{"usage cost without currency", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1}}}`, "update.cost.currency"},
-		{"notice without message", `{"sessionId":"s","update":{"sessionUpdate":"notice"}}`, "update.message"},
+		{"notice without severity", `{"sessionId":"s","update":{"sessionUpdate":"notice","title":"t"}}`, "update.severity"},
+		{"notice without title", `{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info"}}`, "update.title"},
 		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
 	}
 	for _, tc := range cases {

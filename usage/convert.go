@@ -126,19 +126,7 @@ func FromAnthropic(data []byte) (Report, error) {
 // prompt_tokens_details.cache_write_tokens (sent by some compatible
 // providers), Output is completion_tokens and Total is total_tokens.
 func FromOpenAIChat(data []byte) (Report, error) {
-	obj, err := object(data)
-	if err != nil {
-		return Report{}, err
-	}
-	m := members(obj, "prompt_tokens", "completion_tokens", "total_tokens", "prompt_tokens_details")
-	d := members(m[3], "cached_tokens", "cache_write_tokens")
-	return Report{
-		Input:      tokens(m[0]),
-		Output:     tokens(m[1]),
-		Total:      tokens(m[2]),
-		CacheRead:  tokens(d[0]),
-		CacheWrite: tokens(d[1]),
-	}, nil
+	return fromOpenAI(data, "prompt_tokens", "completion_tokens", "prompt_tokens_details")
 }
 
 // FromOpenAIResponses converts an OpenAI Responses API usage object into a
@@ -146,11 +134,18 @@ func FromOpenAIChat(data []byte) (Report, error) {
 // input_tokens_details.cached_tokens and .cache_write_tokens, Output is
 // output_tokens and Total is total_tokens.
 func FromOpenAIResponses(data []byte) (Report, error) {
+	return fromOpenAI(data, "input_tokens", "output_tokens", "input_tokens_details")
+}
+
+// fromOpenAI reads the usage shape both OpenAI APIs share under their own
+// member names: inclusive input, output, total_tokens, and a details object
+// holding cached_tokens and cache_write_tokens.
+func fromOpenAI(data []byte, input, output, details string) (Report, error) {
 	obj, err := object(data)
 	if err != nil {
 		return Report{}, err
 	}
-	m := members(obj, "input_tokens", "output_tokens", "total_tokens", "input_tokens_details")
+	m := members(obj, input, output, "total_tokens", details)
 	d := members(m[3], "cached_tokens", "cache_write_tokens")
 	return Report{
 		Input:      tokens(m[0]),
