@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/usage"
 	"github.com/tidwall/gjson"
 )
 
@@ -47,7 +48,7 @@ type session struct {
 	id    string
 	model string
 	run   *run // the prompt running, nil when idle
-	usage tokenCount
+	usage usage.Accumulator // its usage so far
 }
 
 // run is one prompt turn: the chunks still to echo and how to stop it.
@@ -176,7 +177,7 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessa
 	// sent with the request's context, not the run's, which session/cancel
 	// has ended.
 	a.mu.Lock()
-	std, goose := s.usage.addTurn(r.input, echoed, s.model)
+	std, goose := s.addTurn(r.input, echoed)
 	gooseNotify := a.gooseNotify
 	a.mu.Unlock()
 	if gooseNotify {

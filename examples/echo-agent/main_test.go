@@ -223,7 +223,7 @@ func TestEndToEnd(t *testing.T) {
 	call[acp.EmptyResult](c, acp.MethodSessionSetModel, acp.SetSessionModelParams{SessionID: s1, ModelID: "echo-2"})
 	c.prompt(s1, "hi")
 	evs := c.rec.take(s1)
-	if diff := cmp.Diff([]string{"goose used=10 in=5 out=5 echo-2", "usage used=10 size=128000"}, lines(evs[len(evs)-2:])); diff != "" {
+	if diff := cmp.Diff([]string{"goose used=10 in=5 out=5 echo-2", "usage used=2 size=128000"}, lines(evs[len(evs)-2:])); diff != "" {
 		t.Errorf("usage after set_model (-want +got):\n%s", diff)
 	}
 

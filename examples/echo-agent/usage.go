@@ -1,26 +1,25 @@
 package main
 
-import "github.com/acpkit/acpkit/acp"
+import (
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/usage"
+)
 
-// tokenCount is a session's usage so far, counting words as tokens.
-type tokenCount struct {
-	input, output uint64
-}
-
-// addTurn adds a finished turn of input words received and output words
-// echoed, and returns the usage updates to send: the standard usage_update
-// and goose's, which also names the session's model.
-func (t *tokenCount) addTurn(input, output int, model string) (acp.UsageUpdate, acp.GooseUsageUpdate) {
-	t.input += uint64(input)
-	t.output += uint64(output)
-	in, out := t.input, t.output
-	used := in + out
-	return acp.UsageUpdate{Used: used, Size: contextWindow},
-		acp.GooseUsageUpdate{
-			Used:                    used,
-			ContextLimit:            contextWindow,
-			Model:                   model,
-			AccumulatedInputTokens:  &in,
-			AccumulatedOutputTokens: &out,
-		}
+// addTurn adds a finished turn to the session's usage, counting the words
+// received (input) and echoed (output) as tokens, and returns the usage
+// updates to send: the standard usage_update, and goose's, which also names
+// the session's model and carries the session's totals. Call with the
+// agent's mu held.
+func (s *session) addTurn(input, output int) (acp.UsageUpdate, acp.GooseUsageUpdate) {
+	s.usage.Add(usage.Report{
+		Input:         usage.CountOf(uint64(input)),
+		Output:        usage.CountOf(uint64(output)),
+		Model:         s.model,
+		ContextWindow: usage.CountOf(contextWindow),
+	})
+	snap := s.usage.Snapshot()
+	// Both figures NewUsageUpdate needs are in every report, so its ok is
+	// always true here.
+	std, _ := acp.NewUsageUpdate(snap)
+	return std, acp.NewGooseUsageUpdate(snap)
 }
