@@ -47,7 +47,7 @@ type agent struct {
 type session struct {
 	id    string
 	model string
-	run   *run // the prompt running, nil when idle
+	run   *run              // the prompt running, nil when idle
 	usage usage.Accumulator // its usage so far
 }
 
