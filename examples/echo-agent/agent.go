@@ -308,8 +308,9 @@ type steerResult struct {
 // the error's data names the expected and the actual run ids, each left
 // out when unknown.
 func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
-	// The session is looked up before the rest is decoded so that a steer
-	// without expectedRunId can still be told which run is active.
+	// The session id is decoded on its own: a steer without a valid
+	// expectedRunId fails to decode as SteerParams, yet its refusal must
+	// still name the session's active run.
 	sp, err := acp.DecodeParams[acp.SessionParams](params)
 	if err != nil {
 		return nil, err
@@ -319,19 +320,33 @@ func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessag
 		return nil, err
 	}
 
-	a.mu.Lock()
-	s, err := a.session(sp.SessionID)
+	res, err := a.queueSteer(sp.SessionID, p)
 	if err != nil {
-		a.mu.Unlock()
 		return nil, err
+	}
+	// Tells the client which message will carry the steer's echo. The
+	// running prompt may already be echoing it: the client matches them by
+	// messageId, not by order.
+	queued, _ := json.Marshal(res) // a struct of strings always encodes
+	a.notify(ctx, conn, sp.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{QueuedSteer: queued})})
+	return res, nil
+}
+
+// queueSteer adds the steer's words to the queue of the session's running
+// prompt, or returns the error to reply with.
+func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.session(sessionID)
+	if err != nil {
+		return steerResult{}, err
 	}
 	var actual string
 	if s.run != nil {
 		actual = s.run.id
 	}
-	refuse := func(format string, args ...any) error {
-		a.mu.Unlock()
-		return errorWithData(acp.CodeInvalidParams,
+	refuse := func(format string, args ...any) (steerResult, error) {
+		return steerResult{}, errorWithData(acp.CodeInvalidParams,
 			struct {
 				ExpectedRunID string `json:"expectedRunId,omitempty"`
 				ActualRunID   string `json:"actualRunId,omitempty"`
@@ -341,24 +356,17 @@ func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessag
 	words := promptWords(p.Prompt)
 	switch {
 	case s.run == nil:
-		return nil, refuse("no prompt is running in session %s", s.id)
+		return refuse("no prompt is running in session %s", s.id)
 	case p.ExpectedRunID == "":
-		return nil, refuse("expectedRunId is required (the running prompt is %s)", actual)
+		return refuse("expectedRunId is required (the running prompt is %s)", actual)
 	case p.ExpectedRunID != actual:
-		return nil, refuse("run %s is not running (the running prompt is %s)", p.ExpectedRunID, actual)
+		return refuse("run %s is not running (the running prompt is %s)", p.ExpectedRunID, actual)
 	case len(words) == 0:
-		return nil, refuse("the prompt has no text")
+		return refuse("the prompt has no text")
 	}
 	res := steerResult{RunID: actual, MessageID: a.newID("msg")}
 	s.run.queue = append(s.run.queue, chunks(words, res.MessageID)...)
 	s.run.input += len(words)
-	a.mu.Unlock()
-
-	// Tells the client which message will carry the steer's echo. The
-	// running prompt may already be echoing it: the client matches them by
-	// messageId, not by order.
-	queued, _ := json.Marshal(res) // a struct of strings always encodes
-	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{QueuedSteer: queued})})
 	return res, nil
 }
 
