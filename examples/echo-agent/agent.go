@@ -1,0 +1,444 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/usage"
+	"github.com/tidwall/gjson"
+)
+
+// defaultModel is the model a new session reports until session/set_model
+// changes it.
+const defaultModel = "echo-1"
+
+// contextWindow is the context window the agent claims, in tokens. The echo
+// agent counts one word as one token.
+const contextWindow = 128_000
+
+// errSessionCancelled is the cause a prompt's context is cancelled with when
+// the client sends session/cancel, to tell it apart from $/cancel_request.
+var errSessionCancelled = errors.New("session/cancel")
+
+// agent is the echo agent's state for one connection. Request handlers run
+// concurrently (acp.Conn starts one goroutine per request), so everything
+// below mu is guarded by it.
+type agent struct {
+	delay time.Duration // waited before each echoed word
+	log   *slog.Logger
+
+	mu sync.Mutex
+	// gooseNotify is set when the client declared
+	// clientCapabilities._meta.goose.customNotifications in initialize:
+	// only then may the agent send _goose/unstable/session/update.
+	gooseNotify bool
+	sessions    map[string]*session
+	lastID      int // numbers sessions, runs and messages
+}
+
+// session is one conversation.
+type session struct {
+	id    string
+	model string
+	run   *run              // the prompt running, nil when idle
+	usage usage.Accumulator // its usage so far
+}
+
+// run is one prompt turn: the chunks still to echo and how to stop it.
+type run struct {
+	id     string
+	cancel context.CancelCauseFunc
+	queue  []chunk // the prompt's words, then those of accepted steers
+	input  int     // words received: the prompt's and the steers'
+}
+
+// chunk is one agent_message_chunk to send.
+type chunk struct {
+	text      string
+	messageID string
+}
+
+func newAgent(delay time.Duration, log *slog.Logger) *agent {
+	return &agent{delay: delay, log: log, sessions: make(map[string]*session)}
+}
+
+// methods is the agent's method table for acp.NewConn. A method missing
+// here is answered -32601 by the Conn; an unknown notification is ignored.
+func (a *agent) methods() acp.Methods {
+	return acp.Methods{
+		Requests: map[string]acp.RequestFunc{
+			acp.MethodInitialize:        a.initialize,
+			acp.MethodSessionNew:        a.newSession,
+			acp.MethodSessionPrompt:     a.prompt,
+			acp.MethodSessionSetModel:   a.setModel,
+			acp.MethodGooseSessionSteer: a.steer,
+		},
+		Notifications: map[string]acp.NotificationFunc{
+			acp.MethodSessionCancel: a.cancel,
+		},
+	}
+}
+
+// newID returns a fresh id such as "run-3". Call with mu held.
+func (a *agent) newID(prefix string) string {
+	a.lastID++
+	return fmt.Sprintf("%s-%d", prefix, a.lastID)
+}
+
+// initialize answers with protocol version 1 and the agent's capabilities:
+// prompts of text and resource links only (the defaults), no session/load.
+func (a *agent) initialize(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+	p, err := acp.DecodeParams[acp.InitializeParams](params)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	a.gooseNotify = p.ClientCapabilities.AcceptsGooseCustomNotifications()
+	a.mu.Unlock()
+	return acp.InitializeResult{
+		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
+		AgentInfo:       &acp.Implementation{Name: "echo-agent", Title: "Echo agent", Version: version},
+	}, nil
+}
+
+// newSession creates a session. The echo agent uses no MCP server, so
+// mcpServers is accepted (absent counts as empty) and ignored.
+func (a *agent) newSession(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+	if _, err := acp.DecodeParams[acp.NewSessionParams](params); err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s := &session{id: a.newID("sess"), model: defaultModel}
+	a.sessions[s.id] = s
+	return acp.NewSessionResult{SessionID: s.id}, nil
+}
+
+// setModel is the legacy session/set_model: the model the session reports
+// in its usage updates from now on.
+func (a *agent) setModel(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+	p, err := acp.DecodeParams[acp.SetSessionModelParams](params)
+	if err != nil {
+		return nil, err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	s.model = p.ModelID
+	return acp.EmptyResult{}, nil
+}
+
+// session returns the session named id, or the -32002 error to reply with.
+// Call with mu held.
+func (a *agent) session(id string) (*session, error) {
+	if s, ok := a.sessions[id]; ok {
+		return s, nil
+	}
+	return nil, errorWithData(acp.CodeResourceNotFound,
+		struct {
+			SessionID string `json:"sessionId"`
+		}{id},
+		"Session not found: %s", id)
+}
+
+// prompt runs one turn: it announces the run, echoes the prompt one word
+// per session/update, reports usage, and answers with the stop reason.
+func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
+	p, err := acp.DecodeParams[acp.PromptParams](params)
+	if err != nil {
+		return nil, err
+	}
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s, r, err := a.startRun(p, cancel)
+	if err != nil {
+		return nil, err
+	}
+
+	// Notifications sent with conn.Notify before this handler returns reach
+	// the client before the response, in the order sent.
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &r.id})})
+	echoed, err := a.echo(runCtx, conn, s, r)
+	a.endRun(s, r)
+	none := "" // sent as null: no run is active
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &none})})
+
+	// Usage is reported after every turn, cancelled ones included. It is
+	// sent with the request's context, not the run's, which session/cancel
+	// has ended.
+	a.mu.Lock()
+	std, goose := s.addTurn(r.input, echoed)
+	gooseNotify := a.gooseNotify
+	a.mu.Unlock()
+	if gooseNotify {
+		if err := conn.Notify(ctx, acp.MethodGooseSessionUpdate, acp.GooseSessionNotification{SessionID: s.id, Update: goose}); err != nil {
+			a.log.Warn("goose usage update not sent", "session", s.id, "error", err)
+		}
+	}
+	a.notify(ctx, conn, s.id, std)
+
+	cause := context.Cause(runCtx)
+	switch {
+	case err == nil:
+		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+	case errors.Is(cause, errSessionCancelled), errors.Is(cause, acp.ErrClosed):
+		// session/cancel, or the end of the input, after which the Conn
+		// cancels running requests but still sends their responses.
+		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
+	}
+	// $/cancel_request for this very request (given the context's error,
+	// the Conn answers -32800), or a session/update that could not be sent.
+	return nil, err
+}
+
+// startRun makes r the session's running prompt, or returns the error to
+// reply with: -32002 for an unknown session, -32602 when a prompt is already
+// running there.
+func (a *agent) startRun(p acp.PromptParams, cancel context.CancelCauseFunc) (*session, *run, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.run != nil {
+		return nil, nil, errorWithData(acp.CodeInvalidParams,
+			struct {
+				SessionID   string `json:"sessionId"`
+				ActiveRunID string `json:"activeRunId"`
+			}{s.id, s.run.id},
+			"Session %s is busy: prompt %s is running", s.id, s.run.id)
+	}
+	words := promptWords(p.Prompt)
+	r := &run{id: a.newID("run"), cancel: cancel, input: len(words)}
+	r.queue = chunks(words, a.newID("msg"))
+	s.run = r
+	return s, r, nil
+}
+
+// echo sends the run's chunks one at a time, waiting a.delay before each,
+// until the queue is empty or ctx ends. It returns how many it sent.
+func (a *agent) echo(ctx context.Context, conn *acp.Conn, s *session, r *run) (int, error) {
+	sent := 0
+	for {
+		c, ok := a.nextChunk(s, r)
+		if !ok {
+			return sent, nil
+		}
+		if err := sleep(ctx, a.delay); err != nil {
+			return sent, err
+		}
+		err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{
+			SessionID: s.id,
+			Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: c.text}, MessageID: c.messageID},
+		})
+		if err != nil {
+			return sent, err
+		}
+		sent++
+	}
+}
+
+// nextChunk pops the run's next chunk. When the queue is empty it ends the
+// run in the same critical section, so a steer either lands in the queue in
+// time to be echoed or is refused because no prompt is running.
+func (a *agent) nextChunk(s *session, r *run) (chunk, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s.run != r || len(r.queue) == 0 {
+		if s.run == r {
+			s.run = nil
+		}
+		return chunk{}, false
+	}
+	c := r.queue[0]
+	r.queue = r.queue[1:]
+	return c, true
+}
+
+// endRun marks the session idle if r is still its running prompt.
+func (a *agent) endRun(s *session, r *run) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if s.run == r {
+		s.run = nil
+	}
+}
+
+// cancel handles the session/cancel notification: the session's running
+// prompt, if any, stops and answers "cancelled". It runs on the Conn's
+// reading goroutine, so it only flags the run and returns at once.
+func (a *agent) cancel(_ context.Context, _ *acp.Conn, params json.RawMessage) {
+	p, err := acp.DecodeParams[acp.SessionParams](params)
+	if err != nil {
+		a.log.Warn("session/cancel ignored", "error", err)
+		return
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, ok := a.sessions[p.SessionID]
+	if !ok || s.run == nil {
+		a.log.Debug("session/cancel with no prompt running", "session", p.SessionID)
+		return
+	}
+	s.run.cancel(errSessionCancelled)
+	s.run = nil // the session is idle now: steers are refused, a new prompt may start
+}
+
+// steerResult is the result of _goose/unstable/session/steer.
+type steerResult struct {
+	RunID     string `json:"runId"`
+	MessageID string `json:"messageId"`
+}
+
+// steer handles goose's _goose/unstable/session/steer: the steer's words
+// join the running prompt's queue and are echoed before that prompt ends.
+// It is refused with -32602 when no prompt runs, when expectedRunId is
+// missing or not the running prompt's, or when the steer has no words;
+// the error's data names the expected and the actual run ids, each left
+// out when unknown.
+func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
+	// The session id is decoded on its own: a steer without a valid
+	// expectedRunId fails to decode as SteerParams, yet its refusal must
+	// still name the session's active run.
+	sp, err := acp.DecodeParams[acp.SessionParams](params)
+	if err != nil {
+		return nil, err
+	}
+	p, err := acp.DecodeParams[acp.SteerParams](params)
+	if err != nil && !isFieldError(err, "expectedRunId") {
+		return nil, err
+	}
+
+	res, err := a.queueSteer(sp.SessionID, p)
+	if err != nil {
+		return nil, err
+	}
+	// Tells the client which message will carry the steer's echo. The
+	// running prompt may already be echoing it: the client matches them by
+	// messageId, not by order.
+	queued, _ := json.Marshal(res) // a struct of strings always encodes
+	a.notify(ctx, conn, sp.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{QueuedSteer: queued})})
+	return res, nil
+}
+
+// queueSteer adds the steer's words to the queue of the session's running
+// prompt, or returns the error to reply with.
+func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, err := a.session(sessionID)
+	if err != nil {
+		return steerResult{}, err
+	}
+	var actual string
+	if s.run != nil {
+		actual = s.run.id
+	}
+	refuse := func(format string, args ...any) (steerResult, error) {
+		return steerResult{}, errorWithData(acp.CodeInvalidParams,
+			struct {
+				ExpectedRunID string `json:"expectedRunId,omitempty"`
+				ActualRunID   string `json:"actualRunId,omitempty"`
+			}{p.ExpectedRunID, actual},
+			"Steer refused: "+format, args...)
+	}
+	words := promptWords(p.Prompt)
+	switch {
+	case s.run == nil:
+		return refuse("no prompt is running in session %s", s.id)
+	case p.ExpectedRunID == "":
+		return refuse("expectedRunId is required (the running prompt is %s)", actual)
+	case p.ExpectedRunID != actual:
+		return refuse("run %s is not running (the running prompt is %s)", p.ExpectedRunID, actual)
+	case len(words) == 0:
+		return refuse("the prompt has no text")
+	}
+	res := steerResult{RunID: actual, MessageID: a.newID("msg")}
+	s.run.queue = append(s.run.queue, chunks(words, res.MessageID)...)
+	s.run.input += len(words)
+	return res, nil
+}
+
+// notify sends a session/update, logging a failure: the connection is
+// closing or the client stopped reading, and the caller carries on to
+// answer its request, which is all that can be done.
+func (a *agent) notify(ctx context.Context, conn *acp.Conn, sessionID string, u acp.SessionUpdate) {
+	if err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: sessionID, Update: u}); err != nil {
+		a.log.Warn("session update not sent", "session", sessionID, "error", err)
+	}
+}
+
+// promptWords returns the words of the prompt's text blocks. Other blocks
+// (resource links, and any the client should not have sent) are skipped.
+func promptWords(prompt acp.ContentBlocks) []string {
+	var words []string
+	for _, b := range prompt {
+		if t, ok := b.(acp.TextContent); ok {
+			words = append(words, strings.Fields(t.Text)...)
+		}
+	}
+	return words
+}
+
+// chunks turns words into one chunk each, every word but the first with a
+// leading space, so that a client that concatenates the chunks of a message
+// gets the words separated by single spaces.
+func chunks(words []string, messageID string) []chunk {
+	out := make([]chunk, len(words))
+	for i, w := range words {
+		if i > 0 {
+			w = " " + w
+		}
+		out[i] = chunk{text: w, messageID: messageID}
+	}
+	return out
+}
+
+// sleep waits for d, or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// gooseMeta returns m as an update's _meta.
+func gooseMeta(m acp.GooseMeta) json.RawMessage {
+	meta, _ := m.Marshal() // fails only for a QueuedSteer that is not JSON
+	return meta
+}
+
+// errorWithData returns an error reply with the formatted message and data
+// encoded as JSON.
+func errorWithData(code int, data any, format string, args ...any) *acp.Error {
+	e := acp.Errorf(code, format, args...)
+	if withData, err := e.WithData(data); err == nil {
+		return withData
+	}
+	return e // data that cannot be encoded is left out
+}
+
+// isFieldError reports whether err is DecodeParams' error about the member
+// field (absent or of the wrong type).
+func isFieldError(err error, field string) bool {
+	var e *acp.Error
+	return errors.As(err, &e) && gjson.GetBytes(e.Data, "field").String() == field
+}
