@@ -20,6 +20,36 @@
 // repeated, the last occurrence wins, as with encoding/json, so the typed
 // params decoders agree with the classifier.
 //
+// # Framing
+//
+// ACP carries one JSON-RPC message per line. [FrameReader] splits a stream
+// into lines without looking inside them: it strips "\n" and "\r\n", skips
+// blank lines, and reports a line longer than its maximum
+// ([DefaultMaxLineLength] by default) as a [*LineTooLongError] matching
+// [ErrLineTooLong], then carries on with the next line, so one oversized
+// message never ends a connection. Its frames alias an internal buffer, so
+// reading allocates nothing. [FrameWriter] writes one message per line,
+// whole and in call order from any number of goroutines, compacting
+// pretty-printed JSON and refusing anything that is not JSON ([ErrNotJSON]).
+//
+// # Connections
+//
+// [Conn] runs JSON-RPC over any reader and writer (stdio, pipes, sockets),
+// for agents and clients alike. A [Handler], or the method table [Methods],
+// serves what the peer sends. Requests run concurrently (up to
+// [ConnOptions].MaxConcurrentRequests), each with a context that is
+// cancelled by the peer's $/cancel_request, by the connection's end, or by
+// the caller; their result or [*Error] becomes the response, and a panic
+// becomes an internal error. Notifications are delivered one at a time in
+// arrival order; when the handler is slower than the peer the connection
+// stops reading rather than queue or drop. [Conn.Request] waits for a
+// response and cancels it when its context ends; [Conn.Notify] queues a
+// notification behind everything sent before it, so a handler's updates
+// always precede its response. Malformed lines get their JSON-RPC error
+// replies and the connection goes on. [Conn.Wait] reports nil when the input
+// ends and the cause otherwise. Package [github.com/acpkit/acpkit/acp/acptest]
+// joins a client and an agent Conn in memory for tests.
+//
 // # Errors
 //
 // [Error] is the JSON-RPC error object. Errors match under [errors.Is] by
