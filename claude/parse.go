@@ -16,10 +16,11 @@ import (
 // --verbose` output. It appends the events the line carries to events, in
 // the order the line holds them, and returns the extended slice.
 //
-// sessionID is the line's top-level "session_id", or nil when it has none.
-// It aliases line (no copy is made, so a line that repeats the previous id
-// costs nothing): compare it with the id you hold and copy it only when it
-// differs, before line is reused. [Turn] does exactly that.
+// sessionID is the line's top-level "session_id", or nil when it has none
+// (absent, not a string, or empty). It aliases line (no copy is made, so a
+// line that repeats the previous id costs nothing): compare it with the id
+// you hold and copy it only when it differs, before line is reused. [Turn]
+// does exactly that.
 //
 // A blank line and a line whose "type" is unknown yield no events and no
 // error. A line that is not a JSON object, or that nests arrays and
@@ -146,7 +147,7 @@ func (p *lineParser) parse() {
 		f.set(k.Str, v)
 		return true
 	})
-	if f.sessionID.Type == gjson.String {
+	if f.sessionID.Type == gjson.String && f.sessionID.Str != "" {
 		p.sessionID = p.slice(f.sessionID)
 	}
 	if f.typ.Type != gjson.String {

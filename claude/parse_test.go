@@ -23,6 +23,8 @@ func TestParseLine(t *testing.T) {
 		{name: "empty object", line: "{}"},
 		{name: "unknown type", line: `{"type":"something_new","session_id":"s1"}`, session: "s1"},
 		{name: "type not a string", line: `{"type":["assistant"]}`},
+		{name: "empty session id is none", line: `{"type":"x","session_id":""}`},
+		{name: "session id not a string", line: `{"type":"x","session_id":42}`},
 		{
 			name:    "init",
 			line:    `{"type":"system","subtype":"init","model":"claude-opus-4-1","session_id":"s1","tools":["Bash"]}`,
@@ -162,6 +164,9 @@ func TestParseLine(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.session, string(sid)); diff != "" {
 				t.Errorf("session id mismatch (-want +got):\n%s", diff)
+			}
+			if tt.session == "" && sid != nil {
+				t.Errorf("session id = %q, want nil", sid)
 			}
 		})
 	}

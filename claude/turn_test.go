@@ -159,3 +159,20 @@ func TestTurnQuietLineAllocatesNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestTurnKeepsIDOverEmpty checks that a line with an empty session id
+// does not erase the id to resume with.
+func TestTurnKeepsIDOverEmpty(t *testing.T) {
+	turn := claude.NewTurn("resumed")
+	for _, line := range []string{
+		`{"type":"system","subtype":"init","session_id":"a"}`,
+		`{"type":"system","subtype":"status","session_id":""}`,
+	} {
+		if _, err := turn.Feed([]byte(line), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff("a", turn.SessionID()); diff != "" {
+		t.Errorf("SessionID mismatch (-want +got):\n%s", diff)
+	}
+}
