@@ -79,7 +79,7 @@ type topFields struct {
 	// result
 	isError, result, errors, apiErrorStatus, numTurns gjson.Result
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
-	stopReason, usage, modelUsage                     gjson.Result
+	stopReason, usage, modelUsage, permissionDenials  gjson.Result
 }
 
 func first(dst *gjson.Result, v gjson.Result) {
@@ -138,6 +138,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		first(&f.usage, v)
 	case "modelUsage":
 		first(&f.modelUsage, v)
+	case "permission_denials":
+		first(&f.permissionDenials, v)
 	}
 }
 
@@ -353,6 +355,19 @@ func (p *lineParser) result(f *topFields) {
 				r.Errors = append(r.Errors, str(v))
 			} else {
 				r.Errors = append(r.Errors, string(rawCopy(v)))
+			}
+			return true
+		})
+	}
+	if f.permissionDenials.IsArray() {
+		r.PermissionDenials = []PermissionDenial{}
+		f.permissionDenials.ForEach(func(_, v gjson.Result) bool {
+			if v.IsObject() {
+				r.PermissionDenials = append(r.PermissionDenials, PermissionDenial{
+					ToolName:  str(v.Get("tool_name")),
+					ToolUseID: str(v.Get("tool_use_id")),
+					Input:     rawCopy(v.Get("tool_input")),
+				})
 			}
 			return true
 		})

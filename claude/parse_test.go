@@ -146,6 +146,19 @@ func TestParseLine(t *testing.T) {
 			}},
 		},
 		{
+			name: "result with permission denials",
+			line: `{"type":"result","subtype":"success","result":"Could not write the file.","permission_denials":[` +
+				`{"tool_name":"Write","tool_use_id":"toolu_1","tool_input":{"file_path":"/etc/x","content":"y"}},` +
+				`"junk",{"tool_name":"Bash","tool_use_id":"toolu_2"}]}`,
+			want: []claude.Event{claude.Result{
+				Subtype: "success", Text: "Could not write the file.",
+				PermissionDenials: []claude.PermissionDenial{
+					{ToolName: "Write", ToolUseID: "toolu_1", Input: json.RawMessage(`{"file_path":"/etc/x","content":"y"}`)},
+					{ToolName: "Bash", ToolUseID: "toolu_2"},
+				},
+			}},
+		},
+		{
 			name: "result with absurd numbers",
 			line: `{"type":"result","subtype":"success","duration_ms":1e300,"duration_api_ms":-5,"num_turns":"3","api_error_status":429.9}`,
 			want: []claude.Event{claude.Result{Subtype: "success", Duration: time.Duration(1<<63 - 1), APIErrorStatus: 429}},
