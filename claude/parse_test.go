@@ -3,6 +3,7 @@ package claude_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -329,5 +330,28 @@ func TestParseLineDeepNesting(t *testing.T) {
 	line := []byte(`{"a":"` + strings.Repeat("[", 20000) + `\"{"}`)
 	if _, _, err := claude.ParseLine(line, nil); err != nil {
 		t.Errorf("brackets in a string: %v", err)
+	}
+}
+
+// TestEventsOutliveTheLine checks, for every line of every transcript, that
+// the events stay as they were after the line's buffer is overwritten:
+// no string or raw JSON in them aliases the line.
+func TestEventsOutliveTheLine(t *testing.T) {
+	for _, path := range transcripts(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, text := range strings.Split(string(data), "\n") {
+			want, _, _ := claude.ParseLine([]byte(text), nil)
+			line := []byte(text)
+			got, _, _ := claude.ParseLine(line, nil)
+			for i := range line {
+				line[i] = 'X'
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s:%d: events changed with the line (-want +got):\n%s", path, n+1, diff)
+			}
+		}
 	}
 }
