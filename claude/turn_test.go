@@ -1,7 +1,7 @@
 package claude_test
 
 import (
-	"bufio"
+	"errors"
 	"os"
 	"testing"
 
@@ -19,17 +19,15 @@ func feedFile(t *testing.T, turn *claude.Turn, path string) []string {
 	}
 	defer f.Close()
 	var kinds []string
-	var events []claude.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		events, _ = turn.Feed(sc.Bytes(), events[:0])
-		for _, e := range events {
+	for e, err := range turn.Events(f) {
+		var se *claude.SyntaxError
+		switch {
+		case errors.As(err, &se):
+		case err != nil:
+			t.Fatal(err)
+		default:
 			kinds = append(kinds, kindOf(e))
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return kinds
 }
