@@ -2,7 +2,6 @@ package claude
 
 import (
 	"bufio"
-	"errors"
 	"io"
 	"iter"
 	"strconv"
@@ -41,17 +40,17 @@ func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
 		var events []Event
 		for {
 			line, err := lines.next()
-			var tooLong *LineTooLongError
-			switch {
-			case err == io.EOF:
-				return
-			case errors.As(err, &tooLong):
+			switch err.(type) {
+			case nil:
+			case *LineTooLongError: // skipped whole; the next line is intact
 				if !yield(nil, err) {
 					return
 				}
 				continue
-			case err != nil:
-				yield(nil, err)
+			default: // the end of r
+				if err != io.EOF {
+					yield(nil, err)
+				}
 				return
 			}
 			events, err = t.Feed(line, events[:0])

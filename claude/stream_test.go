@@ -120,3 +120,23 @@ func TestTurnEventsStopsWhenAsked(t *testing.T) {
 		t.Errorf("got %d events, want the loop to stop at 3", n)
 	}
 }
+
+// TestTurnEventsQuietLinesAllocateNothing checks that the cost of Events is
+// per stream, not per line, for lines that emit nothing.
+func TestTurnEventsQuietLinesAllocateNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	const quiet = `{"type":"stream_event","event":{"type":"message_stop"},"session_id":"5f2c8a4e-1b7d-4c3e-9a61-2d8f0e7b4c19"}` + "\n"
+	allocs := func(lines int) float64 {
+		stdout := strings.Repeat(quiet, lines)
+		return testing.AllocsPerRun(20, func() {
+			for range (&claude.Turn{}).Events(strings.NewReader(stdout)) {
+			}
+		})
+	}
+	few, many := allocs(10), allocs(1000)
+	if many != few {
+		t.Errorf("Events allocates %v times for 10 quiet lines and %v for 1000, want the same", few, many)
+	}
+}
