@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"io"
 	"strconv"
@@ -74,4 +75,43 @@ func TestLineReader(t *testing.T) {
 			})
 		}
 	}
+}
+
+// FuzzLineReader checks that every line of the input comes out exactly, or,
+// when longer than the limit, as a LineTooLongError with its length, and
+// that nothing else comes out.
+func FuzzLineReader(f *testing.F) {
+	f.Add([]byte("a\nbb\n\nccc"), uint8(2))
+	f.Add([]byte(`{"type":"system"}`+"\n"+strings.Repeat("x", 40)+"\n{}\n"), uint8(17))
+	f.Fuzz(func(t *testing.T, input []byte, max uint8) {
+		var want []string
+		if len(input) > 0 {
+			for _, line := range bytes.Split(bytes.TrimSuffix(input, []byte("\n")), []byte("\n")) {
+				if len(line) > int(max) {
+					want = append(want, "too long: "+strconv.Itoa(len(line)))
+				} else {
+					want = append(want, string(line))
+				}
+			}
+		}
+		lr := lineReader{br: bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(input)), 16), max: int(max)}
+		var got []string
+		for len(got) <= len(input)+1 {
+			line, err := lr.next()
+			if tooLong, ok := err.(*LineTooLongError); ok {
+				got = append(got, "too long: "+strconv.Itoa(tooLong.Len))
+				continue
+			}
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("next: %v", err)
+			}
+			got = append(got, string(line))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("lines mismatch (-want +got):\n%s", diff)
+		}
+	})
 }
