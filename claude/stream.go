@@ -8,8 +8,8 @@ import (
 )
 
 // MaxLineSize is the longest line, in bytes without its newline, that
-// [Turn.Events] reads. Real lines stay far below it (a tool result holding
-// a screenshot is a few MiB); it bounds the memory a runaway line can take.
+// [Turn.Events] reads. Real lines, even tool results that carry images,
+// stay far below it; it bounds the memory a runaway line can take.
 const MaxLineSize = 64 << 20
 
 // LineTooLongError reports a line longer than [MaxLineSize]. The line is
@@ -33,7 +33,7 @@ func (e *LineTooLongError) Error() string {
 // stops the loop early takes that duty over.
 //
 // Events keeps no goroutine and reads r only while the loop asks for the
-// next event. Like the Turn, it is not safe for concurrent use.
+// next event. Like [Turn] itself, it is not safe for concurrent use.
 func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		lines := lineReader{br: bufio.NewReaderSize(r, 64<<10), max: MaxLineSize}
