@@ -129,6 +129,11 @@ type stdLine struct {
 	StopReason     string          `json:"stop_reason"`
 	Usage          json.RawMessage `json:"usage"`
 	ModelUsage     json.RawMessage `json:"modelUsage"`
+	Denials        []struct {
+		ToolName  string          `json:"tool_name"`
+		ToolUseID string          `json:"tool_use_id"`
+		ToolInput json.RawMessage `json:"tool_input"`
+	} `json:"permission_denials"`
 }
 
 func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, error) {
@@ -217,13 +222,20 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 		}
 		events = append(events, rl)
 	case "result":
-		events = append(events, claude.Result{
+		r := claude.Result{
 			Subtype: l.Subtype, IsError: l.IsError, Text: l.Result, Errors: l.Errors,
 			APIErrorStatus: l.APIErrorStatus, NumTurns: l.NumTurns,
 			Duration:     time.Duration(l.DurationMS) * time.Millisecond,
 			APIDuration:  time.Duration(l.DurationAPIMS) * time.Millisecond,
 			TotalCostUSD: l.TotalCostUSD, StopReason: l.StopReason, Usage: l.Usage, ModelUsage: l.ModelUsage,
-		})
+		}
+		if l.Denials != nil {
+			r.PermissionDenials = make([]claude.PermissionDenial, 0, len(l.Denials))
+			for _, d := range l.Denials {
+				r.PermissionDenials = append(r.PermissionDenials, claude.PermissionDenial{ToolName: d.ToolName, ToolUseID: d.ToolUseID, Input: d.ToolInput})
+			}
+		}
+		events = append(events, r)
 	}
 	return events, l.SessionID, nil
 }

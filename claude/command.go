@@ -31,9 +31,10 @@ type Options struct {
 // CommandLine returns the arguments for running the claude binary with
 // options o, and the bytes to write to its standard input, which carry the
 // prompt: the CLI reads the prompt from stdin when its arguments name none.
-// Passing it there means that no prompt, however it begins ("-rf", "--help"),
-// can be read as a flag, and that its size is not limited by the system's
-// argument length.
+// Write them and then close stdin: the CLI reads to the end of its input
+// before it starts. Passing the prompt there means that no prompt, however
+// it begins ("-rf", "--help"), can be read as a flag, and that its size is
+// not limited by the system's argument length. args holds no program name.
 //
 // Every option with a value uses the "--name=value" form, so that a value
 // starting with "-" (a session id, a prompt fragment) stays a value. Tool

@@ -24,7 +24,10 @@
 //
 // [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
 // resume with, stops at the final event, and reports a resume of a
-// conversation that no longer exists as [ResumeFailed].
+// conversation that no longer exists as [ResumeFailed]. [Turn.Events]
+// ranges over the events of the CLI's whole output, read from an
+// [io.Reader]: it skips, and reports, lines that are not JSON or longer
+// than [MaxLineSize], and never stops on one.
 //
 // # Usage and cost
 //

@@ -174,12 +174,24 @@ type Result struct {
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
 	TotalCostUSD   float64
 	StopReason     string
+	// PermissionDenials are the tool calls the CLI refused under its
+	// permission mode ("permission_denials"); nil when absent.
+	PermissionDenials []PermissionDenial
 	// Usage is the run's token usage object and ModelUsage the per-model
 	// breakdown ("modelUsage"), raw JSON as the CLI sent them; nil when
 	// absent. Per-turn accounting must use these, never the usage repeated
 	// on each assistant line.
 	Usage      json.RawMessage
 	ModelUsage json.RawMessage
+}
+
+// PermissionDenial is a tool call the CLI did not run because its
+// permission mode refused it. Input is the call's argument object, raw JSON
+// as the CLI sent it ("tool_input"; nil when absent).
+type PermissionDenial struct {
+	ToolName  string
+	ToolUseID string
+	Input     json.RawMessage
 }
 
 // Failed reports whether the run did not succeed: an error subtype, or

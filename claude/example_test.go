@@ -78,6 +78,38 @@ Sandbox: network access denied
 	// next --resume: 7d1e4b2a
 }
 
+func ExampleTurn_Events() {
+	// In a program, stdout is the CLI's standard output pipe.
+	stdout := strings.NewReader(`{"type":"system","subtype":"init","session_id":"7d1e4b2a","model":"claude-sonnet-4-5"}
+{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Bash","input":{"command":"ls"}}]},"session_id":"7d1e4b2a"}
+[DEBUG] a log line on stdout
+{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"go.mod\nmain.go"}]},"session_id":"7d1e4b2a"}
+{"type":"result","subtype":"success","is_error":false,"result":"Two files.","session_id":"7d1e4b2a"}
+`)
+	turn := &claude.Turn{}
+	for e, err := range turn.Events(stdout) {
+		if err != nil {
+			fmt.Println("skipped:", err) // a bad line; reading goes on
+			continue
+		}
+		switch e := e.(type) {
+		case claude.ToolUse:
+			fmt.Printf("%s %s\n", e.Name, e.Input)
+		case claude.ToolResult:
+			fmt.Printf("result: %q\n", e.Text)
+		case claude.Result:
+			fmt.Println("done:", e.Text)
+		}
+	}
+	fmt.Println("next --resume:", turn.SessionID())
+	// Output:
+	// Bash {"command":"ls"}
+	// skipped: claude: invalid stream-json line (28 bytes): invalid character at offset 1
+	// result: "go.mod\nmain.go"
+	// done: Two files.
+	// next --resume: 7d1e4b2a
+}
+
 func ExampleParseResetTime() {
 	// Tests and examples use fixed zones; programs can pass
 	// time.LoadLocation.

@@ -16,10 +16,11 @@ import (
 // --verbose` output. It appends the events the line carries to events, in
 // the order the line holds them, and returns the extended slice.
 //
-// sessionID is the line's top-level "session_id", or nil when it has none.
-// It aliases line (no copy is made, so a line that repeats the previous id
-// costs nothing): compare it with the id you hold and copy it only when it
-// differs, before line is reused. [Turn] does exactly that.
+// sessionID is the line's top-level "session_id", or nil when it has none
+// (absent, not a string, or empty). It aliases line (no copy is made, so a
+// line that repeats the previous id costs nothing): compare it with the id
+// you hold and copy it only when it differs, before line is reused. [Turn]
+// does exactly that.
 //
 // A blank line and a line whose "type" is unknown yield no events and no
 // error. A line that is not a JSON object, or that nests arrays and
@@ -78,7 +79,7 @@ type topFields struct {
 	// result
 	isError, result, errors, apiErrorStatus, numTurns gjson.Result
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
-	stopReason, usage, modelUsage                     gjson.Result
+	stopReason, usage, modelUsage, permissionDenials  gjson.Result
 }
 
 func first(dst *gjson.Result, v gjson.Result) {
@@ -137,6 +138,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		first(&f.usage, v)
 	case "modelUsage":
 		first(&f.modelUsage, v)
+	case "permission_denials":
+		first(&f.permissionDenials, v)
 	}
 }
 
@@ -146,7 +149,7 @@ func (p *lineParser) parse() {
 		f.set(k.Str, v)
 		return true
 	})
-	if f.sessionID.Type == gjson.String {
+	if f.sessionID.Type == gjson.String && f.sessionID.Str != "" {
 		p.sessionID = p.slice(f.sessionID)
 	}
 	if f.typ.Type != gjson.String {
@@ -352,6 +355,19 @@ func (p *lineParser) result(f *topFields) {
 				r.Errors = append(r.Errors, str(v))
 			} else {
 				r.Errors = append(r.Errors, string(rawCopy(v)))
+			}
+			return true
+		})
+	}
+	if f.permissionDenials.IsArray() {
+		r.PermissionDenials = []PermissionDenial{}
+		f.permissionDenials.ForEach(func(_, v gjson.Result) bool {
+			if v.IsObject() {
+				r.PermissionDenials = append(r.PermissionDenials, PermissionDenial{
+					ToolName:  str(v.Get("tool_name")),
+					ToolUseID: str(v.Get("tool_use_id")),
+					Input:     rawCopy(v.Get("tool_input")),
+				})
 			}
 			return true
 		})

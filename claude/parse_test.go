@@ -3,6 +3,7 @@ package claude_test
 import (
 	"encoding/json"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,8 @@ func TestParseLine(t *testing.T) {
 		{name: "empty object", line: "{}"},
 		{name: "unknown type", line: `{"type":"something_new","session_id":"s1"}`, session: "s1"},
 		{name: "type not a string", line: `{"type":["assistant"]}`},
+		{name: "empty session id is none", line: `{"type":"x","session_id":""}`},
+		{name: "session id not a string", line: `{"type":"x","session_id":42}`},
 		{
 			name:    "init",
 			line:    `{"type":"system","subtype":"init","model":"claude-opus-4-1","session_id":"s1","tools":["Bash"]}`,
@@ -144,6 +147,19 @@ func TestParseLine(t *testing.T) {
 			}},
 		},
 		{
+			name: "result with permission denials",
+			line: `{"type":"result","subtype":"success","result":"Could not write the file.","permission_denials":[` +
+				`{"tool_name":"Write","tool_use_id":"toolu_1","tool_input":{"file_path":"/etc/x","content":"y"}},` +
+				`"junk",{"tool_name":"Bash","tool_use_id":"toolu_2"}]}`,
+			want: []claude.Event{claude.Result{
+				Subtype: "success", Text: "Could not write the file.",
+				PermissionDenials: []claude.PermissionDenial{
+					{ToolName: "Write", ToolUseID: "toolu_1", Input: json.RawMessage(`{"file_path":"/etc/x","content":"y"}`)},
+					{ToolName: "Bash", ToolUseID: "toolu_2"},
+				},
+			}},
+		},
+		{
 			name: "result with absurd numbers",
 			line: `{"type":"result","subtype":"success","duration_ms":1e300,"duration_api_ms":-5,"num_turns":"3","api_error_status":429.9}`,
 			want: []claude.Event{claude.Result{Subtype: "success", Duration: time.Duration(1<<63 - 1), APIErrorStatus: 429}},
@@ -162,6 +178,9 @@ func TestParseLine(t *testing.T) {
 			}
 			if diff := cmp.Diff(tt.session, string(sid)); diff != "" {
 				t.Errorf("session id mismatch (-want +got):\n%s", diff)
+			}
+			if tt.session == "" && sid != nil {
+				t.Errorf("session id = %q, want nil", sid)
 			}
 		})
 	}
@@ -311,5 +330,28 @@ func TestParseLineDeepNesting(t *testing.T) {
 	line := []byte(`{"a":"` + strings.Repeat("[", 20000) + `\"{"}`)
 	if _, _, err := claude.ParseLine(line, nil); err != nil {
 		t.Errorf("brackets in a string: %v", err)
+	}
+}
+
+// TestEventsOutliveTheLine checks, for every line of every transcript, that
+// the events stay as they were after the line's buffer is overwritten:
+// no string or raw JSON in them aliases the line.
+func TestEventsOutliveTheLine(t *testing.T) {
+	for _, path := range transcripts(t) {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for n, text := range strings.Split(string(data), "\n") {
+			want, _, _ := claude.ParseLine([]byte(text), nil)
+			line := []byte(text)
+			got, _, _ := claude.ParseLine(line, nil)
+			for i := range line {
+				line[i] = 'X'
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("%s:%d: events changed with the line (-want +got):\n%s", path, n+1, diff)
+			}
+		}
 	}
 }

@@ -62,22 +62,20 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 }
 
 // resetMillis converts a reset-time value to epoch milliseconds; 0 when it
-// is unusable (null, a bool, an object, zero, out of range, bad text).
+// is unusable (null, a bool, an object, zero, out of range, bad text). A
+// JSON number's text is read as timeparse reads a numeric string, which is
+// what it is.
 func resetMillis(r gjson.Result) int64 {
-	var ms int64
-	var ok bool
+	var text string
 	switch r.Type {
 	case gjson.Number:
-		if strings.ContainsAny(r.Raw, ".eE") {
-			ms, ok = timeparse.FloatEpochMillis(r.Num)
-		} else if v, err := strconv.ParseInt(r.Raw, 10, 64); err == nil {
-			ms, ok = timeparse.EpochMillis(v)
-		} else {
-			ms, ok = timeparse.FloatEpochMillis(r.Num) // beyond int64: rejected
-		}
+		text = r.Raw
 	case gjson.String:
-		ms, ok = timeparse.ParseMillis(r.Str)
+		text = r.Str
+	default:
+		return 0
 	}
+	ms, ok := timeparse.ParseMillis(text)
 	if !ok {
 		return 0
 	}

@@ -37,6 +37,8 @@ func TestParseResetTime(t *testing.T) {
 	// 2026-05-12 14:20:30 UTC, a Tuesday.
 	now := utc("2026-05-12T14:20:30Z")
 	tokyo := now.In(time.FixedZone("JST", 9*3600)) // 23:20:30 local
+	// Already 2027 in Tokyo, still 2026 in UTC.
+	newYearTokyo := utc("2026-12-31T22:00:00Z").In(time.FixedZone("JST", 9*3600))
 	tests := []struct {
 		name string
 		text string
@@ -62,6 +64,11 @@ func TestParseResetTime(t *testing.T) {
 		{"UTC", "You've hit your limit · resets 2pm (UTC)", now, "2026-05-13T14:00:00Z"},
 		{"same minute is now", "You've hit your limit · resets 2:20pm (UTC)", now, "2026-05-12T14:20:30Z"},
 		{"minute before is tomorrow", "You've hit your limit · resets 2:19pm (UTC)", now, "2026-05-13T14:19:00Z"},
+		{"exactly now", "You've hit your limit · resets 2:20pm (UTC)", utc("2026-05-12T14:20:00Z"), "2026-05-12T14:20:00Z"},
+		{"date and time of now", "You've hit your limit · resets May 12, 2:20pm (UTC)", now, "2026-05-12T14:20:30Z"},
+		{"today's date, earlier hour, is next year", "You've hit your limit · resets May 12, 1pm (UTC)", now, "2027-05-12T13:00:00Z"},
+		{"today's date, later hour", "You've hit your limit · resets May 12, 11pm (UTC)", now, "2026-05-12T23:00:00Z"},
+		{"year in the zone, not in now's", "You've hit your limit · resets Dec 31, 11pm (UTC)", newYearTokyo, "2026-12-31T23:00:00Z"},
 		{"12am", "limit reached ∙ resets 12am", now, "2026-05-13T00:00:00Z"},
 		{"12pm", "limit reached ∙ resets 12pm", now, "2026-05-13T12:00:00Z"},
 		{"24-hour clock", "limit reached · resets 16:45", now, "2026-05-12T16:45:00Z"},

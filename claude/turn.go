@@ -1,7 +1,8 @@
 package claude
 
 // Turn accumulates one run of `claude -p`: feed it the run's stdout line by
-// line and it returns the events to act on. It remembers the last session
+// line ([Turn.Feed]), or hand it the whole stream ([Turn.Events]), and it
+// returns the events to act on. It remembers the last session
 // id seen, stops emitting once the run's final event has been returned, and
 // turns a failed resume into a [ResumeFailed] event.
 //

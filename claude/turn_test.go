@@ -1,7 +1,7 @@
 package claude_test
 
 import (
-	"bufio"
+	"errors"
 	"os"
 	"testing"
 
@@ -19,17 +19,15 @@ func feedFile(t *testing.T, turn *claude.Turn, path string) []string {
 	}
 	defer f.Close()
 	var kinds []string
-	var events []claude.Event
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		events, _ = turn.Feed(sc.Bytes(), events[:0])
-		for _, e := range events {
+	for e, err := range turn.Events(f) {
+		var se *claude.SyntaxError
+		switch {
+		case errors.As(err, &se):
+		case err != nil:
+			t.Fatal(err)
+		default:
 			kinds = append(kinds, kindOf(e))
 		}
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
 	}
 	return kinds
 }
@@ -157,5 +155,22 @@ func TestTurnQuietLineAllocatesNothing(t *testing.T) {
 		if allocs != 0 {
 			t.Errorf("Feed(%s) allocates %v times, want 0", line, allocs)
 		}
+	}
+}
+
+// TestTurnKeepsIDOverEmpty checks that a line with an empty session id
+// does not erase the id to resume with.
+func TestTurnKeepsIDOverEmpty(t *testing.T) {
+	turn := claude.NewTurn("resumed")
+	for _, line := range []string{
+		`{"type":"system","subtype":"init","session_id":"a"}`,
+		`{"type":"system","subtype":"status","session_id":""}`,
+	} {
+		if _, err := turn.Feed([]byte(line), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if diff := cmp.Diff("a", turn.SessionID()); diff != "" {
+		t.Errorf("SessionID mismatch (-want +got):\n%s", diff)
 	}
 }

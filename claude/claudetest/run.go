@@ -48,7 +48,8 @@ func (s Stopped) Error() string { return "stopped with exit status " + strconv.I
 type Env struct {
 	// Args are the command-line arguments, without the program name.
 	Args []string
-	// Stdin supplies the prompt when Args hold none. Nil reads as empty.
+	// Stdin supplies the prompt when Args hold none: Run reads it to its
+	// end. Nil reads as empty.
 	Stdin io.Reader
 	// Stdout receives the transcript's lines; Stderr the companion .stderr
 	// file and diagnostics.
@@ -87,9 +88,15 @@ type Env struct {
 //     error or when there is none, and [ExitOK] otherwise.
 //
 // When ctx ends, Run stops at once and returns [ExitInterrupt], or the
-// Code of a [Stopped] cause. If that happens while it is reading the prompt
-// from Stdin, the read it started finishes in the background when Stdin
-// is closed.
+// Code of a [Stopped] cause.
+//
+// A Read cannot be interrupted, so Run reads the prompt from Stdin in a
+// goroutine. It is the one goroutine that can outlive Run: when ctx ends
+// during that read, Run returns without waiting for it, and it ends when
+// Stdin's Read returns, at the end of input or when the caller closes the
+// pipe; it touches nothing but Stdin. A process that exits ends it; a test
+// that cancels Run while it waits for a prompt should close the writing end
+// of the pipe it passed as Stdin.
 func Run(ctx context.Context, env Env) int {
 	r := runner{ctx: ctx, env: env}
 	return r.run()
@@ -218,7 +225,8 @@ func (r *runner) openTranscript(name string, resume bool) (fs.File, string, erro
 	return f, name, nil
 }
 
-// readStdin reads the prompt; ok is false when ctx ended first.
+// readStdin reads the prompt; ok is false when ctx ended first, in which
+// case the read goes on in the background until Stdin returns (see [Run]).
 func (r *runner) readStdin() (prompt string, code int, ok bool) {
 	if r.env.Stdin == nil {
 		return "", 0, true

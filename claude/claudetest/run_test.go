@@ -243,10 +243,11 @@ func TestRunStops(t *testing.T) {
 	})
 }
 
-// blockingReader reports its first Read, then reads from r.
+// blockingReader reports its first Read, and the first Read that ends
+// with an error, then reads from r.
 type blockingReader struct {
-	r       io.Reader
-	started chan struct{}
+	r                 io.Reader
+	started, finished chan struct{}
 }
 
 func (b *blockingReader) Read(p []byte) (int, error) {
@@ -255,14 +256,19 @@ func (b *blockingReader) Read(p []byte) (int, error) {
 	default:
 		close(b.started)
 	}
-	return b.r.Read(p)
+	n, err := b.r.Read(p)
+	if err != nil {
+		close(b.finished)
+	}
+	return n, err
 }
 
 // TestRunStopsWhileReadingStdin checks that a stdin nobody closes does not
-// keep Run from stopping.
+// keep Run from stopping, and that the read Run leaves behind ends when the
+// pipe is closed.
 func TestRunStopsWhileReadingStdin(t *testing.T) {
 	stdinR, stdinW := io.Pipe()
-	stdin := &blockingReader{r: stdinR, started: make(chan struct{})}
+	stdin := &blockingReader{r: stdinR, started: make(chan struct{}), finished: make(chan struct{})}
 	ctx, cancel := context.WithCancelCause(t.Context())
 	done := make(chan outcome, 1)
 	go func() {
@@ -272,6 +278,7 @@ func TestRunStopsWhileReadingStdin(t *testing.T) {
 	cancel(claudetest.Stopped{Code: claudetest.ExitTerminate})
 	got := <-done
 	stdinW.Close() // ends the read Run left behind
+	<-stdin.finished
 	if diff := cmp.Diff(outcome{Code: claudetest.ExitTerminate}, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}

@@ -162,16 +162,12 @@ func TestTwoTurnSession(t *testing.T) {
 		}
 		tr := claude.NewTurn(resume)
 		var texts []string
-		sc := bufio.NewScanner(strings.NewReader(got.Stdout))
-		for sc.Scan() {
-			events, err := tr.Feed(sc.Bytes(), nil)
+		for e, err := range tr.Events(strings.NewReader(got.Stdout)) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			for _, e := range events {
-				if e, ok := e.(claude.Text); ok {
-					texts = append(texts, e.Text)
-				}
+			if e, ok := e.(claude.Text); ok {
+				texts = append(texts, e.Text)
 			}
 		}
 		if !tr.Done() {
