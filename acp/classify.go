@@ -2,11 +2,11 @@ package acp
 
 import (
 	"bytes"
-	"encoding/binary"
 	"encoding/json"
-	"math/bits"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // Kind says what a line is.
@@ -105,27 +105,26 @@ type Message struct {
 //
 // See [Message] for which fields alias line.
 func Classify(line []byte) Message {
-	i := skipWS(line, 0)
+	i := jsonscan.SkipSpace(line, 0)
 	if i == len(line) {
 		return parseError(line)
 	}
 	if line[i] != '{' {
-		end := skipValue(line, i, maxDepth)
-		if end < 0 || skipWS(line, end) != len(line) {
+		if !jsonscan.Valid(line) {
 			return parseError(line)
 		}
 		return invalidRequest(NullID, "not a JSON object (batches are not supported)")
 	}
 
 	var env envelope
-	i = skipWS(line, i+1)
+	i = jsonscan.SkipSpace(line, i+1)
 	if i < len(line) && line[i] == '}' {
 		i++
 	} else {
 		for {
 			var key, val []byte
 			var escaped bool
-			key, escaped, val, i = member(line, i, maxDepth-1)
+			key, escaped, val, i = jsonscan.Member(line, i, jsonscan.MaxDepth-1)
 			if i < 0 {
 				return parseError(line)
 			}
@@ -134,10 +133,10 @@ func Classify(line []byte) Message {
 				i++
 				break
 			}
-			i = skipWS(line, i+1) // past ','
+			i = jsonscan.SkipSpace(line, i+1) // past ','
 		}
 	}
-	if skipWS(line, i) != len(line) {
+	if jsonscan.SkipSpace(line, i) != len(line) {
 		return parseError(line)
 	}
 	return env.message()
@@ -347,12 +346,12 @@ func decodeError(v []byte) *Error {
 		return nil
 	}
 	var code, message, data []byte
-	i := skipWS(v, 1)
+	i := jsonscan.SkipSpace(v, 1)
 	if v[i] != '}' {
 		for {
 			var key, val []byte
 			var escaped bool
-			key, escaped, val, i = member(v, i, maxDepth)
+			key, escaped, val, i = jsonscan.Member(v, i, jsonscan.MaxDepth)
 			if i < 0 {
 				return nil // unreachable: v is valid
 			}
@@ -370,7 +369,7 @@ func decodeError(v []byte) *Error {
 			if v[i] == '}' {
 				break
 			}
-			i = skipWS(v, i+1)
+			i = jsonscan.SkipSpace(v, i+1)
 		}
 	}
 	if code == nil || message == nil || message[0] != '"' {
@@ -395,300 +394,4 @@ func decodeError(v []byte) *Error {
 		e.Data = bytes.Clone(data)
 	}
 	return e
-}
-
-// The scanner. Each function validates what it skips, so one pass over the
-// line both checks it is JSON (RFC 8259, UTF-8 strings) and finds the
-// members' values.
-
-// maxDepth is the deepest nesting accepted, the limit encoding/json enforces.
-const maxDepth = 10000
-
-// member reads one object member starting at b[i], which should be the
-// opening quote of its name, validating the value with at most depth levels
-// of nesting. It returns the name's raw content (between the quotes), whether
-// that holds an escape, the raw value, and the index of the ',' or '}' that
-// follows; next is -1 when the bytes are not valid JSON.
-func member(b []byte, i, depth int) (key []byte, escaped bool, val []byte, next int) {
-	if i >= len(b) || b[i] != '"' {
-		return nil, false, nil, -1
-	}
-	end, escaped := scanString(b, i)
-	if end < 0 {
-		return nil, false, nil, -1
-	}
-	key = b[i+1 : end-1]
-	i = skipWS(b, end)
-	if i >= len(b) || b[i] != ':' {
-		return nil, false, nil, -1
-	}
-	i = skipWS(b, i+1)
-	end = skipValue(b, i, depth)
-	if end < 0 {
-		return nil, false, nil, -1
-	}
-	val = b[i:end]
-	i = skipWS(b, end)
-	if i >= len(b) || (b[i] != ',' && b[i] != '}') {
-		return nil, false, nil, -1
-	}
-	return key, escaped, val, i
-}
-
-// skipWS returns the index of the first byte at or after i that is not JSON
-// white space.
-func skipWS(b []byte, i int) int {
-	for i < len(b) {
-		switch b[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
-}
-
-// skipValue validates the JSON value starting at b[i] and returns the index
-// just past it, or -1 when it is not valid or nests deeper than depth. It
-// loops rather than recursing, so hostile nesting cannot grow the stack.
-func skipValue(b []byte, i, depth int) int {
-	// Which open containers are objects, one bit per level: the first 64
-	// levels in a word, deeper ones (rare) in a slice.
-	var inObj uint64
-	var deep []uint64
-	level := 0
-	isObj := func() bool {
-		l := level - 1
-		if l < 64 {
-			return inObj&(1<<l) != 0
-		}
-		return deep[l/64-1]&(1<<(l%64)) != 0
-	}
-	push := func(obj bool) bool {
-		if level >= depth {
-			return false
-		}
-		l := level
-		level++
-		if l < 64 {
-			if obj {
-				inObj |= 1 << l
-			} else {
-				inObj &^= 1 << l
-			}
-			return true
-		}
-		w := l/64 - 1
-		if w == len(deep) {
-			deep = append(deep, 0)
-		}
-		if obj {
-			deep[w] |= 1 << (l % 64)
-		} else {
-			deep[w] &^= 1 << (l % 64)
-		}
-		return true
-	}
-
-	for {
-		// A value starts at b[i].
-		if i >= len(b) {
-			return -1
-		}
-		switch c := b[i]; c {
-		case '"':
-			i, _ = scanString(b, i)
-		case '{', '[':
-			if !push(c == '{') {
-				return -1
-			}
-			i = skipWS(b, i+1)
-			if i >= len(b) {
-				return -1
-			}
-			if b[i] == c+2 { // '}' is '{'+2, ']' is '['+2
-				i++
-				level--
-				break
-			}
-			if c == '{' {
-				if i = objectKey(b, i); i < 0 {
-					return -1
-				}
-			}
-			continue
-		case 't':
-			i = literal(b, i, "true")
-		case 'f':
-			i = literal(b, i, "false")
-		case 'n':
-			i = literal(b, i, "null")
-		default:
-			i = scanNumber(b, i)
-		}
-		if i < 0 {
-			return -1
-		}
-		// After a value: close containers or move to the next element.
-		for {
-			if level == 0 {
-				return i
-			}
-			i = skipWS(b, i)
-			if i >= len(b) {
-				return -1
-			}
-			obj := isObj()
-			c := b[i]
-			if c == ',' {
-				i = skipWS(b, i+1)
-				if obj {
-					if i = objectKey(b, i); i < 0 {
-						return -1
-					}
-				}
-				break
-			}
-			if (obj && c == '}') || (!obj && c == ']') {
-				i++
-				level--
-				continue
-			}
-			return -1
-		}
-	}
-}
-
-// objectKey validates `"name" :` at b[i] and returns the index of the value
-// that follows, or -1.
-func objectKey(b []byte, i int) int {
-	if i >= len(b) || b[i] != '"' {
-		return -1
-	}
-	i, _ = scanString(b, i)
-	if i < 0 {
-		return -1
-	}
-	i = skipWS(b, i)
-	if i >= len(b) || b[i] != ':' {
-		return -1
-	}
-	return skipWS(b, i+1)
-}
-
-func literal(b []byte, i int, lit string) int {
-	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
-		return -1
-	}
-	return i + len(lit)
-}
-
-// scanNumber validates the JSON number at b[i] and returns the index just
-// past it, or -1.
-func scanNumber(b []byte, i int) int {
-	if b[i] == '-' {
-		i++
-	}
-	if i >= len(b) {
-		return -1
-	}
-	switch c := b[i]; {
-	case c == '0':
-		i++
-	case c >= '1' && c <= '9':
-		i = digits(b, i+1)
-	default:
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
-}
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-// scanString validates the JSON string whose opening quote is b[i] and
-// returns the index just past its closing quote (or -1 when it is not a
-// valid string of valid UTF-8) and whether it holds an escape.
-func scanString(b []byte, i int) (end int, escaped bool) {
-	i++
-	for {
-		// Eight bytes at a time while none needs a look: a quote, a
-		// backslash, a control character or a non-ASCII byte. A flagged
-		// byte can be spurious only after a genuine one (a borrow travels
-		// upward, to later bytes), so the lowest flag is genuine.
-		for len(b)-i >= 8 {
-			x := binary.LittleEndian.Uint64(b[i:])
-			m := (x - 0x20*lsb) | ((x ^ '"'*lsb) - lsb) | ((x ^ '\\'*lsb) - lsb) | x
-			if m &= msb; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(b) {
-			return -1, escaped
-		}
-		switch c := b[i]; {
-		case c == '"':
-			return i + 1, escaped
-		case c == '\\':
-			escaped = true
-			if i+1 >= len(b) {
-				return -1, escaped
-			}
-			switch b[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				i += 2
-			case 'u':
-				if len(b)-i < 6 || !isHex(b[i+2]) || !isHex(b[i+3]) || !isHex(b[i+4]) || !isHex(b[i+5]) {
-					return -1, escaped
-				}
-				i += 6
-			default:
-				return -1, escaped
-			}
-		case c < 0x20:
-			return -1, escaped
-		case c < utf8.RuneSelf:
-			i++
-		default:
-			r, size := utf8.DecodeRune(b[i:])
-			if r == utf8.RuneError && size == 1 {
-				return -1, escaped
-			}
-			i += size
-		}
-	}
-}
-
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }

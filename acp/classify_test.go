@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -224,11 +225,11 @@ func TestClassifyNesting(t *testing.T) {
 		line string
 		want view
 	}{
-		{nest(maxDepth), view{Kind: KindNotification, Method: "x",
-			Params: strings.Repeat("[", maxDepth-1) + strings.Repeat("]", maxDepth-1)}},
-		{nest(maxDepth + 1), parseErr()},
-		{strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth), invalid("null")},
-		{strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1), parseErr()},
+		{nest(jsonscan.MaxDepth), view{Kind: KindNotification, Method: "x",
+			Params: strings.Repeat("[", jsonscan.MaxDepth-1) + strings.Repeat("]", jsonscan.MaxDepth-1)}},
+		{nest(jsonscan.MaxDepth + 1), parseErr()},
+		{strings.Repeat("[", jsonscan.MaxDepth) + strings.Repeat("]", jsonscan.MaxDepth), invalid("null")},
+		{strings.Repeat("[", jsonscan.MaxDepth+1) + strings.Repeat("]", jsonscan.MaxDepth+1), parseErr()},
 		{strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200), invalid("null")},
 		// Mixed containers past the first 64 levels, closed right and wrong.
 		{`{"jsonrpc":"2.0","method":"x","params":` + strings.Repeat(`[{"a":`, 100) + "1" + strings.Repeat("}]", 100) + "}",

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -78,7 +79,7 @@ func (c ClientCapabilities) AcceptsGooseCustomNotifications() bool {
 // literal keys. Keys are matched with a ForEach walk, never as a gjson path,
 // so no key is interpreted as a path pattern or modifier.
 func metaBool(meta json.RawMessage, keys ...string) bool {
-	if len(meta) == 0 || !gjson.ValidBytes(meta) {
+	if len(meta) == 0 || !jsonscan.Valid(meta) {
 		return false
 	}
 	cur := gjson.ParseBytes(meta)

@@ -204,3 +204,19 @@ func TestRequiredArraysNeverNull(t *testing.T) {
 		})
 	}
 }
+
+// TestMetaDeeplyNested checks that a _meta nesting far beyond any limit,
+// set by a caller rather than decoded, reads as false instead of
+// overflowing the stack (gjson.ValidBytes recursed per level and crashed on
+// ten million '[').
+func TestMetaDeeplyNested(t *testing.T) {
+	for _, meta := range []string{
+		strings.Repeat("[", 10<<20),
+		strings.Repeat(`{"goose":`, 1<<20) + "true" + strings.Repeat("}", 1<<20),
+	} {
+		c := ClientCapabilities{Meta: json.RawMessage(meta)}
+		if c.AcceptsGooseCustomNotifications() {
+			t.Errorf("%d bytes of nesting accepted as customNotifications", len(meta))
+		}
+	}
+}

@@ -3,12 +3,14 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
 	"time"
 	"unsafe"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -29,6 +31,8 @@ import (
 // stdout, so callers skip such a line and go on with the next. events is
 // returned unchanged whenever err is not nil.
 //
+// JSON is UTF-8: a line holding invalid UTF-8 is a [*SyntaxError] too.
+//
 // ParseLine only reads line, and keeps no reference to it in the events:
 // every string in them is a copy.
 func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
@@ -36,14 +40,10 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 	if len(line) == 0 {
 		return events, nil, nil
 	}
-	if off := tooDeep(line); off >= 0 {
-		// gjson validates recursively: depth must be bounded before it
-		// looks, or a line of ten million '[' overflows the stack, which
-		// no recover can catch.
-		return events, nil, &SyntaxError{Len: len(line), Offset: off, reason: "nested too deeply"}
-	}
-	if !gjson.ValidBytes(line) {
-		return events, nil, newSyntaxError(line)
+	// Not gjson.ValidBytes: it recurses per nesting level, and a line of
+	// ten million '[' would overflow the stack, which no recover catches.
+	if err := jsonscan.Check(line); err != nil {
+		return events, nil, newSyntaxError(len(line), err)
 	}
 	if line[0] != '{' {
 		return events, nil, &SyntaxError{Len: len(line), Offset: 0, reason: "not a JSON object"}
@@ -457,7 +457,12 @@ func (e *SyntaxError) Error() string {
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
-func newSyntaxError(line []byte) *SyntaxError {
-	off, reason := syntaxOffset(line)
-	return &SyntaxError{Len: len(line), Offset: off, reason: reason}
+// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
+// a *SyntaxError.
+func newSyntaxError(n int, err error) *SyntaxError {
+	var se *jsonscan.SyntaxError
+	if !errors.As(err, &se) {
+		return &SyntaxError{Len: n, Offset: n, reason: "invalid JSON"} // unreachable
+	}
+	return &SyntaxError{Len: n, Offset: se.Offset, reason: se.Reason}
 }

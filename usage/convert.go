@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -17,7 +18,7 @@ var ErrInvalidUsage = errors.New("usage: invalid usage JSON")
 
 // object validates data and returns it parsed as an object.
 func object(data []byte) (gjson.Result, error) {
-	if !gjson.ValidBytes(data) {
+	if !jsonscan.Valid(data) {
 		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalidUsage)
 	}
 	r := gjson.ParseBytes(data)

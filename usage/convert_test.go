@@ -2,6 +2,7 @@ package usage
 
 import (
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -225,6 +226,25 @@ func TestPicos(t *testing.T) {
 		}
 		if got := picos(members(obj, "v")[0]); got != tt.want {
 			t.Errorf("picos(%s) = %v, want %v", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestDeeplyNestedInput checks that input nesting far beyond any limit is
+// an error, not a stack overflow (gjson.ValidBytes recursed per level and
+// crashed on ten million '[').
+func TestDeeplyNestedInput(t *testing.T) {
+	deep := []byte(strings.Repeat("[", 10<<20))
+	obj := []byte(`{"input_tokens":` + strings.Repeat("[", 10<<20))
+	for _, in := range [][]byte{deep, obj} {
+		if _, err := FromAnthropic(in); !errors.Is(err, ErrInvalidUsage) {
+			t.Errorf("FromAnthropic: error = %v, want ErrInvalidUsage", err)
+		}
+		if _, err := ParseClaudeResult(in); !errors.Is(err, ErrInvalidUsage) {
+			t.Errorf("ParseClaudeResult: error = %v, want ErrInvalidUsage", err)
+		}
+		if _, err := LoadLiteLLM(in); !errors.Is(err, ErrInvalidPrices) {
+			t.Errorf("LoadLiteLLM: error = %v, want ErrInvalidPrices", err)
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -174,7 +175,7 @@ var litellmAuthority = map[string]string{
 // negative rate is treated as unpublished. A later entry with the same
 // authority and model replaces an earlier one.
 func LoadLiteLLM(data []byte) (*PriceTable, error) {
-	if !gjson.ValidBytes(data) {
+	if !jsonscan.Valid(data) {
 		return nil, fmt.Errorf("%w: not valid JSON", ErrInvalidPrices)
 	}
 	root := gjson.ParseBytes(data)
