@@ -7,7 +7,7 @@ import (
 	"io"
 	"sync"
 
-	"github.com/tidwall/gjson"
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // DefaultMaxLineLength is the longest line, in bytes and excluding its
@@ -255,7 +255,7 @@ func NewFrameWriter(w io.Writer) *FrameWriter {
 // is written. White space outside strings (pretty-printing) is removed, so
 // the message fits on one line. WriteFrame does not keep msg.
 func (fw *FrameWriter) WriteFrame(msg []byte) error {
-	if !gjson.ValidBytes(msg) {
+	if !jsonscan.Valid(msg) {
 		return ErrNotJSON
 	}
 	fw.mu.Lock()

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"testing/iotest"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -393,7 +394,8 @@ func (r *chunkReader) Read(p []byte) (int, error) {
 }
 
 // FuzzFrameWriter checks that WriteFrame accepts exactly what encoding/json
-// calls valid and writes it as json.Compact would, on one line.
+// calls valid, less invalid UTF-8 (which encoding/json lets through but ACP
+// forbids), and writes it as json.Compact would, on one line.
 func FuzzFrameWriter(f *testing.F) {
 	for _, s := range []string{`{"a": [1, 2.5e3, "x y"]}`, "{\n}", `"\u2028"`, `01`, `1.`, `[1,]`, `{"a":1}}`, "\"\x01\"", "\"\xff\""} {
 		f.Add([]byte(s))
@@ -401,8 +403,8 @@ func FuzzFrameWriter(f *testing.F) {
 	f.Fuzz(func(t *testing.T, msg []byte) {
 		var out bytes.Buffer
 		err := NewFrameWriter(&out).WriteFrame(msg)
-		if valid := json.Valid(msg); valid != (err == nil) {
-			t.Fatalf("WriteFrame(%q) = %v, but json.Valid = %v", msg, err, valid)
+		if valid := json.Valid(msg) && utf8.Valid(msg); valid != (err == nil) {
+			t.Fatalf("WriteFrame(%q) = %v, but json.Valid && utf8.Valid = %v", msg, err, valid)
 		}
 		if err != nil {
 			return
@@ -477,5 +479,18 @@ func BenchmarkFrameWriter(b *testing.B) {
 		if err := fw.WriteFrame(msg); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// A hostile message nested ten million levels deep is refused, not a stack
+// overflow (gjson's validator, used here before, recursed once per level).
+func TestFrameWriterDeepNesting(t *testing.T) {
+	var out bytes.Buffer
+	fw := NewFrameWriter(&out)
+	if err := fw.WriteFrame(bytes.Repeat([]byte("["), 10_000_000)); !errors.Is(err, ErrNotJSON) {
+		t.Fatalf("WriteFrame(deep) = %v, want ErrNotJSON", err)
+	}
+	if out.Len() != 0 {
+		t.Errorf("wrote %d bytes for a refused message", out.Len())
 	}
 }
