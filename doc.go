@@ -17,8 +17,8 @@
 //   - [github.com/acpkit/acpkit/acp] is the wire: it classifies inbound lines,
 //     decodes typed params, builds responses and session/update
 //     notifications, frames lines with a bounded reader and a safe writer,
-//     and runs a JSON-RPC connection ([acp.Conn]) over any reader and
-//     writer, with concurrent requests, ordered notifications and
+//     and runs a JSON-RPC connection
+//     ([github.com/acpkit/acpkit/acp.Conn]) over any reader and writer, with concurrent requests, ordered notifications and
 //     cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
 //     and an agent in memory for tests.
 //   - [github.com/acpkit/acpkit/claude] reads the Claude Code CLI's
@@ -36,10 +36,10 @@
 //
 // How they fit in an agent that bridges an editor to the Claude CLI:
 //
-//	editor ──stdin──▶ acp.Conn ──▶ your handlers ──▶ claude.Options.Args ──▶ claude process
-//	editor ◀─stdout── acp.Conn ◀── session/update ◀── claude.Turn ◀── stream-json lines
+//	editor ──stdin──▶ acp.Conn ──▶ your handlers ──▶ claude.CommandLine ──▶ claude process
+//	editor ◀─stdout── acp.Conn ◀── session/update ◀── claude.Turn.Events ◀── its stdout
 //	                                      ▲
-//	                                usage.Session (tokens, cost)
+//	                            usage.Accumulator (tokens, cost)
 //
 // The library packages are pure: they read and write only the readers,
 // writers and byte slices their callers hand them, and take the current time
@@ -49,9 +49,10 @@
 // # Examples
 //
 // The examples directory holds small programs to copy from:
-// examples/echo-agent, the smallest complete ACP agent, and
-// examples/fakeclaude, a stand-in for the claude binary that replays
-// recorded transcripts.
+// examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
+// complete agent with sessions, cancellation, goose's extensions and usage
+// reports; and examples/fakeclaude, a stand-in for the claude binary that
+// replays recorded transcripts.
 //
 // # Stability
 //
