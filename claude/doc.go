@@ -20,7 +20,8 @@
 // [Heartbeat] and [Retry] signs of life, [RateLimit] state, [APIError]
 // failures and the final [Result]. Its session id comes back as a slice of
 // the line, so that the common case, a line repeating the id already known,
-// costs nothing.
+// costs nothing. When a member name is repeated in one object, the last
+// occurrence wins, as with encoding/json.
 //
 // [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
 // resume with, stops at the final event, and reports a resume of a

@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -24,6 +25,8 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":9e99}`,
 		`{"type":"assistant","message":{"con`,
 		`{"a":"\u00e9\ud83d\ude00"}`,
+		`{"type":"result","session_id":"a","type":"system","session_id":"b\u0041"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"a"},"delta":{}}}`,
 		"not json",
 		"",
 	} {
@@ -55,6 +58,9 @@ func FuzzParseLine(f *testing.F) {
 			if sid != nil && !gjson.ValidBytes(trimmed) {
 				t.Fatal("session id from an invalid line")
 			}
+			if len(trimmed) > 0 {
+				checkAgainstEncodingJSON(t, trimmed, events[1:], sid)
+			}
 		case errors.As(err, &se):
 			if len(events) != 1 || sid != nil {
 				t.Fatal("ParseLine returned output with an error")
@@ -69,6 +75,54 @@ func FuzzParseLine(f *testing.F) {
 			t.Fatalf("unexpected error type %T", err)
 		}
 	})
+}
+
+// checkAgainstEncodingJSON checks what ParseLine read from an object line
+// against what encoding/json decodes from it: the session id, and the line
+// type, which decides the kind of every event added. Both decoders must
+// take the last occurrence of a repeated name.
+func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []byte) {
+	var top map[string]json.RawMessage
+	if json.Unmarshal(line, &top) != nil {
+		return // validity is jsonscan's to check, against gjson above
+	}
+	var wantSID, typ string
+	// A member that is absent or not a string leaves its variable empty.
+	_ = json.Unmarshal(top["session_id"], &wantSID)
+	_ = json.Unmarshal(top["type"], &typ)
+	if string(sid) != wantSID || (sid == nil) != (wantSID == "") {
+		t.Fatalf("session id %q, encoding/json reads %q", sid, wantSID)
+	}
+	for _, e := range added {
+		if got := eventLineType(e); got != typ {
+			t.Fatalf("%T event from a line whose type encoding/json reads as %q", e, typ)
+		}
+	}
+	switch typ {
+	case "system", "rate_limit_event", "result":
+		if len(added) != 1 {
+			t.Fatalf("%d events from a %q line, want 1", len(added), typ)
+		}
+	}
+}
+
+// eventLineType is the type of the line an event comes from.
+func eventLineType(e Event) string {
+	switch e.(type) {
+	case Heartbeat, Retry:
+		return "system"
+	case Text, Thinking, ToolUse, UnknownBlock, APIError:
+		return "assistant"
+	case ToolResult:
+		return "user"
+	case PartialText, PartialThinking:
+		return "stream_event"
+	case RateLimit:
+		return "rate_limit_event"
+	case Result:
+		return "result"
+	}
+	return ""
 }
 
 func FuzzRateLimitInfo(f *testing.F) {

@@ -33,6 +33,10 @@ import (
 //
 // JSON is UTF-8: a line holding invalid UTF-8 is a [*SyntaxError] too.
 //
+// Member names are matched exactly, after unescaping. When a name is
+// repeated in one object, at any depth, the last occurrence wins, as with
+// encoding/json.
+//
 // ParseLine only reads line, and keeps no reference to it in the events:
 // every string in them is a copy.
 func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
@@ -70,7 +74,7 @@ type lineParser struct {
 }
 
 // topFields are the top-level members ParseLine reads, gathered in one pass.
-// A duplicated key keeps its first value, as gjson's Get does.
+// A repeated name keeps its last value, as with encoding/json.
 type topFields struct {
 	typ, subtype, sessionID, parentToolUseID, errorKind gjson.Result
 	message, event, rateLimitInfo, model                gjson.Result
@@ -82,64 +86,58 @@ type topFields struct {
 	stopReason, usage, modelUsage, permissionDenials  gjson.Result
 }
 
-func first(dst *gjson.Result, v gjson.Result) {
-	if !dst.Exists() {
-		*dst = v
-	}
-}
-
 func (f *topFields) set(key string, v gjson.Result) {
 	switch key {
 	case "type":
-		first(&f.typ, v)
+		f.typ = v
 	case "subtype":
-		first(&f.subtype, v)
+		f.subtype = v
 	case "session_id":
-		first(&f.sessionID, v)
+		f.sessionID = v
 	case "parent_tool_use_id":
-		first(&f.parentToolUseID, v)
+		f.parentToolUseID = v
 	case "error":
-		first(&f.errorKind, v)
+		f.errorKind = v
 	case "message":
-		first(&f.message, v)
+		f.message = v
 	case "event":
-		first(&f.event, v)
+		f.event = v
 	case "rate_limit_info":
-		first(&f.rateLimitInfo, v)
+		f.rateLimitInfo = v
 	case "model":
-		first(&f.model, v)
+		f.model = v
 	case "attempt":
-		first(&f.attempt, v)
+		f.attempt = v
 	case "max_retries":
-		first(&f.maxRetries, v)
+		f.maxRetries = v
 	case "retry_delay_ms":
-		first(&f.retryDelayMS, v)
+		f.retryDelayMS = v
 	case "error_status":
-		first(&f.errorStatus, v)
+		f.errorStatus = v
 	case "is_error":
-		first(&f.isError, v)
+		f.isError = v
 	case "result":
-		first(&f.result, v)
+		f.result = v
 	case "errors":
-		first(&f.errors, v)
+		f.errors = v
 	case "api_error_status":
-		first(&f.apiErrorStatus, v)
+		f.apiErrorStatus = v
 	case "num_turns":
-		first(&f.numTurns, v)
+		f.numTurns = v
 	case "duration_ms":
-		first(&f.durationMS, v)
+		f.durationMS = v
 	case "duration_api_ms":
-		first(&f.durationAPIMS, v)
+		f.durationAPIMS = v
 	case "total_cost_usd":
-		first(&f.totalCostUSD, v)
+		f.totalCostUSD = v
 	case "stop_reason":
-		first(&f.stopReason, v)
+		f.stopReason = v
 	case "usage":
-		first(&f.usage, v)
+		f.usage = v
 	case "modelUsage":
-		first(&f.modelUsage, v)
+		f.modelUsage = v
 	case "permission_denials":
-		first(&f.permissionDenials, v)
+		f.permissionDenials = v
 	}
 }
 
@@ -191,7 +189,26 @@ func (p *lineParser) system(f *topFields) {
 	}
 }
 
-// block holds the members of a content block that ParseLine reads.
+// member returns the value of obj's member named key: the last occurrence
+// when the name is repeated, as with encoding/json; a zero Result when obj
+// is not an object or has no such member. key is compared with each name
+// after unescaping, never read as a gjson path.
+func member(obj gjson.Result, key string) gjson.Result {
+	var v gjson.Result
+	if !obj.IsObject() {
+		return v
+	}
+	obj.ForEach(func(k, val gjson.Result) bool {
+		if k.Str == key {
+			v = val
+		}
+		return true
+	})
+	return v
+}
+
+// block holds the members of a content block (or of a stream_event's
+// delta) that ParseLine reads; of a repeated name, the last value.
 type block struct {
 	typ, text, thinking, id, name, input gjson.Result
 	toolUseID, content, isError          gjson.Result
@@ -202,23 +219,23 @@ func readBlock(b gjson.Result) block {
 	b.ForEach(func(key, v gjson.Result) bool {
 		switch key.Str {
 		case "type":
-			first(&k.typ, v)
+			k.typ = v
 		case "text":
-			first(&k.text, v)
+			k.text = v
 		case "thinking":
-			first(&k.thinking, v)
+			k.thinking = v
 		case "id":
-			first(&k.id, v)
+			k.id = v
 		case "name":
-			first(&k.name, v)
+			k.name = v
 		case "input":
-			first(&k.input, v)
+			k.input = v
 		case "tool_use_id":
-			first(&k.toolUseID, v)
+			k.toolUseID = v
 		case "content":
-			first(&k.content, v)
+			k.content = v
 		case "is_error":
-			first(&k.isError, v)
+			k.isError = v
 		}
 		return true
 	})
@@ -227,7 +244,7 @@ func readBlock(b gjson.Result) block {
 
 func (p *lineParser) assistant(f *topFields) {
 	parent := str(f.parentToolUseID)
-	content := f.message.Get("content")
+	content := member(f.message, "content")
 	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
 		// A synthetic message standing for an API failure: its text is a
 		// diagnostic, not model output.
@@ -262,7 +279,7 @@ func (p *lineParser) assistant(f *topFields) {
 }
 
 func (p *lineParser) user(f *topFields) {
-	content := f.message.Get("content")
+	content := member(f.message, "content")
 	if !content.IsArray() {
 		return
 	}
@@ -320,15 +337,28 @@ func (p *lineParser) joinText(content gjson.Result) string {
 }
 
 func (p *lineParser) streamEvent(f *topFields) {
-	if f.event.Get("type").Str != "content_block_delta" {
+	if !f.event.IsObject() {
 		return
 	}
-	delta := f.event.Get("delta")
-	switch delta.Get("type").Str {
+	var typ, delta gjson.Result
+	f.event.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = v
+		case "delta":
+			delta = v
+		}
+		return true
+	})
+	if typ.Str != "content_block_delta" || !delta.IsObject() {
+		return
+	}
+	d := readBlock(delta)
+	switch d.typ.Str {
 	case "text_delta":
-		p.emit(PartialText{Text: str(delta.Get("text")), ParentToolUseID: str(f.parentToolUseID)})
+		p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID)})
 	case "thinking_delta":
-		p.emit(PartialThinking{Text: str(delta.Get("thinking")), ParentToolUseID: str(f.parentToolUseID)})
+		p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID)})
 	}
 }
 
@@ -363,16 +393,29 @@ func (p *lineParser) result(f *topFields) {
 		r.PermissionDenials = []PermissionDenial{}
 		f.permissionDenials.ForEach(func(_, v gjson.Result) bool {
 			if v.IsObject() {
-				r.PermissionDenials = append(r.PermissionDenials, PermissionDenial{
-					ToolName:  str(v.Get("tool_name")),
-					ToolUseID: str(v.Get("tool_use_id")),
-					Input:     rawCopy(v.Get("tool_input")),
-				})
+				r.PermissionDenials = append(r.PermissionDenials, readDenial(v))
 			}
 			return true
 		})
 	}
 	p.emit(r)
+}
+
+// readDenial reads one object of a result's permission_denials.
+func readDenial(obj gjson.Result) PermissionDenial {
+	var name, id, input gjson.Result
+	obj.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "tool_name":
+			name = v
+		case "tool_use_id":
+			id = v
+		case "tool_input":
+			input = v
+		}
+		return true
+	})
+	return PermissionDenial{ToolName: str(name), ToolUseID: str(id), Input: rawCopy(input)}
 }
 
 // str returns a string value as a string the caller owns, "" for any other

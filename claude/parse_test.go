@@ -47,9 +47,13 @@ func TestParseLine(t *testing.T) {
 			line: `{"type":"x","session_id":"a\u002db"}`, session: "a-b",
 		},
 		{
-			name: "duplicate keys keep the first",
-			line: `{"type":"system","type":"result","subtype":"status","subtype":"init","session_id":"one","session_id":"two"}`,
-			want: []claude.Event{claude.Heartbeat{Subtype: "status"}}, session: "one",
+			name: "duplicate keys keep the last",
+			line: `{"type":"result","type":"system","subtype":"init","subtype":"status","session_id":"one","session_id":"two"}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status"}}, session: "two",
+		},
+		{
+			name: "duplicate session id whose last is not a string is none",
+			line: `{"type":"x","session_id":"one","session_id":7}`,
 		},
 		{
 			name: "several blocks in order",

@@ -11,7 +11,8 @@ import (
 
 // resetKeys are the names under which a reset time has been seen in
 // rate_limit_info, most likely first. The first one present decides, even
-// when its value is null or unusable: a later key is never consulted.
+// when its value is null or unusable: a later key is never consulted. A
+// key that is repeated takes its last value, like every other member.
 var resetKeys = [...]string{"resetsAt", "resets_at", "reset_at", "resetAt", "reset"}
 
 // parseRateLimitInfo reads a rate_limit_info object. Anything it does not
@@ -26,17 +27,17 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 	info.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
-			first(&status, v)
+			status = v
 		case "rateLimitType":
-			first(&typ, v)
+			typ = v
 		case "rate_limit_type":
-			first(&typSnake, v)
+			typSnake = v
 		case "utilization":
-			first(&utilization, v)
+			utilization = v
 		default:
 			for i, name := range resetKeys {
 				if k.Str == name {
-					first(&resets[i], v)
+					resets[i] = v
 				}
 			}
 		}

@@ -139,7 +139,8 @@ func TestRateLimitInfoResetKeys(t *testing.T) {
 		{"null decides", `{"resetsAt":null,"resets_at":1778598000}`, 0},
 		{"unusable decides", `{"resets_at":"soon","reset":1778598000}`, 0},
 		{"zero decides", `{"resetsAt":0,"reset":1778598000}`, 0},
-		{"duplicate keeps the first", `{"resetsAt":1778598000,"resetsAt":1}`, 1778598000000},
+		{"duplicate keeps the last", `{"resetsAt":1,"resetsAt":1778598000}`, 1778598000000},
+		{"duplicate keeps the last, even unusable", `{"resetsAt":1778598000,"resetsAt":null,"reset":1778598000}`, 0},
 		{"none", `{"status":"allowed"}`, 0},
 	}
 	for _, tt := range tests {
