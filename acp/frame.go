@@ -57,7 +57,8 @@ const maxEmptyReads = 100
 // A line longer than the maximum is skipped up to its terminator and
 // reported as a [*LineTooLongError]; the reader goes on with the next line,
 // so one oversized message does not end a connection. Memory stays bounded
-// by the maximum however long the line is.
+// by the maximum however long the line is, which is also why a line of
+// white space longer than the maximum is reported rather than skipped.
 //
 // A FrameReader is not safe for concurrent use.
 type FrameReader struct {
