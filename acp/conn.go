@@ -22,9 +22,13 @@ import (
 // [Methods] is a Handler built from a table of functions.
 type Handler interface {
 	// HandleRequest answers one request. Requests run concurrently, each on
-	// its own goroutine, so HandleRequest must be safe for concurrent use.
-	// params is the raw JSON of the request's params, nil when absent; the
-	// handler owns it.
+	// its own goroutine, so HandleRequest must be safe for concurrent use,
+	// and nothing orders them: a request may be handled, and answered,
+	// before one that arrived earlier, as JSON-RPC allows. A peer that
+	// needs one request done before the next (session/new before a
+	// session/prompt naming the new session) waits for the response before
+	// sending the next, as ACP clients do. params is the raw JSON of the
+	// request's params, nil when absent; the handler owns it.
 	//
 	// The result is encoded with encoding/json as the response's result
 	// (nil is sent as null). An error that is or wraps an [*Error] is sent
@@ -36,7 +40,8 @@ type Handler interface {
 	//
 	// ctx is cancelled when the peer sends $/cancel_request for this
 	// request (its [context.Cause] is then [ErrRequestCancelled]), when the
-	// connection ends, and when the context given to [NewConn] ends.
+	// connection ends (cause [ErrClosed]) — the end of the input included,
+	// see [NewConn] — and when the context given to [NewConn] ends.
 	// Notifications the handler sends with conn.Notify before it returns
 	// reach the peer before its response.
 	HandleRequest(ctx context.Context, conn *Conn, method string, params json.RawMessage) (result any, err error)
@@ -174,7 +179,17 @@ type inbound struct {
 
 // NewConn starts a connection that reads messages from r and writes them to
 // w, serving what the peer sends with h (nil answers every request with
-// [ErrMethodNotFound] and ignores notifications). opts may be nil.
+// [ErrMethodNotFound] and ignores notifications). opts may be nil. The Conn
+// runs a reading and a writing goroutine, and one per running request; none
+// outlives [Conn.Wait].
+//
+// The end of the input (r returns [io.EOF]) ends the connection cleanly.
+// Nothing more can arrive then, not even a cancellation, so the contexts of
+// running handlers are cancelled (cause [ErrClosed]); their responses, and
+// the notifications they send before returning, are still written. That
+// suits ACP, where an editor closes the agent's stdin to stop it. A peer
+// that merely half-closes its end still gets its answers, but from handlers
+// told to stop.
 //
 // ctx bounds the connection: when it ends, the connection closes as with
 // [Conn.Close] and [Conn.Wait] reports the context's cause. The Conn does not
@@ -222,9 +237,15 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 // the context given to [NewConn]. No goroutine of the Conn is left running
 // when Wait returns.
 //
-// Wait also waits for queued messages to be written, so if the peer stops
-// reading and the writer is not an [io.Closer], it blocks until the peer
-// reads or the writer fails.
+// So Wait waits for the reader's Read in progress. Closing the reader, as
+// [Conn.Close] does, interrupts a Read on an [io.Pipe], a net.Conn, or an
+// [os.File] that the runtime polls (pipes made by [os.Pipe], files put in
+// non-blocking mode), but not a Read on a file in blocking mode, as
+// [os.Stdin] usually is: Wait then returns when that Read does, at the
+// peer's next line or the end of its output. examples/echo-agent shows how
+// to make stdin interruptible. Wait also waits for queued messages to be
+// written, so if the peer stops reading and the writer is not an
+// [io.Closer], it blocks until the peer reads or the writer fails.
 func (c *Conn) Wait() error {
 	<-c.finished
 	return c.err
@@ -238,8 +259,10 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // Close ends the connection: it stops reading, cancels the contexts of
 // running handlers, makes outstanding [Conn.Request] calls return
 // [ErrClosed], drops messages not yet written, and closes the reader and the
-// writer if they implement [io.Closer]. It does not wait: call [Conn.Wait]
-// for that. Close always returns nil; it is safe to call more than once.
+// writer if they implement [io.Closer], to interrupt a Read or Write in
+// progress (see [Conn.Wait] for when that works). It does not wait: call
+// [Conn.Wait] for that. Close always returns nil; it is safe to call more
+// than once.
 func (c *Conn) Close() error {
 	c.broken.Store(true)
 	c.shutdown(nil)

@@ -765,3 +765,39 @@ func FuzzConn(f *testing.F) {
 		}
 	})
 }
+
+// blockingReader's Read waits for release, as a read of a terminal or of a
+// pipe in blocking mode does, and Close does not interrupt it.
+type blockingReader struct{ release chan struct{} }
+
+func (r blockingReader) Read([]byte) (int, error) {
+	<-r.release
+	return 0, io.EOF
+}
+
+func (r blockingReader) Close() error { return nil }
+
+// TestConnWaitsForRead checks Wait's contract with a reader whose Close
+// does not interrupt its Read: Wait returns when the Read does.
+func TestConnWaitsForRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("boom")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		r := blockingReader{release: make(chan struct{})}
+		conn := acp.NewConn(ctx, r, io.Discard, nil, nil)
+		waited := make(chan error, 1)
+		go func() { waited <- conn.Wait() }()
+		cancel(boom)
+		<-conn.Done()
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			t.Fatalf("Wait returned %v during a Read", err)
+		default:
+		}
+		close(r.release)
+		if err := <-waited; !errors.Is(err, boom) {
+			t.Errorf("Wait = %v, want %v", err, boom)
+		}
+	})
+}
