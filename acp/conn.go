@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -102,6 +103,14 @@ func methodNotFound(method string) *Error {
 // also wrap the cause, as [Conn.Wait] reports it.
 var ErrClosed = errors.New("acp: connection closed")
 
+// ErrInvalidResponse is matched by the error [Conn.Request] returns when the
+// peer answers with a line that carries the request's id and no method but
+// is not a valid response: it holds both result and error, or neither, or
+// an error that is not a JSON-RPC error object. The error says which. Such a
+// line gets no reply: replying to a response could start an endless
+// exchange of errors between two peers.
+var ErrInvalidResponse = errors.New("acp: invalid response")
+
 // DefaultMaxConcurrentRequests is how many inbound requests a [Conn] runs at
 // once unless [ConnOptions] says otherwise.
 const DefaultMaxConcurrentRequests = 64
@@ -169,7 +178,7 @@ type Conn struct {
 
 type response struct {
 	result json.RawMessage
-	err    *Error
+	err    error // the peer's *Error, or ErrInvalidResponse wrapped
 }
 
 type inbound struct {
@@ -271,18 +280,22 @@ func (c *Conn) Close() error {
 }
 
 // Request sends a request for method with params (encoded with
-// encoding/json; nil omits them) and waits for the response. It returns the
-// response's raw result, or the peer's error as an [*Error], which matches
-// the sentinels such as [ErrMethodNotFound] under [errors.Is].
+// encoding/json before Request sends them; nil omits them) and waits for the
+// response. It returns the response's raw result, which the caller owns, or
+// the peer's error as an [*Error], which matches the sentinels such as
+// [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
+// id but is not a valid response (both result and error, say) fails it
+// with an error matching [ErrInvalidResponse].
 //
 // When ctx ends first, Request sends $/cancel_request for it and returns an
-// error that wraps ctx.Err(); a response arriving later is dropped. When the
-// connection ends first, it returns an error matching [ErrClosed].
+// error that wraps ctx.Err() and the context's cause; a response arriving
+// later is dropped. When the connection ends first, it returns an error
+// matching [ErrClosed].
 //
 // Request ids are integers counted from 0.
 func (c *Conn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("acp: %s request: %w", method, err)
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, method)
 	}
 	select {
 	case <-c.done:
@@ -303,7 +316,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	if err != nil {
 		c.forget(n)
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			err = fmt.Errorf("acp: %s request: %w", method, err)
+			err = ctxError(ctx, method)
 		}
 		return nil, err
 	}
@@ -316,13 +329,24 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 			return (<-ch).unpack() // the response won the race and is on its way
 		}
 		c.cancelOutbound(n)
-		return nil, fmt.Errorf("acp: %s request: %w", method, ctx.Err())
+		return nil, ctxError(ctx, method)
 	case <-c.done:
 		if !c.forget(n) {
 			return (<-ch).unpack()
 		}
 		return nil, c.closedErr()
 	}
+}
+
+// ctxError is Request's error once ctx has ended: it wraps ctx.Err() and,
+// when it is another error, the context's cause, so that both errors.Is
+// checks work.
+func ctxError(ctx context.Context, method string) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if cause != nil && cause != err {
+		return fmt.Errorf("acp: %s request: %w: %w", method, err, cause)
+	}
+	return fmt.Errorf("acp: %s request: %w", method, err)
 }
 
 func (r response) unpack() (json.RawMessage, error) {
@@ -529,6 +553,9 @@ func (c *Conn) read() error {
 		case KindResponse:
 			c.response(msg)
 		default:
+			if c.failPending(msg, line) {
+				continue
+			}
 			c.log.Warn("acp: invalid message", "error", msg.Err, "id", msg.ID.String())
 			c.replyError(msg.ID, msg.Err)
 		}
@@ -668,6 +695,29 @@ func (c *Conn) response(msg Message) {
 		r.result = cloneRaw(msg.Result)
 	}
 	ch <- r // buffered, and only this goroutine sends
+}
+
+// failPending fails the pending outbound request that the invalid message
+// msg (read from line) answers, and reports whether there was one. A line
+// with one of our ids and no method is a broken response, not a broken
+// request: it gets no reply. Only invalid lines pay for the second look at
+// line, which Classify has already validated as JSON when it read an id.
+func (c *Conn) failPending(msg Message, line []byte) bool {
+	n, ok := parseRequestID(msg.ID.Raw())
+	if !ok || gjson.GetBytes(line, "method").Exists() {
+		return false
+	}
+	c.mu.Lock()
+	ch := c.pending[n]
+	delete(c.pending, n)
+	c.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	c.log.Warn("acp: invalid response", "error", msg.Err, "id", n)
+	why := strings.TrimPrefix(msg.Err.Message, "Invalid request: ")
+	ch <- response{err: fmt.Errorf("%w: %s", ErrInvalidResponse, why)}
+	return true
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal

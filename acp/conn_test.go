@@ -801,3 +801,98 @@ func TestConnWaitsForRead(t *testing.T) {
 		}
 	})
 }
+
+// TestConnInvalidResponse checks that a broken response to a pending
+// request fails that request at once and draws no reply, while a broken
+// request that happens to use the same id is answered as usual.
+func TestConnInvalidResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		line string // %s is the pending request's id
+	}{
+		{"result and error", `{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":-32603,"message":"x"}}`},
+		{"neither", `{"jsonrpc":"2.0","id":%s}`},
+		{"error not an object", `{"jsonrpc":"2.0","id":%s,"error":"boom"}`},
+		{"no jsonrpc", `{"id":%s,"result":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newRawPeer(t, echo, nil)
+				errc := make(chan error, 1)
+				go func() {
+					_, err := p.conn.Request(t.Context(), "ask", nil)
+					errc <- err
+				}()
+				req := p.recv()
+				p.send(fmt.Sprintf(tt.line, req.ID))
+				if err := <-errc; !errors.Is(err, acp.ErrInvalidResponse) {
+					t.Errorf("Request answered with %s = %v, want ErrInvalidResponse", tt.line, err)
+				}
+				// No reply to the broken response: the next line out
+				// answers this request.
+				p.send(`{"jsonrpc":"2.0","id":"next","method":"echo"}`)
+				if got := p.recv(); string(got.ID) != `"next"` {
+					t.Errorf("got %s, want the reply to the next request", got.line)
+				}
+			})
+		})
+	}
+	t.Run("broken request with a pending id", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newRawPeer(t, echo, nil)
+			type result struct {
+				res json.RawMessage
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				res, err := p.conn.Request(t.Context(), "ask", nil)
+				done <- result{res, err}
+			}()
+			req := p.recv()
+			p.send(`{"jsonrpc":"1.0","id":` + string(req.ID) + `,"method":"echo"}`)
+			if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInvalidRequest || string(got.ID) != string(req.ID) {
+				t.Errorf("reply %s, want error %d with id %s", got.line, acp.CodeInvalidRequest, req.ID)
+			}
+			p.send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":"fine"}`)
+			if got := <-done; got.err != nil || string(got.res) != `"fine"` {
+				t.Errorf("Request = %s, %v; want the valid response that followed", got.res, got.err)
+			}
+		})
+	})
+}
+
+// TestConnRequestCause checks that Request's error carries the cause of
+// the context that ended it.
+func TestConnRequestCause(t *testing.T) {
+	boom := errors.New("boom")
+	for _, sent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sent=%v", sent), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newRawPeer(t, nil, nil)
+				ctx, cancel := context.WithCancelCause(t.Context())
+				defer cancel(nil)
+				if !sent {
+					cancel(boom)
+				}
+				errc := make(chan error, 1)
+				go func() {
+					_, err := p.conn.Request(ctx, "ask", nil)
+					errc <- err
+				}()
+				if sent {
+					p.recv()
+					cancel(boom)
+					if got := p.recv(); got.Method != acp.MethodCancelRequest {
+						t.Errorf("after the cancel: %s, want $/cancel_request", got.line)
+					}
+				}
+				err := <-errc
+				if !errors.Is(err, context.Canceled) || !errors.Is(err, boom) {
+					t.Errorf("Request = %v, want context.Canceled and %v", err, boom)
+				}
+			})
+		})
+	}
+}
