@@ -386,15 +386,19 @@ type cancelParams struct {
 }
 
 // Notify sends a notification for method with params (encoded with
-// encoding/json; nil omits them). It returns once the message is queued to
-// be written, in order after everything sent before it; if the peer reads
-// slowly and the queue is full, it waits, until ctx ends (so a ctx that has
-// already ended matters only then). An error from the write itself ends the
-// connection and is reported by [Conn.Wait].
+// encoding/json before Notify returns; nil omits them). It returns once the
+// message is queued to be written, in order after everything sent before
+// it; if the peer reads slowly and the queue is full, it waits, until ctx
+// ends (so a ctx that has already ended matters only then). A nil error
+// means queued, not delivered: [Conn.Close] drops what is still queued, and
+// an error from the write itself ends the connection and is reported by
+// [Conn.Wait].
 //
 // A handler may call Notify until it returns, even after the input has
-// ended; afterwards Notify returns [ErrClosed] once the connection is done
-// writing.
+// ended. Once the connection is closed, or done writing because the input
+// ended and every handler returned, Notify returns an error matching
+// [ErrClosed]; when it races with that end, it may return the error for a
+// message that was written after all.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	line, err := MarshalNotification(method, params)
 	if err != nil {
@@ -410,16 +414,28 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 	}
 	select {
 	case c.writeq <- line:
-		return nil
 	default:
+		select {
+		case c.writeq <- line:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.writerDone:
+			return c.closedErr()
+		}
+	}
+	// The line is queued, but it will never be written if the connection
+	// broke meanwhile (the writer drops what it finds then) or the writer
+	// has already stopped. Two cheap checks rather than waiting for the
+	// write: they miss only a send racing with the writer's last look at
+	// the queue, after every handler has returned.
+	if c.broken.Load() {
+		return c.closedErr()
 	}
 	select {
-	case c.writeq <- line:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	case <-c.writerDone:
 		return c.closedErr()
+	default:
+		return nil
 	}
 }
 

@@ -896,3 +896,32 @@ func TestConnRequestCause(t *testing.T) {
 		})
 	}
 }
+
+// TestConnNotifyAfterEnd checks that Notify reports ErrClosed once nothing
+// more will be written.
+func TestConnNotifyAfterEnd(t *testing.T) {
+	t.Run("end of input", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var out bytes.Buffer
+			conn := acp.NewConn(t.Context(), strings.NewReader(""), &out, nil, nil)
+			if err := conn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Wait = %v, want ErrClosed", err)
+			}
+			if out.Len() > 0 {
+				t.Errorf("wrote %q after the end", out.String())
+			}
+		})
+	})
+	t.Run("closed", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newRawPeer(t, nil, nil)
+			p.conn.Close()
+			if err := p.conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Close = %v, want ErrClosed", err)
+			}
+		})
+	})
+}
