@@ -631,7 +631,7 @@ func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMe
 // responseLine encodes the response to request id.
 func (c *Conn) responseLine(id ID, method string, result any, err error, peerCancelled bool) []byte {
 	if err == nil {
-		line, merr := MarshalResponse(id, result)
+		line, merr := marshalResult(id, result)
 		if merr == nil {
 			return line
 		}
@@ -651,6 +651,18 @@ func (c *Conn) responseLine(id ID, method string, result any, err error, peerCan
 		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
 	}
 	return line
+}
+
+// marshalResult is [MarshalResponse], turning a panic in the result's
+// MarshalJSON (which encoding/json lets through) into an error: it is the
+// handler's panic, and the connection survives those.
+func marshalResult(id ID, result any) (line []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return MarshalResponse(id, result)
 }
 
 // notification delivers an inbound notification, on the reading goroutine.

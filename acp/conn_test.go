@@ -863,6 +863,60 @@ func TestConnInvalidResponse(t *testing.T) {
 	})
 }
 
+// TestConnNotifyAfterEnd checks that Notify reports ErrClosed once nothing
+// more will be written.
+func TestConnNotifyAfterEnd(t *testing.T) {
+	t.Run("end of input", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var out bytes.Buffer
+			conn := acp.NewConn(t.Context(), strings.NewReader(""), &out, nil, nil)
+			if err := conn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Wait = %v, want ErrClosed", err)
+			}
+			if out.Len() > 0 {
+				t.Errorf("wrote %q after the end", out.String())
+			}
+		})
+	})
+	t.Run("closed", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newRawPeer(t, nil, nil)
+			p.conn.Close()
+			if err := p.conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Close = %v, want ErrClosed", err)
+			}
+		})
+	})
+}
+
+// panicJSON panics when encoded.
+type panicJSON struct{}
+
+func (panicJSON) MarshalJSON() ([]byte, error) { panic("boom") }
+
+// TestConnResultPanics checks that a result whose encoding panics is
+// answered like a panicking handler.
+func TestConnResultPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"bad":  func(context.Context, *acp.Conn, json.RawMessage) (any, error) { return panicJSON{}, nil },
+			"echo": echo.Requests["echo"],
+		}}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"bad"}`)
+		if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInternalError || string(got.ID) != "1" {
+			t.Errorf("reply %s, want error %d", got.line, acp.CodeInternalError)
+		}
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":[]}`)
+		if got := p.recv(); string(got.Result) != "[]" {
+			t.Errorf("reply after the panic: %s, want a result", got.line)
+		}
+	})
+}
+
 // TestConnRequestCause checks that Request's error carries the cause of
 // the context that ended it.
 func TestConnRequestCause(t *testing.T) {
@@ -895,33 +949,4 @@ func TestConnRequestCause(t *testing.T) {
 			})
 		})
 	}
-}
-
-// TestConnNotifyAfterEnd checks that Notify reports ErrClosed once nothing
-// more will be written.
-func TestConnNotifyAfterEnd(t *testing.T) {
-	t.Run("end of input", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			var out bytes.Buffer
-			conn := acp.NewConn(t.Context(), strings.NewReader(""), &out, nil, nil)
-			if err := conn.Wait(); err != nil {
-				t.Fatal(err)
-			}
-			if err := conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
-				t.Errorf("Notify after Wait = %v, want ErrClosed", err)
-			}
-			if out.Len() > 0 {
-				t.Errorf("wrote %q after the end", out.String())
-			}
-		})
-	})
-	t.Run("closed", func(t *testing.T) {
-		synctest.Test(t, func(t *testing.T) {
-			p := newRawPeer(t, nil, nil)
-			p.conn.Close()
-			if err := p.conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
-				t.Errorf("Notify after Close = %v, want ErrClosed", err)
-			}
-		})
-	})
 }
