@@ -155,7 +155,8 @@ type Conn struct {
 
 	ctx    context.Context // parent of handler contexts; ends at shutdown
 	cancel context.CancelCauseFunc
-	stopAf func() bool // stops the context.AfterFunc watching the caller's ctx
+	stopAf func() bool   // stops the context.AfterFunc watching the caller's ctx
+	afDone chan struct{} // closed when that AfterFunc has run, if it ran
 
 	writeq     chan []byte   // lines for the writer goroutine
 	stopWriter chan struct{} // closed when no handler can write any more
@@ -230,11 +231,15 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		writerDone: make(chan struct{}),
 		finished:   make(chan struct{}),
 		done:       make(chan struct{}),
+		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.stopAf = context.AfterFunc(ctx, func() { c.fail(context.Cause(ctx)) })
+	c.stopAf = context.AfterFunc(ctx, func() {
+		defer close(c.afDone)
+		c.fail(context.Cause(ctx))
+	})
 	go c.writeLoop()
 	go c.readLoop()
 	return c
@@ -532,7 +537,9 @@ func (c *Conn) readLoop() {
 	c.handlers.Wait()
 	close(c.stopWriter)
 	<-c.writerDone
-	c.stopAf()
+	if !c.stopAf() {
+		<-c.afDone // it is running, closing r and w: let it finish
+	}
 	c.cancel(ErrClosed)
 	close(c.finished)
 }

@@ -950,3 +950,42 @@ func TestConnRequestCause(t *testing.T) {
 		})
 	}
 }
+
+// slowCloser is a reader whose Read and Close each wait for their own
+// release.
+type slowCloser struct {
+	blockingReader
+	closing chan struct{} // closed when Close is called
+	release chan struct{} // Close returns when it is closed
+}
+
+func (r slowCloser) Close() error {
+	close(r.closing)
+	<-r.release
+	return nil
+}
+
+// TestConnWaitsForContextClose checks that Wait does not return while the
+// Conn, because its context ended, is still closing the reader.
+func TestConnWaitsForContextClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		r := slowCloser{blockingReader{make(chan struct{})}, make(chan struct{}), make(chan struct{})}
+		conn := acp.NewConn(ctx, r, io.Discard, nil, nil)
+		waited := make(chan error, 1)
+		go func() { waited <- conn.Wait() }()
+		cancel()
+		<-r.closing
+		close(r.blockingReader.release) // the Read returns; Close has not
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			t.Fatalf("Wait returned %v while the reader was being closed", err)
+		default:
+		}
+		close(r.release)
+		if err := <-waited; !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait = %v, want context.Canceled", err)
+		}
+	})
+}
