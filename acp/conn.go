@@ -58,7 +58,8 @@ type Handler interface {
 	//
 	// Unknown notifications should be ignored. $/cancel_request is handled
 	// by the Conn and never reaches the handler. params is owned by the
-	// handler; ctx ends when the connection does.
+	// handler; ctx ends when the connection does. A panic is recovered and
+	// logged; the connection goes on.
 	HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage)
 }
 
