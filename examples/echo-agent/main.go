@@ -21,8 +21,10 @@
 //	{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp"}}
 //	{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hello there"}]}}
 //
-// main.go holds the process plumbing; agent.go the agent itself, one method
-// per ACP method, for copying into an agent of your own.
+// main.go holds the process plumbing, with stdin_linux.go and
+// stdin_other.go, which let a signal interrupt a read of stdin; agent.go
+// holds the agent itself, one method per ACP method, for copying into an
+// agent of your own.
 package main
 
 import (
