@@ -255,13 +255,14 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 //
 // So Wait waits for the reader's Read in progress. Closing the reader, as
 // [Conn.Close] does, interrupts a Read on an [io.Pipe], a net.Conn, or an
-// [os.File] that the runtime polls (pipes made by [os.Pipe], files put in
-// non-blocking mode), but not a Read on a file in blocking mode, as
-// [os.Stdin] usually is: Wait then returns when that Read does, at the
-// peer's next line or the end of its output. examples/echo-agent shows how
-// to make stdin interruptible. Wait also waits for queued messages to be
-// written, so if the peer stops reading and the writer is not an
-// [io.Closer], it blocks until the peer reads or the writer fails.
+// [os.File] that the runtime polls (one made by [os.Pipe], or by
+// [os.NewFile] from a descriptor in non-blocking mode), but not a Read on a
+// file in blocking mode, as [os.Stdin] usually is: Wait then returns when
+// that Read does, at the peer's next line or the end of its output.
+// examples/echo-agent shows how to make stdin interruptible. Wait also waits
+// for queued messages to be written, so if the peer stops reading and the
+// writer is not an [io.Closer], it blocks until the peer reads or the writer
+// fails.
 func (c *Conn) Wait() error {
 	<-c.finished
 	return c.err
