@@ -9,6 +9,7 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -22,9 +23,13 @@ import (
 // [Methods] is a Handler built from a table of functions.
 type Handler interface {
 	// HandleRequest answers one request. Requests run concurrently, each on
-	// its own goroutine, so HandleRequest must be safe for concurrent use.
-	// params is the raw JSON of the request's params, nil when absent; the
-	// handler owns it.
+	// its own goroutine, so HandleRequest must be safe for concurrent use,
+	// and nothing orders them: a request may be handled, and answered,
+	// before one that arrived earlier, as JSON-RPC allows. A peer that
+	// needs one request done before the next (session/new before a
+	// session/prompt naming the new session) waits for the response before
+	// sending the next, as ACP clients do. params is the raw JSON of the
+	// request's params, nil when absent; the handler owns it.
 	//
 	// The result is encoded with encoding/json as the response's result
 	// (nil is sent as null). An error that is or wraps an [*Error] is sent
@@ -36,7 +41,8 @@ type Handler interface {
 	//
 	// ctx is cancelled when the peer sends $/cancel_request for this
 	// request (its [context.Cause] is then [ErrRequestCancelled]), when the
-	// connection ends, and when the context given to [NewConn] ends.
+	// connection ends (cause [ErrClosed]) — the end of the input included,
+	// see [NewConn] — and when the context given to [NewConn] ends.
 	// Notifications the handler sends with conn.Notify before it returns
 	// reach the peer before its response.
 	HandleRequest(ctx context.Context, conn *Conn, method string, params json.RawMessage) (result any, err error)
@@ -52,7 +58,8 @@ type Handler interface {
 	//
 	// Unknown notifications should be ignored. $/cancel_request is handled
 	// by the Conn and never reaches the handler. params is owned by the
-	// handler; ctx ends when the connection does.
+	// handler; ctx ends when the connection does. A panic is recovered and
+	// logged; the connection goes on.
 	HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage)
 }
 
@@ -96,6 +103,15 @@ func methodNotFound(method string) *Error {
 // the response arrives, and by calls made after it ended. The error may
 // also wrap the cause, as [Conn.Wait] reports it.
 var ErrClosed = errors.New("acp: connection closed")
+
+// ErrInvalidResponse is matched by the error [Conn.Request] returns when the
+// peer answers with a line that carries the request's id and no method but
+// is not a valid response: it lacks "jsonrpc": "2.0", holds both result and
+// error, or neither, or an error that is not a JSON-RPC error object. The error says which. Such a
+// line gets no reply, since it answers a request rather than makes one;
+// a line like it whose id is not that of a pending request cannot be told
+// from a request without its method, and is answered [CodeInvalidRequest].
+var ErrInvalidResponse = errors.New("acp: invalid response")
 
 // DefaultMaxConcurrentRequests is how many inbound requests a [Conn] runs at
 // once unless [ConnOptions] says otherwise.
@@ -141,7 +157,8 @@ type Conn struct {
 
 	ctx    context.Context // parent of handler contexts; ends at shutdown
 	cancel context.CancelCauseFunc
-	stopAf func() bool // stops the context.AfterFunc watching the caller's ctx
+	stopAf func() bool   // stops the context.AfterFunc watching the caller's ctx
+	afDone chan struct{} // closed when that AfterFunc has run, if it ran
 
 	writeq     chan []byte   // lines for the writer goroutine
 	stopWriter chan struct{} // closed when no handler can write any more
@@ -164,7 +181,7 @@ type Conn struct {
 
 type response struct {
 	result json.RawMessage
-	err    *Error
+	err    error // the peer's *Error, or ErrInvalidResponse wrapped
 }
 
 type inbound struct {
@@ -174,7 +191,17 @@ type inbound struct {
 
 // NewConn starts a connection that reads messages from r and writes them to
 // w, serving what the peer sends with h (nil answers every request with
-// [ErrMethodNotFound] and ignores notifications). opts may be nil.
+// [ErrMethodNotFound] and ignores notifications). opts may be nil. The Conn
+// runs a reading and a writing goroutine, and one per running request; none
+// outlives [Conn.Wait].
+//
+// The end of the input (r returns [io.EOF]) ends the connection cleanly.
+// Nothing more can arrive then, not even a cancellation, so the contexts of
+// running handlers are cancelled (cause [ErrClosed]); their responses, and
+// the notifications they send before returning, are still written. That
+// suits ACP, where an editor closes the agent's stdin to stop it. A peer
+// that merely half-closes its end still gets its answers, but from handlers
+// told to stop.
 //
 // ctx bounds the connection: when it ends, the connection closes as with
 // [Conn.Close] and [Conn.Wait] reports the context's cause. The Conn does not
@@ -206,11 +233,15 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		writerDone: make(chan struct{}),
 		finished:   make(chan struct{}),
 		done:       make(chan struct{}),
+		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
 	}
 	c.ctx, c.cancel = context.WithCancelCause(ctx)
-	c.stopAf = context.AfterFunc(ctx, func() { c.fail(context.Cause(ctx)) })
+	c.stopAf = context.AfterFunc(ctx, func() {
+		defer close(c.afDone)
+		c.fail(context.Cause(ctx))
+	})
 	go c.writeLoop()
 	go c.readLoop()
 	return c
@@ -222,9 +253,16 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 // the context given to [NewConn]. No goroutine of the Conn is left running
 // when Wait returns.
 //
-// Wait also waits for queued messages to be written, so if the peer stops
-// reading and the writer is not an [io.Closer], it blocks until the peer
-// reads or the writer fails.
+// So Wait waits for the reader's Read in progress. Closing the reader, as
+// [Conn.Close] does, interrupts a Read on an [io.Pipe], a net.Conn, or an
+// [os.File] that the runtime polls (one made by [os.Pipe], or by
+// [os.NewFile] from a descriptor in non-blocking mode), but not a Read on a
+// file in blocking mode, as [os.Stdin] usually is: Wait then returns when
+// that Read does, at the peer's next line or the end of its output.
+// examples/echo-agent shows how to make stdin interruptible. Wait also waits
+// for queued messages to be written, so if the peer stops reading and the
+// writer is not an [io.Closer], it blocks until the peer reads or the writer
+// fails.
 func (c *Conn) Wait() error {
 	<-c.finished
 	return c.err
@@ -238,8 +276,10 @@ func (c *Conn) Done() <-chan struct{} { return c.done }
 // Close ends the connection: it stops reading, cancels the contexts of
 // running handlers, makes outstanding [Conn.Request] calls return
 // [ErrClosed], drops messages not yet written, and closes the reader and the
-// writer if they implement [io.Closer]. It does not wait: call [Conn.Wait]
-// for that. Close always returns nil; it is safe to call more than once.
+// writer if they implement [io.Closer], to interrupt a Read or Write in
+// progress (see [Conn.Wait] for when that works). It does not wait: call
+// [Conn.Wait] for that. Close always returns nil; it is safe to call more
+// than once.
 func (c *Conn) Close() error {
 	c.broken.Store(true)
 	c.shutdown(nil)
@@ -248,18 +288,22 @@ func (c *Conn) Close() error {
 }
 
 // Request sends a request for method with params (encoded with
-// encoding/json; nil omits them) and waits for the response. It returns the
-// response's raw result, or the peer's error as an [*Error], which matches
-// the sentinels such as [ErrMethodNotFound] under [errors.Is].
+// encoding/json before Request sends them; nil omits them) and waits for the
+// response. It returns the response's raw result, which the caller owns, or
+// the peer's error as an [*Error], which matches the sentinels such as
+// [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
+// id but is not a valid response (both result and error, say) fails it
+// with an error matching [ErrInvalidResponse].
 //
 // When ctx ends first, Request sends $/cancel_request for it and returns an
-// error that wraps ctx.Err(); a response arriving later is dropped. When the
-// connection ends first, it returns an error matching [ErrClosed].
+// error that wraps ctx.Err() and the context's cause; a response arriving
+// later is dropped. When the connection ends first, it returns an error
+// matching [ErrClosed].
 //
 // Request ids are integers counted from 0.
 func (c *Conn) Request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("acp: %s request: %w", method, err)
+	if ctx.Err() != nil {
+		return nil, ctxError(ctx, method)
 	}
 	select {
 	case <-c.done:
@@ -280,7 +324,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	if err != nil {
 		c.forget(n)
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-			err = fmt.Errorf("acp: %s request: %w", method, err)
+			err = ctxError(ctx, method)
 		}
 		return nil, err
 	}
@@ -293,13 +337,24 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 			return (<-ch).unpack() // the response won the race and is on its way
 		}
 		c.cancelOutbound(n)
-		return nil, fmt.Errorf("acp: %s request: %w", method, ctx.Err())
+		return nil, ctxError(ctx, method)
 	case <-c.done:
 		if !c.forget(n) {
 			return (<-ch).unpack()
 		}
 		return nil, c.closedErr()
 	}
+}
+
+// ctxError is Request's error once ctx has ended: it wraps ctx.Err() and,
+// when it is another error, the context's cause, so that both errors.Is
+// checks work.
+func ctxError(ctx context.Context, method string) error {
+	err, cause := ctx.Err(), context.Cause(ctx)
+	if cause != nil && cause != err {
+		return fmt.Errorf("acp: %s request: %w: %w", method, err, cause)
+	}
+	return fmt.Errorf("acp: %s request: %w", method, err)
 }
 
 func (r response) unpack() (json.RawMessage, error) {
@@ -339,15 +394,19 @@ type cancelParams struct {
 }
 
 // Notify sends a notification for method with params (encoded with
-// encoding/json; nil omits them). It returns once the message is queued to
-// be written, in order after everything sent before it; if the peer reads
-// slowly and the queue is full, it waits, until ctx ends (so a ctx that has
-// already ended matters only then). An error from the write itself ends the
-// connection and is reported by [Conn.Wait].
+// encoding/json before Notify returns; nil omits them). It returns once the
+// message is queued to be written, in order after everything sent before
+// it; if the peer reads slowly and the queue is full, it waits, until ctx
+// ends (so a ctx that has already ended matters only then). A nil error
+// means queued, not delivered: [Conn.Close] drops what is still queued, and
+// an error from the write itself ends the connection and is reported by
+// [Conn.Wait].
 //
 // A handler may call Notify until it returns, even after the input has
-// ended; afterwards Notify returns [ErrClosed] once the connection is done
-// writing.
+// ended. Once the connection is closed, or done writing because the input
+// ended and every handler returned, Notify returns an error matching
+// [ErrClosed]; when it races with that end, it may return the error for a
+// message that was written after all.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
 	line, err := MarshalNotification(method, params)
 	if err != nil {
@@ -363,16 +422,28 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 	}
 	select {
 	case c.writeq <- line:
-		return nil
 	default:
+		select {
+		case c.writeq <- line:
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-c.writerDone:
+			return c.closedErr()
+		}
+	}
+	// The line is queued, but it will never be written if the connection
+	// broke meanwhile (the writer drops what it finds then) or the writer
+	// has already stopped. Two cheap checks rather than waiting for the
+	// write: they miss only a send racing with the writer's last look at
+	// the queue, after every handler has returned.
+	if c.broken.Load() {
+		return c.closedErr()
 	}
 	select {
-	case c.writeq <- line:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	case <-c.writerDone:
 		return c.closedErr()
+	default:
+		return nil
 	}
 }
 
@@ -469,7 +540,9 @@ func (c *Conn) readLoop() {
 	c.handlers.Wait()
 	close(c.stopWriter)
 	<-c.writerDone
-	c.stopAf()
+	if !c.stopAf() {
+		<-c.afDone // it is running, closing r and w: let it finish
+	}
 	c.cancel(ErrClosed)
 	close(c.finished)
 }
@@ -506,6 +579,9 @@ func (c *Conn) read() error {
 		case KindResponse:
 			c.response(msg)
 		default:
+			if c.failPending(msg, line) {
+				continue
+			}
 			c.log.Warn("acp: invalid message", "error", msg.Err, "id", msg.ID.String())
 			c.replyError(msg.ID, msg.Err)
 		}
@@ -565,7 +641,7 @@ func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMe
 // responseLine encodes the response to request id.
 func (c *Conn) responseLine(id ID, method string, result any, err error, peerCancelled bool) []byte {
 	if err == nil {
-		line, merr := MarshalResponse(id, result)
+		line, merr := marshalResult(id, result)
 		if merr == nil {
 			return line
 		}
@@ -585,6 +661,18 @@ func (c *Conn) responseLine(id ID, method string, result any, err error, peerCan
 		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
 	}
 	return line
+}
+
+// marshalResult is [MarshalResponse], turning a panic in the result's
+// MarshalJSON (which encoding/json lets through) into an error: it is the
+// handler's panic, and the connection survives those.
+func marshalResult(id ID, result any) (line []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+		}
+	}()
+	return MarshalResponse(id, result)
 }
 
 // notification delivers an inbound notification, on the reading goroutine.
@@ -645,6 +733,29 @@ func (c *Conn) response(msg Message) {
 		r.result = cloneRaw(msg.Result)
 	}
 	ch <- r // buffered, and only this goroutine sends
+}
+
+// failPending fails the pending outbound request that the invalid message
+// msg (read from line) answers, and reports whether there was one. A line
+// with one of our ids and no method is a broken response, not a broken
+// request: it gets no reply. Only invalid lines pay for the second look at
+// line, which Classify has already validated as JSON when it read an id.
+func (c *Conn) failPending(msg Message, line []byte) bool {
+	n, ok := parseRequestID(msg.ID.Raw())
+	if !ok || gjson.GetBytes(line, "method").Exists() {
+		return false
+	}
+	c.mu.Lock()
+	ch := c.pending[n]
+	delete(c.pending, n)
+	c.mu.Unlock()
+	if ch == nil {
+		return false
+	}
+	c.log.Warn("acp: invalid response", "error", msg.Err, "id", n)
+	why := strings.TrimPrefix(msg.Err.Message, "Invalid request: ")
+	ch <- response{err: fmt.Errorf("%w: %s", ErrInvalidResponse, why)}
+	return true
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal

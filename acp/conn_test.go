@@ -765,3 +765,227 @@ func FuzzConn(f *testing.F) {
 		}
 	})
 }
+
+// blockingReader's Read waits for release, as a read of a terminal or of a
+// pipe in blocking mode does, and Close does not interrupt it.
+type blockingReader struct{ release chan struct{} }
+
+func (r blockingReader) Read([]byte) (int, error) {
+	<-r.release
+	return 0, io.EOF
+}
+
+func (r blockingReader) Close() error { return nil }
+
+// TestConnWaitsForRead checks Wait's contract with a reader whose Close
+// does not interrupt its Read: Wait returns when the Read does.
+func TestConnWaitsForRead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		boom := errors.New("boom")
+		ctx, cancel := context.WithCancelCause(t.Context())
+		r := blockingReader{release: make(chan struct{})}
+		conn := acp.NewConn(ctx, r, io.Discard, nil, nil)
+		waited := make(chan error, 1)
+		go func() { waited <- conn.Wait() }()
+		cancel(boom)
+		<-conn.Done()
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			t.Fatalf("Wait returned %v during a Read", err)
+		default:
+		}
+		close(r.release)
+		if err := <-waited; !errors.Is(err, boom) {
+			t.Errorf("Wait = %v, want %v", err, boom)
+		}
+	})
+}
+
+// TestConnInvalidResponse checks that a broken response to a pending
+// request fails that request at once and draws no reply, while a broken
+// request that happens to use the same id is answered as usual.
+func TestConnInvalidResponse(t *testing.T) {
+	tests := []struct {
+		name string
+		line string // %s is the pending request's id
+	}{
+		{"result and error", `{"jsonrpc":"2.0","id":%s,"result":{},"error":{"code":-32603,"message":"x"}}`},
+		{"neither", `{"jsonrpc":"2.0","id":%s}`},
+		{"error not an object", `{"jsonrpc":"2.0","id":%s,"error":"boom"}`},
+		{"no jsonrpc", `{"id":%s,"result":{}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newRawPeer(t, echo, nil)
+				errc := make(chan error, 1)
+				go func() {
+					_, err := p.conn.Request(t.Context(), "ask", nil)
+					errc <- err
+				}()
+				req := p.recv()
+				p.send(fmt.Sprintf(tt.line, req.ID))
+				if err := <-errc; !errors.Is(err, acp.ErrInvalidResponse) {
+					t.Errorf("Request answered with %s = %v, want ErrInvalidResponse", tt.line, err)
+				}
+				// No reply to the broken response: the next line out
+				// answers this request.
+				p.send(`{"jsonrpc":"2.0","id":"next","method":"echo"}`)
+				if got := p.recv(); string(got.ID) != `"next"` {
+					t.Errorf("got %s, want the reply to the next request", got.line)
+				}
+			})
+		})
+	}
+	t.Run("broken request with a pending id", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newRawPeer(t, echo, nil)
+			type result struct {
+				res json.RawMessage
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				res, err := p.conn.Request(t.Context(), "ask", nil)
+				done <- result{res, err}
+			}()
+			req := p.recv()
+			p.send(`{"jsonrpc":"1.0","id":` + string(req.ID) + `,"method":"echo"}`)
+			if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInvalidRequest || string(got.ID) != string(req.ID) {
+				t.Errorf("reply %s, want error %d with id %s", got.line, acp.CodeInvalidRequest, req.ID)
+			}
+			p.send(`{"jsonrpc":"2.0","id":` + string(req.ID) + `,"result":"fine"}`)
+			if got := <-done; got.err != nil || string(got.res) != `"fine"` {
+				t.Errorf("Request = %s, %v; want the valid response that followed", got.res, got.err)
+			}
+		})
+	})
+}
+
+// TestConnNotifyAfterEnd checks that Notify reports ErrClosed once nothing
+// more will be written.
+func TestConnNotifyAfterEnd(t *testing.T) {
+	t.Run("end of input", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			var out bytes.Buffer
+			conn := acp.NewConn(t.Context(), strings.NewReader(""), &out, nil, nil)
+			if err := conn.Wait(); err != nil {
+				t.Fatal(err)
+			}
+			if err := conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Wait = %v, want ErrClosed", err)
+			}
+			if out.Len() > 0 {
+				t.Errorf("wrote %q after the end", out.String())
+			}
+		})
+	})
+	t.Run("closed", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			p := newRawPeer(t, nil, nil)
+			p.conn.Close()
+			if err := p.conn.Notify(t.Context(), "late", nil); !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Notify after Close = %v, want ErrClosed", err)
+			}
+		})
+	})
+}
+
+// panicJSON panics when encoded.
+type panicJSON struct{}
+
+func (panicJSON) MarshalJSON() ([]byte, error) { panic("boom") }
+
+// TestConnResultPanics checks that a result whose encoding panics is
+// answered like a panicking handler.
+func TestConnResultPanics(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"bad":  func(context.Context, *acp.Conn, json.RawMessage) (any, error) { return panicJSON{}, nil },
+			"echo": echo.Requests["echo"],
+		}}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"bad"}`)
+		if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInternalError || string(got.ID) != "1" {
+			t.Errorf("reply %s, want error %d", got.line, acp.CodeInternalError)
+		}
+		p.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":[]}`)
+		if got := p.recv(); string(got.Result) != "[]" {
+			t.Errorf("reply after the panic: %s, want a result", got.line)
+		}
+	})
+}
+
+// TestConnRequestCause checks that Request's error carries the cause of
+// the context that ended it.
+func TestConnRequestCause(t *testing.T) {
+	boom := errors.New("boom")
+	for _, sent := range []bool{false, true} {
+		t.Run(fmt.Sprintf("sent=%v", sent), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := newRawPeer(t, nil, nil)
+				ctx, cancel := context.WithCancelCause(t.Context())
+				defer cancel(nil)
+				if !sent {
+					cancel(boom)
+				}
+				errc := make(chan error, 1)
+				go func() {
+					_, err := p.conn.Request(ctx, "ask", nil)
+					errc <- err
+				}()
+				if sent {
+					p.recv()
+					cancel(boom)
+					if got := p.recv(); got.Method != acp.MethodCancelRequest {
+						t.Errorf("after the cancel: %s, want $/cancel_request", got.line)
+					}
+				}
+				err := <-errc
+				if !errors.Is(err, context.Canceled) || !errors.Is(err, boom) {
+					t.Errorf("Request = %v, want context.Canceled and %v", err, boom)
+				}
+			})
+		})
+	}
+}
+
+// slowCloser is a reader whose Read and Close each wait for their own
+// release.
+type slowCloser struct {
+	blockingReader
+	closing chan struct{} // closed when Close is called
+	release chan struct{} // Close returns when it is closed
+}
+
+func (r slowCloser) Close() error {
+	close(r.closing)
+	<-r.release
+	return nil
+}
+
+// TestConnWaitsForContextClose checks that Wait does not return while the
+// Conn, because its context ended, is still closing the reader.
+func TestConnWaitsForContextClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(t.Context())
+		r := slowCloser{blockingReader{make(chan struct{})}, make(chan struct{}), make(chan struct{})}
+		conn := acp.NewConn(ctx, r, io.Discard, nil, nil)
+		waited := make(chan error, 1)
+		go func() { waited <- conn.Wait() }()
+		cancel()
+		<-r.closing
+		close(r.blockingReader.release) // the Read returns; Close has not
+		synctest.Wait()
+		select {
+		case err := <-waited:
+			t.Fatalf("Wait returned %v while the reader was being closed", err)
+		default:
+		}
+		close(r.release)
+		if err := <-waited; !errors.Is(err, context.Canceled) {
+			t.Errorf("Wait = %v, want context.Canceled", err)
+		}
+	})
+}

@@ -37,18 +37,20 @@
 // [Conn] runs JSON-RPC over any reader and writer (stdio, pipes, sockets),
 // for agents and clients alike. A [Handler], or the method table [Methods],
 // serves what the peer sends. Requests run concurrently (up to
-// [ConnOptions].MaxConcurrentRequests), each with a context that is
-// cancelled by the peer's $/cancel_request, by the connection's end, or by
-// the caller; their result or [*Error] becomes the response, and a panic
-// becomes an internal error. Notifications are delivered one at a time in
-// arrival order; when the handler is slower than the peer the connection
-// stops reading rather than queue or drop. [Conn.Request] waits for a
-// response and cancels it when its context ends; [Conn.Notify] queues a
-// notification behind everything sent before it, so a handler's updates
-// always precede its response. Malformed lines get their JSON-RPC error
-// replies and the connection goes on. [Conn.Wait] reports nil when the input
-// ends and the cause otherwise. Package [github.com/acpkit/acpkit/acp/acptest]
-// joins a client and an agent Conn in memory for tests.
+// [ConnOptions].MaxConcurrentRequests), each with a context that is cancelled
+// by the peer's $/cancel_request, by the connection's end (the end of the
+// input included), or by the caller; their result or [*Error] becomes the
+// response, and a panic becomes an internal error. Notifications are
+// delivered one at a time in arrival order; when the handler is slower than
+// the peer the connection stops reading rather than queue or drop.
+// [Conn.Request] waits for a response and cancels it when its context ends;
+// [Conn.Notify] queues a notification behind everything sent before it, so a
+// handler's updates always precede its response. Malformed lines get their
+// JSON-RPC error replies and the connection goes on. [Conn.Wait] waits for
+// the Conn's goroutines and handlers, and for the reader's Read in progress,
+// then reports nil when the input ended and the cause otherwise. Package
+// [github.com/acpkit/acpkit/acp/acptest] joins a client and an agent Conn in
+// memory for tests.
 //
 // # Errors
 //

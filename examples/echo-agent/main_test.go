@@ -511,16 +511,43 @@ func TestStdinEOFMidPrompt(t *testing.T) {
 	}
 }
 
+// TestSignal signals the agent while stdin is open and idle, or while a
+// prompt runs: it must stop at once, with the shell's status for the
+// signal, after its connection has ended (it logs that only once Wait has
+// returned, so it left no read of stdin behind).
 func TestSignal(t *testing.T) {
-	r := startRaw(t)
-	r.send(probe)
-	r.recv() // the agent is serving
-	if err := r.p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
-		t.Fatal(err)
-	}
-	var exit *exec.ExitError
-	if err := r.p.wait(); !errors.As(err, &exit) || exit.ExitCode() != 1 {
-		t.Errorf("echo-agent exit after SIGTERM: %v; want status 1", err)
+	for _, tc := range []struct {
+		sig      syscall.Signal
+		prompt   bool
+		wantCode int
+	}{
+		{syscall.SIGTERM, false, 143},
+		{syscall.SIGINT, false, 130},
+		{syscall.SIGTERM, true, 143},
+	} {
+		t.Run(fmt.Sprintf("%v prompt=%v", tc.sig, tc.prompt), func(t *testing.T) {
+			r := startRaw(t, "-delay", "1h")
+			r.send(probe)
+			r.recv() // the agent is serving
+			if tc.prompt {
+				r.send(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
+				line, err := r.out.ReadBytes('\n')
+				if err != nil || !bytes.Contains(line, []byte("activeRunId")) {
+					t.Fatalf("read %q, %v; want the run's announcement", line, err)
+				}
+			}
+			if err := r.p.cmd.Process.Signal(tc.sig); err != nil {
+				t.Fatal(err)
+			}
+			var exit *exec.ExitError
+			if err := r.p.wait(); !errors.As(err, &exit) || exit.ExitCode() != tc.wantCode {
+				t.Errorf("echo-agent exit after %v: %v; want status %d", tc.sig, err, tc.wantCode)
+			}
+			want := `msg="echo-agent stopped" signal=` + tc.sig.String()
+			if !strings.Contains(r.p.stderr.String(), want) {
+				t.Errorf("stderr lacks %s:\n%s", want, r.p.stderr.String())
+			}
+		})
 	}
 }
 
