@@ -3,6 +3,7 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -21,25 +22,20 @@ func ExampleConn() {
 	agent := acp.NewConn(ctx, toAgentR, toClientW, acp.Methods{
 		Requests: map[string]acp.RequestFunc{
 			acp.MethodSessionPrompt: func(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
-				var p struct {
-					SessionID string `json:"sessionId"`
-				}
-				if err := json.Unmarshal(params, &p); err != nil {
-					return nil, acp.Errorf(acp.CodeInvalidParams, "Invalid params: %v", err)
+				p, err := acp.DecodeParams[acp.PromptParams](params)
+				if err != nil {
+					return nil, err // an *acp.Error: the client gets -32602
 				}
 				for _, word := range strings.Fields("hello from the agent") {
-					update := map[string]any{
-						"sessionId": p.SessionID,
-						"update": map[string]any{
-							"sessionUpdate": "agent_message_chunk",
-							"content":       map[string]string{"type": "text", "text": word},
-						},
-					}
-					if err := conn.Notify(ctx, acp.MethodSessionUpdate, update); err != nil {
+					err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{
+						SessionID: p.SessionID,
+						Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: word}},
+					})
+					if err != nil {
 						return nil, err
 					}
 				}
-				return map[string]string{"stopReason": "end_turn"}, nil
+				return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
 			},
 		},
 	}, nil)
@@ -47,26 +43,32 @@ func ExampleConn() {
 	client := acp.NewConn(ctx, toClientR, toAgentW, acp.Methods{
 		Notifications: map[string]acp.NotificationFunc{
 			acp.MethodSessionUpdate: func(_ context.Context, _ *acp.Conn, params json.RawMessage) {
-				var u struct {
-					Update struct {
-						Content struct{ Text string } `json:"content"`
-					} `json:"update"`
+				n, err := acp.DecodeSessionNotification(params)
+				if err != nil {
+					return // a malformed update is skipped, as the official client does
 				}
-				if json.Unmarshal(params, &u) == nil {
-					fmt.Println("chunk:", u.Update.Content.Text)
+				if chunk, ok := n.Update.(acp.AgentMessageChunk); ok {
+					if text, ok := chunk.Content.(acp.TextContent); ok {
+						fmt.Println("chunk:", text.Text)
+					}
 				}
 			},
 		},
 	}, nil)
 
-	result, err := client.Request(ctx, acp.MethodSessionPrompt, map[string]any{
-		"sessionId": "sess-1",
-		"prompt":    []map[string]string{{"type": "text", "text": "hi"}},
+	raw, err := client.Request(ctx, acp.MethodSessionPrompt, acp.PromptParams{
+		SessionID: "sess-1",
+		Prompt:    acp.ContentBlocks{acp.TextContent{Text: "hi"}},
 	})
-	fmt.Printf("result: %s, error: %v\n", result, err)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	result, err := acp.DecodeResult[acp.PromptResult](raw)
+	fmt.Println("stop reason:", result.StopReason, err)
 
 	_, err = client.Request(ctx, "no/such_method", nil)
-	fmt.Println(err)
+	fmt.Println(errors.Is(err, acp.ErrMethodNotFound), err)
 
 	client.Close() // the agent sees the end of its input
 	fmt.Println(client.Wait(), agent.Wait())
@@ -75,7 +77,7 @@ func ExampleConn() {
 	// chunk: from
 	// chunk: the
 	// chunk: agent
-	// result: {"stopReason":"end_turn"}, error: <nil>
-	// acp: error -32601: Method not found: no/such_method
+	// stop reason: end_turn <nil>
+	// true acp: error -32601: Method not found: no/such_method
 	// <nil> <nil>
 }
