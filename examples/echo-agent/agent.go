@@ -12,7 +12,6 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/usage"
-	"github.com/tidwall/gjson"
 )
 
 // defaultModel is the model a new session reports until session/set_model
@@ -437,8 +436,12 @@ func errorWithData(code int, data any, format string, args ...any) *acp.Error {
 }
 
 // isFieldError reports whether err is DecodeParams' error about the member
-// field (absent or of the wrong type).
+// field (absent or of the wrong type), which it names in its data as
+// {"field": "…"}.
 func isFieldError(err error, field string) bool {
 	var e *acp.Error
-	return errors.As(err, &e) && gjson.GetBytes(e.Data, "field").String() == field
+	var data struct {
+		Field string `json:"field"`
+	}
+	return errors.As(err, &e) && json.Unmarshal(e.Data, &data) == nil && data.Field == field
 }
