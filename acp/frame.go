@@ -1,13 +1,13 @@
 package acp
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/lines"
 )
 
 // DefaultMaxLineLength is the longest line, in bytes and excluding its
@@ -15,9 +15,9 @@ import (
 // room for a prompt carrying a large embedded resource.
 const DefaultMaxLineLength = 32 << 20
 
-// initialFrameBuffer is the size of a FrameReader's first buffer; it grows
-// by doubling, up to the maximum line length, only when a line needs it.
-const initialFrameBuffer = 64 << 10
+// frameWriterKeep is the largest buffer a FrameWriter keeps between
+// messages: one huge message should not pin its memory.
+const frameWriterKeep = 64 << 10
 
 // ErrLineTooLong is matched (with [errors.Is]) by the [*LineTooLongError]
 // that [FrameReader.Next] returns for a line longer than its maximum.
@@ -40,10 +40,6 @@ func (e *LineTooLongError) Error() string {
 // Is reports whether target is [ErrLineTooLong].
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
-// maxEmptyReads is how many (0, nil) reads in a row a FrameReader accepts
-// before reporting [io.ErrNoProgress], as bufio does.
-const maxEmptyReads = 100
-
 // A FrameReader splits a byte stream into frames, one per line, as ACP
 // carries one JSON-RPC message per line. It does not look inside the lines:
 // checking UTF-8 and JSON is [Classify]'s job.
@@ -62,19 +58,7 @@ const maxEmptyReads = 100
 //
 // A FrameReader is not safe for concurrent use.
 type FrameReader struct {
-	r   io.Reader
-	max int
-
-	buf   []byte // buf[start:end] is read but not yet returned
-	start int
-	end   int
-	scan  int // buf[start:scan] is known to hold no '\n'
-
-	skipping bool  // inside an oversized line, discarding up to its '\n'
-	skipped  int64 // bytes of the oversized line discarded so far
-	lastCR   bool  // the last discarded byte was '\r'
-
-	err error // sticky error from r, returned once buffered lines are out
+	lr *lines.Reader
 }
 
 // NewFrameReader returns a FrameReader reading from r whose lines may be at
@@ -85,7 +69,7 @@ func NewFrameReader(r io.Reader, maxLine int) *FrameReader {
 	if maxLine <= 0 {
 		maxLine = DefaultMaxLineLength
 	}
-	return &FrameReader{r: r, max: maxLine}
+	return &FrameReader{lr: lines.NewReader(r, maxLine)}
 }
 
 // Next returns the next frame, without its terminator. It returns a
@@ -97,140 +81,19 @@ func NewFrameReader(r io.Reader, maxLine int) *FrameReader {
 // The frame aliases the reader's buffer and is valid only until the next
 // call to Next: copy what must outlive it.
 func (fr *FrameReader) Next() ([]byte, error) {
-	emptyReads := 0
-	for {
-		if i := bytes.IndexByte(fr.buf[fr.scan:fr.end], '\n'); i >= 0 {
-			nl := fr.scan + i
-			line := fr.buf[fr.start:nl]
-			fr.start = nl + 1
-			fr.scan = fr.start
-			if fr.skipping {
-				return nil, fr.endSkip(line, true)
-			}
-			line = dropCR(line)
-			if len(line) > fr.max {
-				return nil, &LineTooLongError{Length: int64(len(line)), Max: fr.max}
-			}
-			if isBlank(line) {
-				continue
-			}
-			return line, nil
-		}
-		fr.scan = fr.end
-
-		if fr.skipping {
-			// Discard what is buffered, remembering only whether it ended
-			// in '\r', which may belong to the terminator.
-			if n := fr.end - fr.start; n > 0 {
-				fr.skipped += int64(n)
-				fr.lastCR = fr.buf[fr.end-1] == '\r'
-			}
-			fr.start, fr.end, fr.scan = 0, 0, 0
-		} else if fr.end-fr.start > fr.max+1 {
-			// More than the maximum and a '\r' without a newline: the line
-			// is too long whatever follows. Drop it and skip to its end.
-			fr.skipping = true
-			fr.skipped = int64(fr.end - fr.start)
-			fr.lastCR = fr.buf[fr.end-1] == '\r'
-			fr.start, fr.end, fr.scan = 0, 0, 0
-		}
-
-		if fr.err != nil {
-			return fr.atError()
-		}
-
-		fr.makeRoom()
-		n, err := fr.r.Read(fr.buf[fr.end:])
-		if n < 0 || n > len(fr.buf)-fr.end {
-			n, err = 0, errors.New("acp: reader returned an invalid count")
-		}
-		fr.end += n
-		if err != nil {
-			fr.err = err
-		} else if n == 0 {
-			if emptyReads++; emptyReads >= maxEmptyReads {
-				fr.err = io.ErrNoProgress
-			}
-		} else {
-			emptyReads = 0
-		}
+	frame, err := fr.lr.Next()
+	if err != nil {
+		return nil, frameError(err)
 	}
+	return frame, nil
 }
 
-// atError is Next once every complete line before the read error is out.
-func (fr *FrameReader) atError() ([]byte, error) {
-	if fr.err != io.EOF {
-		fr.start, fr.end, fr.scan = 0, 0, 0
-		fr.skipping = false
-		return nil, fr.err
+// frameError gives an error from [lines.Reader.Next] this package's type.
+func frameError(err error) error {
+	if tooLong, ok := err.(*lines.TooLongError); ok {
+		return &LineTooLongError{Length: tooLong.Length, Max: tooLong.Max}
 	}
-	// At EOF the unterminated rest of the input is the last line.
-	line := fr.buf[fr.start:fr.end]
-	fr.start, fr.end, fr.scan = 0, 0, 0
-	if fr.skipping {
-		return nil, fr.endSkip(line, false)
-	}
-	line = dropCR(line)
-	if len(line) > fr.max {
-		return nil, &LineTooLongError{Length: int64(len(line)), Max: fr.max}
-	}
-	if len(line) == 0 || isBlank(line) {
-		return nil, io.EOF
-	}
-	return line, nil
-}
-
-// endSkip ends an oversized line whose last buffered part is tail; newline
-// reports whether a '\n' terminated it.
-func (fr *FrameReader) endSkip(tail []byte, newline bool) error {
-	n := fr.skipped + int64(len(tail))
-	cr := fr.lastCR
-	if len(tail) > 0 {
-		cr = tail[len(tail)-1] == '\r'
-	}
-	if cr && (newline || fr.err == io.EOF) {
-		n-- // the '\r' belongs to the terminator
-	}
-	fr.skipping, fr.skipped, fr.lastCR = false, 0, false
-	return &LineTooLongError{Length: n, Max: fr.max}
-}
-
-// makeRoom ensures buf[end:] has space to read into, moving the pending
-// bytes to the front or growing the buffer up to max+2 bytes (a full line,
-// '\r' and '\n').
-func (fr *FrameReader) makeRoom() {
-	if fr.end < len(fr.buf) {
-		return
-	}
-	if fr.start > 0 {
-		n := copy(fr.buf, fr.buf[fr.start:fr.end])
-		fr.scan -= fr.start
-		fr.start, fr.end = 0, n
-		return
-	}
-	limit := fr.max + 2
-	size := min(max(2*len(fr.buf), initialFrameBuffer), limit)
-	buf := make([]byte, size)
-	copy(buf, fr.buf[:fr.end])
-	fr.buf = buf
-}
-
-func dropCR(line []byte) []byte {
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		return line[:n-1]
-	}
-	return line
-}
-
-// isBlank reports whether line holds only JSON white space other than
-// newlines. A JSON message starts with '{', so this costs one comparison.
-func isBlank(line []byte) bool {
-	for _, c := range line {
-		if c != ' ' && c != '\t' && c != '\r' {
-			return false
-		}
-	}
-	return true
+	return err
 }
 
 // ErrNotJSON is returned by [FrameWriter.WriteFrame] for a message that is
@@ -280,8 +143,8 @@ func (fw *FrameWriter) flush() error {
 	if err == nil && n != len(fw.buf) {
 		err = io.ErrShortWrite
 	}
-	if cap(fw.buf) > initialFrameBuffer {
-		fw.buf = nil // do not pin the memory of one huge message
+	if cap(fw.buf) > frameWriterKeep {
+		fw.buf = nil
 	}
 	return err
 }

@@ -13,156 +13,65 @@ import (
 	"testing/iotest"
 	"unicode/utf8"
 
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/google/go-cmp/cmp"
 )
 
-// readAll drains fr, describing each result: a frame as its text, an
-// oversized line as "too long: N", the end as "EOF" or "error: …".
-func readAll(t *testing.T, fr *FrameReader) []string {
-	t.Helper()
-	var got []string
+// drain returns what fr.Next returns up to the end of input: each frame as
+// a string, each error as it is.
+func drain(fr *FrameReader) []any {
+	var got []any
 	for range 1000 {
 		frame, err := fr.Next()
-		var tooLong *LineTooLongError
 		switch {
 		case err == nil:
 			got = append(got, string(frame))
-		case errors.As(err, &tooLong):
-			if !errors.Is(err, ErrLineTooLong) {
-				t.Errorf("%v does not match ErrLineTooLong", err)
-			}
-			got = append(got, fmt.Sprintf("too long: %d", tooLong.Length))
-		case err == io.EOF:
-			return append(got, "EOF")
+		case errors.Is(err, ErrLineTooLong):
+			got = append(got, err)
 		default:
-			return append(got, "error: "+err.Error())
+			return append(got, err)
 		}
 	}
-	t.Fatal("reader did not stop")
-	return nil
+	return append(got, "reader did not stop")
 }
 
+// TestFrameReader checks what FrameReader adds to internal/lines, where
+// the splitting itself is tested: the default maximum, the error type, and
+// that blank lines are skipped and oversized ones survived.
 func TestFrameReader(t *testing.T) {
-	long := strings.Repeat("x", 17)
-	tests := []struct {
-		name  string
-		input string
-		max   int
-		want  []string
-	}{
-		{"empty input", "", 16, []string{"EOF"}},
-		{"one line", "{}\n", 16, []string{"{}", "EOF"}},
-		{"crlf", "{\"a\":1}\r\n{}\r\n", 16, []string{`{"a":1}`, "{}", "EOF"}},
-		{"no final newline", "{}\n[1]", 16, []string{"{}", "[1]", "EOF"}},
-		{"final cr dropped", "{}\r", 16, []string{"{}", "EOF"}},
-		{"only cr is kept inside", "a\rb\n", 16, []string{"a\rb", "EOF"}},
-		{"blank lines skipped", "\n\n{}\n\r\n \t \n\r\r\n{}\n\n", 16, []string{"{}", "{}", "EOF"}},
-		{"blank last line", "{}\n  ", 16, []string{"{}", "EOF"}},
-		{"spaces inside kept", " {} \n", 16, []string{" {} ", "EOF"}},
-		{"exactly max", strings.Repeat("y", 16) + "\n", 16, []string{strings.Repeat("y", 16), "EOF"}},
-		{"exactly max with crlf", strings.Repeat("y", 16) + "\r\n", 16, []string{strings.Repeat("y", 16), "EOF"}},
-		{"exactly max at eof", strings.Repeat("y", 16), 16, []string{strings.Repeat("y", 16), "EOF"}},
-		{"exactly max with cr at eof", strings.Repeat("y", 16) + "\r", 16, []string{strings.Repeat("y", 16), "EOF"}},
-		{"max plus one", long + "\n{}\n", 16, []string{"too long: 17", "{}", "EOF"}},
-		{"max plus one crlf", long + "\r\n{}\n", 16, []string{"too long: 17", "{}", "EOF"}},
-		{"max plus cr cr", strings.Repeat("y", 16) + "\r\r\n{}\n", 16, []string{"too long: 17", "{}", "EOF"}},
-		{"oversized at eof", long, 16, []string{"too long: 17", "EOF"}},
-		{"oversized with cr at eof", long + "\r", 16, []string{"too long: 17", "EOF"}},
-		{"very long line", strings.Repeat("z", 1000) + "\r\n{}\n", 16, []string{"too long: 1000", "{}", "EOF"}},
-		{"very long line ending in cr", strings.Repeat("z", 999) + "\r\r\n{}\n", 16, []string{"too long: 1000", "{}", "EOF"}},
-		{"two oversized in a row", long + "\n" + long + long + "\n{}", 16, []string{"too long: 17", "too long: 34", "{}", "EOF"}},
-		{"oversized between frames", "[1]\n" + long + "\n[2]\n", 16, []string{"[1]", "too long: 17", "[2]", "EOF"}},
-		{"default max", strings.Repeat("w", 100000) + "\n", 0, []string{strings.Repeat("w", 100000), "EOF"}},
-	}
-	readers := []struct {
-		name string
-		wrap func(io.Reader) io.Reader
-	}{
-		{"whole", func(r io.Reader) io.Reader { return r }},
-		{"one byte", iotest.OneByteReader},
-		{"half", iotest.HalfReader},
-		{"data with eof", iotest.DataErrReader},
-	}
-	for _, tt := range tests {
-		for _, rd := range readers {
-			t.Run(tt.name+"/"+rd.name, func(t *testing.T) {
-				fr := NewFrameReader(rd.wrap(strings.NewReader(tt.input)), tt.max)
-				if diff := cmp.Diff(tt.want, readAll(t, fr)); diff != "" {
-					t.Errorf("frames (-want +got):\n%s", diff)
-				}
-			})
-		}
-	}
-}
-
-func TestFrameReaderErrors(t *testing.T) {
 	boom := errors.New("boom")
+	endless := &loopReader{data: bytes.Repeat([]byte("w"), 64<<10)}
 	tests := []struct {
 		name string
 		r    io.Reader
-		want []string
+		max  int
+		want []any
 	}{
-		{
-			name: "complete lines before the error are returned, the partial one is not",
-			r:    io.MultiReader(strings.NewReader("{}\n[1]\n[2"), iotest.ErrReader(boom)),
-			want: []string{"{}", "[1]", "error: boom"},
-		},
-		{
-			name: "error while skipping an oversized line",
-			r:    io.MultiReader(strings.NewReader(strings.Repeat("x", 40)), iotest.ErrReader(boom)),
-			want: []string{"error: boom"},
-		},
-		{
-			name: "a reader that makes no progress",
-			r:    emptyReader{},
-			want: []string{"error: " + io.ErrNoProgress.Error()},
-		},
+		{"blank lines skipped", strings.NewReader("\n{}\r\n \t\r\n[1]\n\n"), 16, []any{"{}", "[1]", io.EOF}},
+		{"oversized between frames", strings.NewReader("[1]\n" + strings.Repeat("x", 17) + "\r\n[2]"), 16,
+			[]any{"[1]", &LineTooLongError{Length: 17, Max: 16}, "[2]", io.EOF}},
+		{"default max", io.MultiReader(io.LimitReader(endless, DefaultMaxLineLength+1), strings.NewReader("\n{}")), 0,
+			[]any{&LineTooLongError{Length: DefaultMaxLineLength + 1, Max: DefaultMaxLineLength}, "{}", io.EOF}},
+		{"negative max is the default", strings.NewReader(strings.Repeat("w", 100000)), -1, []any{strings.Repeat("w", 100000), io.EOF}},
+		{"read error after the complete lines", io.MultiReader(strings.NewReader("{}\n[2"), iotest.ErrReader(boom)), 16, []any{"{}", boom}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			fr := NewFrameReader(tt.r, 16)
-			if diff := cmp.Diff(tt.want, readAll(t, fr)); diff != "" {
+			got := drain(NewFrameReader(tt.r, tt.max))
+			if diff := cmp.Diff(tt.want, got, cmp.Comparer(sameError)); diff != "" {
 				t.Errorf("frames (-want +got):\n%s", diff)
-			}
-			// The error is sticky.
-			if _, err := fr.Next(); err == nil || err == io.EOF {
-				t.Errorf("Next after the error = %v, want the error again", err)
 			}
 		})
 	}
 }
 
-type emptyReader struct{}
-
-func (emptyReader) Read([]byte) (int, error) { return 0, nil }
-
-// TestFrameReaderMemory checks that an endless line does not grow the
-// buffer past the maximum.
-func TestFrameReaderMemory(t *testing.T) {
-	const maxLine = 1000
-	input := io.MultiReader(io.LimitReader(repeatReader('x'), 10<<20), strings.NewReader("\n{}\n"))
-	fr := NewFrameReader(input, maxLine)
-	_, err := fr.Next()
-	var tooLong *LineTooLongError
-	if !errors.As(err, &tooLong) || tooLong.Length != 10<<20 || tooLong.Max != maxLine {
-		t.Fatalf("Next = %v, want a LineTooLongError of %d bytes", err, 10<<20)
+func TestLineTooLongError(t *testing.T) {
+	err := error(&LineTooLongError{Length: 169, Max: 64})
+	got := []any{err.Error(), errors.Is(err, ErrLineTooLong), errors.Is(err, io.EOF)}
+	want := []any{"acp: line of 169 bytes exceeds the maximum of 64", true, false}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("[Error Is(ErrLineTooLong) Is(EOF)] (-want +got):\n%s", diff)
 	}
-	if cap(fr.buf) > maxLine+2 {
-		t.Errorf("buffer grew to %d bytes, want at most %d", cap(fr.buf), maxLine+2)
-	}
-	frame, err := fr.Next()
-	if err != nil || string(frame) != "{}" {
-		t.Errorf("Next after the long line = %q, %v; want {}", frame, err)
-	}
-}
-
-type repeatReader byte
-
-func (r repeatReader) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(r)
-	}
-	return len(p), nil
 }
 
 // TestFrameReaderAllocs checks the steady state allocates nothing.
@@ -293,106 +202,40 @@ type shortWriter struct{}
 
 func (shortWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
 
-// FuzzFrameReader reads its input through short reads of the sizes that
-// sizes gives, with a maximum of 16, and accounts for every byte.
+// FuzzFrameReader checks FrameReader against the lines.Reader it wraps:
+// the same frames, and each TooLongError as a LineTooLongError with the
+// same length and maximum. The byte accounting is FuzzReader's, in
+// internal/lines. The seed corpus is in testdata/fuzz/FuzzFrameReader.
 func FuzzFrameReader(f *testing.F) {
-	f.Add([]byte("{}\n[1]\r\n\n  \n"+strings.Repeat("x", 40)+"\r\n{}"), []byte{1, 3, 7})
-	f.Add([]byte(strings.Repeat("y", 16)+"\r\n"+strings.Repeat("y", 17)+"\r"), []byte{17})
-	f.Fuzz(func(t *testing.T, input, sizes []byte) {
+	f.Fuzz(func(t *testing.T, input []byte) {
 		const maxLine = 16
-		fr := NewFrameReader(&chunkReader{data: input, sizes: sizes}, maxLine)
-		var frames, terminators, blanks, oversized int
-		pos := 0
-		// line returns the line at pos: its content and terminator lengths.
-		line := func() (content, term int) {
-			rest := input[pos:]
-			i := bytes.IndexByte(rest, '\n')
-			if i < 0 {
-				if len(rest) > 0 && rest[len(rest)-1] == '\r' {
-					return len(rest) - 1, 1
-				}
-				return len(rest), 0
-			}
-			if i > 0 && rest[i-1] == '\r' {
-				return i - 1, 2
-			}
-			return i, 1
-		}
-		skipBlanks := func() {
-			for pos < len(input) {
-				n, term := line()
-				// A line over the maximum is oversized even if blank: the
-				// reader does not keep it to look.
-				if n > maxLine || !isBlank(input[pos:pos+n]) {
-					return
-				}
-				blanks += n + term
-				pos += n + term
-			}
-		}
+		fr := NewFrameReader(iotest.HalfReader(bytes.NewReader(input)), maxLine)
+		lr := lines.NewReader(bytes.NewReader(input), maxLine)
 		for range len(input) + 2 {
 			frame, err := fr.Next()
-			skipBlanks()
-			var tooLong *LineTooLongError
-			switch {
-			case err == nil:
-				if len(frame) == 0 || len(frame) > maxLine {
-					t.Fatalf("frame of %d bytes, want 1 to %d", len(frame), maxLine)
-				}
-				n, term := line()
-				if !bytes.Equal(frame, input[pos:pos+n]) {
-					t.Fatalf("frame %q at %d, want %q", frame, pos, input[pos:pos+n])
-				}
-				frames += n
-				terminators += term
-				pos += n + term
-			case errors.As(err, &tooLong):
-				n, term := line()
-				if tooLong.Length != int64(n) || n <= maxLine {
-					t.Fatalf("oversized line of %d bytes at %d, want %d (> %d)", tooLong.Length, pos, n, maxLine)
-				}
-				oversized += n
-				terminators += term
-				pos += n + term
-			case err == io.EOF:
-				if sum := frames + terminators + blanks + oversized; sum != len(input) {
-					t.Fatalf("accounted for %d bytes (frames %d, terminators %d, blank %d, oversized %d) of %d",
-						sum, frames, terminators, blanks, oversized, len(input))
-				}
+			want, wantErr := lr.Next()
+			if tooLong, ok := wantErr.(*lines.TooLongError); ok {
+				wantErr = &LineTooLongError{Length: tooLong.Length, Max: tooLong.Max}
+			}
+			if diff := cmp.Diff([]any{want, wantErr}, []any{frame, err}, cmp.Comparer(sameError)); diff != "" {
+				t.Fatalf("Next (-lines.Reader +FrameReader):\n%s", diff)
+			}
+			if err == io.EOF {
 				return
-			default:
-				t.Fatalf("Next: %v", err)
 			}
 		}
 		t.Fatal("reader did not reach EOF")
 	})
 }
 
-// chunkReader returns data in reads of the sizes listed in sizes, cycling,
-// with 0 meaning an empty read (never twice in a row).
-type chunkReader struct {
-	data      []byte
-	sizes     []byte
-	i         int
-	lastEmpty bool
-}
-
-func (r *chunkReader) Read(p []byte) (int, error) {
-	if len(r.data) == 0 {
-		return 0, io.EOF
+// sameError reports whether a and b are the same error or equal
+// LineTooLongErrors.
+func sameError(a, b error) bool {
+	var ta, tb *LineTooLongError
+	if errors.As(a, &ta) && errors.As(b, &tb) {
+		return *ta == *tb
 	}
-	n := len(p)
-	if len(r.sizes) > 0 {
-		n = min(n, int(r.sizes[r.i%len(r.sizes)]))
-		r.i++
-		if n == 0 && r.lastEmpty {
-			n = 1
-		}
-		r.lastEmpty = n == 0
-	}
-	n = copy(p[:n], r.data)
-	r.data = r.data[n:]
-	return n, nil
+	return a == b
 }
 
 // FuzzFrameWriter checks that WriteFrame accepts exactly what encoding/json
@@ -461,7 +304,7 @@ func BenchmarkFrameReader(b *testing.B) {
 // bufio.Scanner with the same maximum.
 func BenchmarkFrameReaderScanner(b *testing.B) {
 	sc := bufio.NewScanner(&loopReader{data: frameBenchLines(64)})
-	sc.Buffer(make([]byte, 0, initialFrameBuffer), DefaultMaxLineLength)
+	sc.Buffer(make([]byte, 0, 64<<10), DefaultMaxLineLength) // lines.Reader's first buffer
 	b.SetBytes(1024)
 	b.ReportAllocs()
 	for b.Loop() {

@@ -1,11 +1,10 @@
 package claude
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
-	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -13,105 +12,110 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-func TestLineReader(t *testing.T) {
-	errBroken := errors.New("broken")
+// describe ranges over t.events(r, maxLine) and describes what it yields:
+// an event as its type, an error as "too long: N", "syntax" or its text.
+func describe(turn *Turn, r io.Reader, maxLine int) []string {
+	var got []string
+	for e, err := range turn.events(r, maxLine) {
+		var tooLong *LineTooLongError
+		var syntax *SyntaxError
+		switch {
+		case errors.As(err, &tooLong):
+			got = append(got, fmt.Sprintf("too long: %d", tooLong.Len))
+		case errors.As(err, &syntax):
+			got = append(got, "syntax")
+		case err != nil:
+			got = append(got, "error: "+err.Error())
+		default:
+			got = append(got, fmt.Sprintf("%T", e))
+		}
+	}
+	return got
+}
+
+// TestTurnEventsLines checks how Events uses internal/lines, where the
+// splitting itself is tested: blank lines, the line limit and its error
+// type, and read errors.
+func TestTurnEventsLines(t *testing.T) {
+	const (
+		system = `{"type":"system","subtype":"init","session_id":"s"}`
+		result = `{"type":"result","subtype":"success","result":"done","session_id":"s"}`
+	)
+	long := strings.Repeat("x", 100)
+	broken := errors.New("broken")
 	tests := []struct {
 		name  string
 		input string
-		err   error // what the reader fails with after input; nil for EOF
+		err   error // what r fails with after input; nil for EOF
 		want  []string
 	}{
-		{"empty", "", nil, nil},
-		{"lines", "a\nbb\n\nccc\n", nil, []string{"a", "bb", "", "ccc"}},
-		{"final line without newline", "a\nbb", nil, []string{"a", "bb"}},
-		{"at the limit", "12345678\n", nil, []string{"12345678"}},
-		{"CR kept for ParseLine to trim", "a\r\n", nil, []string{"a\r"}},
-		{"over the limit, then more", "a\n123456789\nb\n", nil, []string{"a", "too long: 9", "b"}},
-		{"far over the limit", strings.Repeat("x", 100) + "\nb\n", nil, []string{"too long: 100", "b"}},
-		{"over the limit at the end", "a\n123456789", nil, []string{"a", "too long: 9"}},
-		{"read error after a line", "a\n", errBroken, []string{"a", "error: broken"}},
-		{"read error mid-line", "a\nbb", errBroken, []string{"a", "bb", "error: broken"}},
+		{"blank and crlf lines", "\n \r\n" + system + "\r\n\t\n", nil, []string{"claude.Heartbeat"}},
+		{"resync after a long line", system + "\n" + long + "\n" + result + "\n", nil, []string{"claude.Heartbeat", "too long: 100", "claude.Result"}},
+		{"length without crlf", long + "\r\n", nil, []string{"too long: 100"}},
+		{"syntax error, then more", "[DEBUG] x\n" + result, nil, []string{"syntax", "claude.Result"}},
+		{"nothing after the final event", result + "\n" + long + "\nnot JSON\n" + system + "\n", nil, []string{"claude.Result"}},
+		{"read error last, cut line not fed", system + "\n" + `{"type":"result"`, broken, []string{"claude.Heartbeat", "error: broken"}},
+		{"read error after the final event", result + "\n", broken, []string{"claude.Result", "error: broken"}},
 	}
 	for _, tt := range tests {
-		for _, wrap := range []struct {
-			name string
-			r    func(io.Reader) io.Reader
-		}{
-			{"whole", func(r io.Reader) io.Reader { return r }},
-			{"one byte", iotest.OneByteReader},
-			{"data with EOF", iotest.DataErrReader},
-		} {
-			t.Run(tt.name+"/"+wrap.name, func(t *testing.T) {
-				var r io.Reader = strings.NewReader(tt.input)
-				if tt.err != nil {
-					r = io.MultiReader(r, iotest.ErrReader(tt.err))
-				}
-				// A small buffer makes lines span several reads of it.
-				lr := lineReader{br: bufio.NewReaderSize(wrap.r(r), 16), max: 8}
-				var got []string
-				for range 20 {
-					line, err := lr.next()
-					var tooLong *LineTooLongError
-					switch {
-					case err == io.EOF:
-					case errors.As(err, &tooLong):
-						got = append(got, "too long: "+strconv.Itoa(tooLong.Len))
-						continue
-					case err != nil:
-						got = append(got, "error: "+err.Error())
-					default:
-						got = append(got, string(line))
-						continue
-					}
-					break
-				}
-				if diff := cmp.Diff(tt.want, got); diff != "" {
-					t.Errorf("lines mismatch (-want +got):\n%s", diff)
-				}
-				// The end is sticky.
-				if _, err := lr.next(); err == nil {
-					t.Error("next after the end returned a line")
-				}
-			})
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			var r io.Reader = strings.NewReader(tt.input)
+			if tt.err != nil {
+				r = io.MultiReader(r, iotest.ErrReader(tt.err))
+			}
+			if diff := cmp.Diff(tt.want, describe(&Turn{}, r, 80)); diff != "" {
+				t.Errorf("yielded (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
-// FuzzLineReader checks that every line of the input comes out exactly, or,
-// when longer than the limit, as a LineTooLongError with its length, and
-// that nothing else comes out.
-func FuzzLineReader(f *testing.F) {
-	f.Add([]byte("a\nbb\n\nccc"), uint8(2))
-	f.Add([]byte(`{"type":"system"}`+"\n"+strings.Repeat("x", 40)+"\n{}\n"), uint8(17))
-	f.Fuzz(func(t *testing.T, input []byte, max uint8) {
-		var want []string
+// FuzzTurnEvents checks that Events, with a limit of maxLine, yields what
+// feeding the input's lines one by one returns, a line over the limit
+// being reported in its place until the final event. The seed corpus is in
+// testdata/fuzz/FuzzTurnEvents.
+func FuzzTurnEvents(f *testing.F) {
+	f.Fuzz(func(t *testing.T, input []byte, maxLine uint8) {
+		var want []any
+		byLine := &Turn{}
 		if len(input) > 0 {
 			for _, line := range bytes.Split(bytes.TrimSuffix(input, []byte("\n")), []byte("\n")) {
-				if len(line) > int(max) {
-					want = append(want, "too long: "+strconv.Itoa(len(line)))
-				} else {
-					want = append(want, string(line))
+				line = bytes.TrimSuffix(line, []byte("\r"))
+				if len(line) > int(maxLine) {
+					if !byLine.Done() {
+						want = append(want, &LineTooLongError{Len: len(line)})
+					}
+					continue
+				}
+				events, err := byLine.Feed(line, nil)
+				if err != nil {
+					want = append(want, err)
+				}
+				for _, e := range events {
+					want = append(want, e)
 				}
 			}
 		}
-		lr := lineReader{br: bufio.NewReaderSize(iotest.HalfReader(bytes.NewReader(input)), 16), max: int(max)}
-		var got []string
-		for len(got) <= len(input)+1 {
-			line, err := lr.next()
-			if tooLong, ok := err.(*LineTooLongError); ok {
-				got = append(got, "too long: "+strconv.Itoa(tooLong.Len))
-				continue
-			}
-			if err == io.EOF {
-				break
-			}
+		var got []any
+		turn := &Turn{}
+		for e, err := range turn.events(iotest.HalfReader(bytes.NewReader(input)), int(maxLine)) {
 			if err != nil {
-				t.Fatalf("next: %v", err)
+				got = append(got, err)
+			} else {
+				got = append(got, e)
 			}
-			got = append(got, string(line))
 		}
-		if diff := cmp.Diff(want, got); diff != "" {
-			t.Errorf("lines mismatch (-want +got):\n%s", diff)
+		if diff := cmp.Diff(want, got, cmp.Comparer(sameError)); diff != "" {
+			t.Errorf("yielded (-Feed +Events):\n%s", diff)
+		}
+		if diff := cmp.Diff(byLine.SessionID(), turn.SessionID()); diff != "" {
+			t.Errorf("session id (-Feed +Events):\n%s", diff)
 		}
 	})
+}
+
+// sameError reports whether a and b are the same kind of error with the
+// same text.
+func sameError(a, b error) bool {
+	return fmt.Sprintf("%T %v", a, a) == fmt.Sprintf("%T %v", b, b)
 }
