@@ -495,6 +495,7 @@ type SyntaxError struct {
 	reason string
 }
 
+// Error describes where the line stops being JSON and why, without quoting it.
 func (e *SyntaxError) Error() string {
 	return "claude: invalid stream-json line (" + strconv.Itoa(e.Len) + " bytes): " +
 		e.reason + " at offset " + strconv.Itoa(e.Offset)

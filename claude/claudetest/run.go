@@ -41,6 +41,7 @@ type Stopped struct {
 	Code int
 }
 
+// Error says which exit status the run stopped with.
 func (s Stopped) Error() string { return "stopped with exit status " + strconv.Itoa(s.Code) }
 
 // Env is everything [Run] touches: it has no other access to the process,
