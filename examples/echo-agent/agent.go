@@ -188,11 +188,16 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessa
 
 	cause := context.Cause(runCtx)
 	switch {
+	case errors.Is(cause, errSessionCancelled):
+		// session/cancel stopped the run before its last word, whether
+		// echo noticed while waiting or found the run gone between words
+		// (and so returned no error).
+		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
 	case err == nil:
 		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
-	case errors.Is(cause, errSessionCancelled), errors.Is(cause, acp.ErrClosed):
-		// session/cancel, or the end of the input, after which the Conn
-		// cancels running requests but still sends their responses.
+	case errors.Is(cause, acp.ErrClosed):
+		// The end of the input, after which the Conn cancels running
+		// requests but still sends their responses.
 		return acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil
 	}
 	// $/cancel_request for this very request (given the context's error,

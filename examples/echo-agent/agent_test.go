@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -156,6 +157,43 @@ func TestCancel(t *testing.T) {
 			t.Errorf("next prompt: stop reason %q, want end_turn", got)
 		}
 	})
+}
+
+// TestCancelWithoutDelay cancels a prompt echoed with no delay, so that
+// session/cancel lands at any point of the echo loop, not only while it
+// waits. Real scheduling decides how far the echo gets, so the test checks
+// what must hold wherever the cancel lands: a prompt that answers end_turn
+// echoed every word, and the usage counts the words echoed.
+func TestCancelWithoutDelay(t *testing.T) {
+	const words = 5000
+	text := strings.TrimSpace(strings.Repeat("w ", words))
+	for range 5 {
+		c := pair(t, 0)
+		sid := c.newSession()
+		res := async(func() acp.StopReason { return c.prompt(sid, text) })
+		<-c.rec.chunked
+		c.cancel(sid)
+		got := <-res
+		echoed := 0
+		var usage string
+		for _, l := range lines(c.rec.take(sid)) {
+			switch {
+			case strings.HasPrefix(l, "chunk "):
+				echoed++
+			case strings.HasPrefix(l, "usage "):
+				usage = l
+			}
+		}
+		if got == acp.StopReasonEndTurn && echoed != words {
+			t.Errorf("stop reason end_turn after %d of %d words", echoed, words)
+		}
+		if got != acp.StopReasonEndTurn && got != acp.StopReasonCancelled {
+			t.Errorf("stop reason %q", got)
+		}
+		if want := fmt.Sprintf("usage used=%d size=%d", words+echoed, contextWindow); usage != want {
+			t.Errorf("usage %q, want %q", usage, want)
+		}
+	}
 }
 
 func TestCancelWithoutPromptIsIgnored(t *testing.T) {
