@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"runtime/pprof"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -986,6 +988,96 @@ func TestConnWaitsForContextClose(t *testing.T) {
 		close(r.release)
 		if err := <-waited; !errors.Is(err, context.Canceled) {
 			t.Errorf("Wait = %v, want context.Canceled", err)
+		}
+	})
+}
+
+// labelled counts the goroutines whose pprof labels include conn=value.
+func labelled(t *testing.T, value string) int {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		t.Fatal(err)
+	}
+	// debug=1 groups goroutines with one stack and one label set into a
+	// block with a line "N @ addresses" and a line "# labels: {…}"; the
+	// first block also holds the profile's header.
+	n := 0
+	for block := range strings.SplitSeq(buf.String(), "\n\n") {
+		if !strings.Contains(block, `"conn":"`+value+`"`) {
+			continue
+		}
+		count := -1
+		for line := range strings.Lines(block) {
+			if before, _, ok := strings.Cut(line, " @ "); ok {
+				var err error
+				if count, err = strconv.Atoi(before); err != nil {
+					t.Fatalf("goroutine profile line %q: %v", line, err)
+				}
+				break
+			}
+		}
+		if count < 0 {
+			t.Fatalf("goroutine profile block without a count: %q", block)
+		}
+		n += count
+	}
+	return n
+}
+
+// TestConnLeavesNoGoroutine checks that no goroutine of a Conn is left once
+// Wait has returned, with requests in flight both ways and handlers running
+// when the connection is closed. Every goroutine the Conns start inherits a
+// pprof label from the test goroutine, so the goroutine profile shows which
+// are still there.
+func TestConnLeavesNoGoroutine(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const label = "TestConnLeavesNoGoroutine"
+		pprof.SetGoroutineLabels(pprof.WithLabels(t.Context(), pprof.Labels("conn", label)))
+		started := make(chan struct{}, 2)
+		h := acp.Methods{
+			Requests: map[string]acp.RequestFunc{
+				"wait": func(ctx context.Context, conn *acp.Conn, _ json.RawMessage) (any, error) {
+					started <- struct{}{}
+					<-ctx.Done()
+					return nil, ctx.Err()
+				},
+			},
+			Notifications: map[string]acp.NotificationFunc{"n": func(context.Context, *acp.Conn, json.RawMessage) {}},
+		}
+		client, agent, closePair := acptest.NewPair(t.Context(), h, h, nil)
+		errs := make(chan error, 2)
+		for _, c := range []*acp.Conn{client, agent} {
+			go func() {
+				_, err := c.Request(t.Context(), "wait", nil)
+				errs <- err
+			}()
+			if err := c.Notify(t.Context(), "n", nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		pprof.SetGoroutineLabels(context.Background()) // the test goroutine is not counted
+		<-started
+		<-started
+		synctest.Wait()
+		// Two Request callers, and per Conn a reader, a writer and a handler.
+		if n := labelled(t, label); n != 8 {
+			t.Fatalf("%d labelled goroutines while running, want 8", n)
+		}
+
+		if err := closePair(); err != nil {
+			t.Errorf("closePair = %v", err)
+		}
+		for range 2 {
+			if err := <-errs; !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("Request in flight at Close = %v, want ErrClosed", err)
+			}
+		}
+		// Goroutines that have returned from Wait or closed a channel may
+		// still be on their way out: let everything that can run, run.
+		synctest.Wait()
+		if n := labelled(t, label); n != 0 {
+			t.Errorf("%d goroutines left after Wait returned", n)
 		}
 	})
 }

@@ -23,7 +23,7 @@
 //
 // # Session counters
 //
-// An [Accumulator] sums a session's reports into [Counter]s, one per figure:
+// An [Accumulator] sums a session's reports into one [Counter] per figure:
 // inclusive input, output, cache read, cache write (both subsets of the
 // input), the provider's total, and cost. Each counter is Unseen before the
 // first report, Exact while every report has carried its figure, and Unknown

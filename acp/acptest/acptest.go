@@ -15,17 +15,17 @@ import (
 	"github.com/acpkit/acpkit/acp"
 )
 
-// NewPair returns two connected [acp.Conn]s: client, served by
-// clientHandler, and agent, served by agentHandler. What one writes, the
-// other reads, through [io.Pipe]s, so a write waits for the peer to read it
-// as over a real pipe. Either handler may be nil. ctx bounds both
+// NewPair returns two connected connections ([acp.Conn]): client, served
+// by clientHandler, and agent, served by agentHandler. What one writes, the
+// other reads, through an [io.Pipe] each way, so a write waits for the peer
+// to read it as over a real pipe. Either handler may be nil. ctx bounds both
 // connections, as for [acp.NewConn]. opts (which may be nil) applies to
 // both sides; give them a Logger to see each side's diagnostics.
 //
 // closePair closes both connections, waits for their goroutines and
 // handlers, and returns what the two connections' [acp.Conn.Wait] report,
-// joined with [errors.Join] (nil after a clean close). Closing one side alone ends the other cleanly: it
-// sees the end of its input.
+// joined with [errors.Join] (nil after a clean close). Closing one side
+// alone ends the other cleanly: it sees the end of its input.
 func NewPair(ctx context.Context, clientHandler, agentHandler acp.Handler, opts *acp.ConnOptions) (client, agent *acp.Conn, closePair func() error) {
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
