@@ -125,10 +125,12 @@ const writeQueueLength = 64
 // the defaults.
 type ConnOptions struct {
 	// MaxConcurrentRequests is how many inbound requests may run at once;
-	// 0 means [DefaultMaxConcurrentRequests]. When that many are running the
-	// Conn stops reading until one finishes. Handlers that wait on the peer
-	// (a request for permission, say) hold their slot meanwhile, so set the
-	// limit above the number of such requests a peer may have in flight.
+	// 0 means [DefaultMaxConcurrentRequests]. When that many are running and
+	// another request arrives, the Conn stops reading until one finishes:
+	// nothing behind that request is read meanwhile, not even a
+	// $/cancel_request or session/cancel for a running one. Handlers that
+	// wait on the peer (a request for permission, say) hold their slot, so
+	// set the limit above the number of requests a peer may have in flight.
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 means [DefaultMaxLineLength]. A longer line is skipped

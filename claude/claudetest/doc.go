@@ -27,6 +27,8 @@
 //
 // and then running os.Args[0] with BE_FAKE_CLAUDE=1 and
 // FAKECLAUDE_TRANSCRIPT set wherever the program under test runs `claude`.
+// (Without a Sleep function in the Env, FAKECLAUDE_DELAY is ignored;
+// examples/fakeclaude shows one.)
 //
 // # Transcripts
 //
