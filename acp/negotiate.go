@@ -13,7 +13,7 @@ import (
 // version it supports ([ProtocolVersion]), which the client may then reject
 // by disconnecting. Only version 1 is supported.
 func NegotiateVersion(clientVersion int) int {
-	if clientVersion == 1 {
+	if clientVersion == ProtocolVersion { // the only version supported
 		return clientVersion
 	}
 	return ProtocolVersion

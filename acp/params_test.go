@@ -329,3 +329,34 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 		t.Errorf("null: %v, %+v", err, p)
 	}
 }
+
+// TestDecodeParamsSessionIDRequired checks, for every method whose params
+// name a session, that a missing or non-string sessionId is a -32602 naming
+// it, whatever else is present.
+func TestDecodeParamsSessionIDRequired(t *testing.T) {
+	decoders := []struct {
+		method string
+		decode func([]byte) error
+		rest   string // the other required members, valid
+	}{
+		{MethodSessionLoad, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
+		{MethodSessionResume, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
+		{MethodSessionClose, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{MethodSessionCancel, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{MethodSessionSetMode, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
+		{MethodSessionSetConfigOption, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
+		{MethodSessionSetModel, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
+		{MethodSessionPrompt, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
+		{MethodGooseSessionSteer, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
+	}
+	for _, d := range decoders {
+		t.Run(d.method, func(t *testing.T) {
+			if err := d.decode([]byte(`{"sessionId":"s",` + d.rest + `}`)); err != nil {
+				t.Fatalf("valid params refused: %v", err)
+			}
+			for _, bad := range []string{`{` + d.rest + `}`, `{"sessionId":null,` + d.rest + `}`, `{"sessionId":7,` + d.rest + `}`} {
+				wantInvalidField(t, d.decode([]byte(bad)), "sessionId")
+			}
+		})
+	}
+}

@@ -120,7 +120,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	}
 }
 
-// wantField checks that err is an invalid-params *Error naming field.
+// wantInvalidField checks that err is an invalid-params *Error naming field.
 func wantInvalidField(t *testing.T, err error, field string) {
 	t.Helper()
 	if !errors.Is(err, ErrInvalidParams) {
