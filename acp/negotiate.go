@@ -40,6 +40,7 @@ type FileSystemCapabilities struct {
 }
 
 // ClientSessionCapabilities are a client's session-level capabilities.
+// Unstable: ACP's unstable schema defines them, the stable one does not.
 type ClientSessionCapabilities struct {
 	// Notices, when present and neither null nor false, declares that the
 	// client accepts notice session updates. It is kept raw because peers
