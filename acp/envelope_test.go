@@ -57,3 +57,41 @@ func TestRepliesToInvalidLines(t *testing.T) {
 		}
 	}
 }
+
+func TestMarshalEnvelopes(t *testing.T) {
+	line := func(b []byte, err error) string {
+		if err != nil {
+			return "error"
+		}
+		return string(b)
+	}
+	got := []string{
+		line(MarshalRequest(IntID(7), MethodSessionList, nil)),
+		line(MarshalRequest(StringID("r-1"), MethodSessionCancel, SessionParams{SessionID: "s"})),
+		line(MarshalRequest(ID{}, MethodSessionList, nil)),
+		line(MarshalRequest(IntID(7), "x", func() {})),
+		line(MarshalNotification(MethodSessionCancel, SessionParams{SessionID: "s"})),
+		line(MarshalNotification("x", nil)),
+		line(MarshalNotification("x", func() {})),
+		line(MarshalResponse(ID{}, nil)),
+		line(MarshalResponse(NullID, []int{})),
+		line(MarshalResponse(IntID(1), func() {})),
+		line(MarshalErrorResponse(ID{}, ErrParse)),
+	}
+	want := []string{
+		`{"jsonrpc":"2.0","id":7,"method":"session/list"}`,
+		`{"jsonrpc":"2.0","id":"r-1","method":"session/cancel","params":{"sessionId":"s"}}`,
+		"error", // a request without an id would read as a notification
+		"error",
+		`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`,
+		`{"jsonrpc":"2.0","method":"x"}`,
+		"error",
+		`{"jsonrpc":"2.0","id":null,"result":null}`,
+		`{"jsonrpc":"2.0","id":null,"result":[]}`,
+		"error",
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}`,
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
