@@ -360,3 +360,68 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryParamsTypeUnmarshalJSON checks that each params type applies
+// DecodeParams's rules under json.Unmarshal too: it decodes a valid object,
+// names the missing member of an incomplete one, and leaves the value alone
+// on null.
+func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
+	cases := []struct {
+		name  string
+		dst   func() any // a fresh pointer to the params type
+		valid string
+		field string // the member missing from {}
+	}{
+		{"initialize", func() any { return new(InitializeParams) }, `{"protocolVersion":1}`, "protocolVersion"},
+		{"authenticate", func() any { return new(AuthenticateParams) }, `{"methodId":"m"}`, "methodId"},
+		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/"}`, "cwd"},
+		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/resume", func() any { return new(ResumeSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/close", func() any { return new(SessionParams) }, `{"sessionId":"s"}`, "sessionId"},
+		{"session/set_mode", func() any { return new(SetSessionModeParams) }, `{"sessionId":"s","modeId":"m"}`, "sessionId"},
+		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},
+		{"session/set_model", func() any { return new(SetSessionModelParams) }, `{"sessionId":"s","modelId":"m"}`, "sessionId"},
+		{"session/prompt", func() any { return new(PromptParams) }, `{"sessionId":"s","prompt":[]}`, "sessionId"},
+		{"steer", func() any { return new(SteerParams) }, `{"sessionId":"s","expectedRunId":"r"}`, "sessionId"},
+		{"$/cancel_request", func() any { return new(CancelRequestParams) }, `{"requestId":1}`, "requestId"},
+		{"session/request_permission", func() any { return new(RequestPermissionParams) }, `{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[]}`, "sessionId"},
+		{"fs/read_text_file", func() any { return new(ReadTextFileParams) }, `{"sessionId":"s","path":"/a"}`, "sessionId"},
+		{"fs/write_text_file", func() any { return new(WriteTextFileParams) }, `{"sessionId":"s","path":"/a","content":""}`, "sessionId"},
+		{"terminal/create", func() any { return new(CreateTerminalParams) }, `{"sessionId":"s","command":"ls"}`, "sessionId"},
+		{"terminal/output", func() any { return new(TerminalParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.dst()
+			if err := json.Unmarshal([]byte(tc.valid), v); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", tc.valid, err)
+			}
+			decoded, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(`null`), v); err != nil {
+				t.Fatalf("Unmarshal(null): %v", err)
+			}
+			if after, _ := json.Marshal(v); string(after) != string(decoded) {
+				t.Errorf("Unmarshal(null) changed the value from %s to %s", decoded, after)
+			}
+			wantInvalidField(t, json.Unmarshal([]byte(`{}`), tc.dst()), tc.field)
+		})
+	}
+}
+
+func TestContentBlocksUnmarshalJSON(t *testing.T) {
+	var b ContentBlocks
+	if err := json.Unmarshal([]byte(`[{"type":"text","text":"a"},{"type":"later","x":1}]`), &b); err != nil {
+		t.Fatal(err)
+	}
+	want := ContentBlocks{TextContent{Text: "a"}, UnknownContent{Type: "later", Raw: json.RawMessage(`{"type":"later","x":1}`)}}
+	if diff := cmp.Diff(want, b); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := json.Unmarshal([]byte(`null`), &b); err != nil || len(b) != 2 {
+		t.Errorf("Unmarshal(null) = %v, left %d blocks, want 2 unchanged", err, len(b))
+	}
+	wantInvalidField(t, json.Unmarshal([]byte(`[{"type":"text","text":"a"},{"type":"text"}]`), &b), "[1].text")
+}
