@@ -219,6 +219,8 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"params an array", newSession, `[]`, "params"},
 		{"params a string", newSession, `"x"`, "params"},
 		{"params invalid JSON", newSession, `{"cwd":`, "params"},
+		{"params invalid UTF-8", newSession, "{\"cwd\":\"/\xff\"}", "params"},
+		{"invalid UTF-8 in an unknown block", prompt, "{\"sessionId\":\"s\",\"prompt\":[{\"type\":\"later\",\"x\":\"\xc0\"}]}", "params"},
 		{"initialize absent params", initialize, ``, "protocolVersion"},
 		{"initialize null params", initialize, `null`, "protocolVersion"},
 		{"initialize version a string", initialize, `{"protocolVersion":"1"}`, "protocolVersion"},

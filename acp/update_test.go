@@ -146,6 +146,7 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		name, params, field string
 	}{
 		{"params not an object", `[1]`, "params"},
+		{"invalid UTF-8 in an unknown update", "{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"later\",\"x\":\"\xff\"}}", "params"},
 		{"no session id", `{"update":{"sessionUpdate":"plan","entries":[]}}`, "sessionId"},
 		{"no update", `{"sessionId":"s"}`, "update"},
 		{"update null", `{"sessionId":"s","update":null}`, "update"},
