@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -42,7 +43,7 @@ func FuzzDecodeSessionUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q decoded to %#v, which does not marshal: %v", data, u, err)
 		}
-		if !json.Valid(out) {
+		if !json.Valid(out) || !utf8.Valid(out) {
 			t.Fatalf("%q re-marshalled to invalid JSON %q", data, out)
 		}
 		again, err := DecodeSessionUpdate(out)
@@ -67,7 +68,7 @@ func FuzzDecodeParams(f *testing.F) {
 			checkInvalidParams(t, data, err)
 		} else {
 			out, err := json.Marshal(p)
-			if err != nil || !json.Valid(out) {
+			if err != nil || !json.Valid(out) || !utf8.Valid(out) {
 				t.Fatalf("%q: session/new params re-marshal to %q, %v", data, out, err)
 			}
 			if _, err := DecodeParams[NewSessionParams](out); err != nil {
@@ -78,7 +79,7 @@ func FuzzDecodeParams(f *testing.F) {
 			checkInvalidParams(t, data, err)
 		} else {
 			out, err := json.Marshal(p)
-			if err != nil || !json.Valid(out) {
+			if err != nil || !json.Valid(out) || !utf8.Valid(out) {
 				t.Fatalf("%q: prompt params re-marshal to %q, %v", data, out, err)
 			}
 			if _, err := DecodeParams[PromptParams](out); err != nil {
