@@ -316,3 +316,23 @@ func TestKindString(t *testing.T) {
 		t.Errorf("Kind.String mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestClassifyAndDecodersAgreeOnDuplicates checks the documented rule end to
+// end: of a repeated member, the last wins in the envelope (Classify) and in
+// the params (DecodeParams), escaped names included.
+func TestClassifyAndDecodersAgreeOnDuplicates(t *testing.T) {
+	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"first"},` +
+		`"m\u0065thod":"session/prompt","params":{"sessionId":"a","prompt":[],"sess\u0069onId":"last","prompt":[{"type":"text","text":"x"}]}}`)
+	m := Classify(line)
+	if m.Kind != KindRequest || m.Method != MethodSessionPrompt {
+		t.Fatalf("Classify = %v %q, want a session/prompt request", m.Kind, m.Method)
+	}
+	got, err := DecodeParams[PromptParams](m.Params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := PromptParams{SessionID: "last", Prompt: ContentBlocks{TextContent{Text: "x"}}}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("DecodeParams(Classify(line).Params) (-want +got):\n%s", diff)
+	}
+}

@@ -150,13 +150,14 @@ func (r SetSessionConfigOptionResult) MarshalJSON() ([]byte, error) {
 type PromptResult struct {
 	StopReason StopReason `json:"stopReason"`
 	// Usage is the turn's token use; nil when the agent did not report it.
-	// It is not in the stable ACP schema (the unstable one has it).
+	// Unstable: it is not in the stable ACP schema (the unstable one has it).
 	Usage *Usage          `json:"usage,omitempty"`
 	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Usage counts the tokens of a prompt turn. The optional counts are nil
-// when the agent did not report them, which differs from 0.
+// when the agent did not report them, which differs from 0. Unstable, as
+// [PromptResult].Usage.
 type Usage struct {
 	// TotalTokens is the sum of every category the agent counted.
 	TotalTokens       uint64          `json:"totalTokens"`

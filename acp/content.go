@@ -173,11 +173,12 @@ func (b ContentBlocks) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes a JSON array of content blocks; null leaves b
-// unchanged.
+// unchanged. A malformed block is an [*Error] with code
+// [CodeInvalidParams] naming it, as from [DecodeParams].
 func (b *ContentBlocks) UnmarshalJSON(data []byte) error {
 	blocks, err := decodeBlockList(data, "")
 	if err != nil {
-		return err
+		return invalidParams(err)
 	}
 	if blocks != nil {
 		*b = blocks

@@ -8,12 +8,15 @@ import (
 // The JSON-RPC 2.0 envelopes. Each Marshal function returns one compact line
 // of JSON without a trailing newline: encoding/json escapes newlines inside
 // strings and compacts json.RawMessage values, so no raw newline can appear.
+//
+// The id is spliced in as its raw bytes rather than encoded: encoding/json
+// would re-escape a string id ("<a>" as "\u003ca\u003e", and under
+// GOEXPERIMENT=jsonv2 U+2028 as "\u2028"), and a reply must echo the id
+// exactly as it came.
 
-type requestEnvelope struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      ID     `json:"id"`
-	Method  string `json:"method"`
-	Params  any    `json:"params,omitempty"`
+type requestMembers struct {
+	Method string `json:"method"`
+	Params any    `json:"params,omitempty"`
 }
 
 type notificationEnvelope struct {
@@ -22,16 +25,12 @@ type notificationEnvelope struct {
 	Params  any    `json:"params,omitempty"`
 }
 
-type resultEnvelope struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      ID     `json:"id"`
-	Result  any    `json:"result"`
+type resultMembers struct {
+	Result any `json:"result"`
 }
 
-type errorEnvelope struct {
-	JSONRPC string `json:"jsonrpc"`
-	ID      ID     `json:"id"`
-	Error   *Error `json:"error"`
+type errorMembers struct {
+	Error *Error `json:"error"`
 }
 
 // MarshalRequest returns a request line calling method with params (omitted
@@ -41,20 +40,24 @@ func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 	if id.IsAbsent() {
 		return nil, fmt.Errorf("acp: request %q has no id", method)
 	}
-	return marshalLine(requestEnvelope{JSONRPC: "2.0", ID: id, Method: method, Params: params})
+	return marshalWithID(id, requestMembers{Method: method, Params: params})
 }
 
 // MarshalNotification returns a notification line for method with params
 // (omitted when nil).
 func MarshalNotification(method string, params any) ([]byte, error) {
-	return marshalLine(notificationEnvelope{JSONRPC: "2.0", Method: method, Params: params})
+	line, err := json.Marshal(notificationEnvelope{JSONRPC: "2.0", Method: method, Params: params})
+	if err != nil {
+		return nil, fmt.Errorf("acp: encoding message: %w", err)
+	}
+	return line, nil
 }
 
 // MarshalResponse returns a success response echoing id byte-exact. A nil
 // result is sent as null, which JSON-RPC requires to be present. An absent
 // id is sent as null.
 func MarshalResponse(id ID, result any) ([]byte, error) {
-	return marshalLine(resultEnvelope{JSONRPC: "2.0", ID: id, Result: result})
+	return marshalWithID(id, resultMembers{Result: result})
 }
 
 // MarshalErrorResponse returns an error response echoing id byte-exact (null
@@ -64,13 +67,22 @@ func MarshalErrorResponse(id ID, e *Error) ([]byte, error) {
 	if e == nil {
 		e = ErrInternal
 	}
-	return marshalLine(errorEnvelope{JSONRPC: "2.0", ID: id, Error: e})
+	return marshalWithID(id, errorMembers{Error: e})
 }
 
-func marshalLine(v any) ([]byte, error) {
-	line, err := json.Marshal(v)
+// marshalWithID returns {"jsonrpc":"2.0","id":<id>, …} where … are the
+// members of rest, a struct with at least one member that is never omitted.
+func marshalWithID(id ID, rest any) ([]byte, error) {
+	body, err := json.Marshal(rest)
 	if err != nil {
 		return nil, fmt.Errorf("acp: encoding message: %w", err)
 	}
-	return line, nil
+	const head = `{"jsonrpc":"2.0","id":`
+	raw := id.raw
+	if len(raw) == 0 {
+		raw = NullID.raw
+	}
+	line := make([]byte, 0, len(head)+len(raw)+len(body))
+	line = append(append(append(line, head...), raw...), ',')
+	return append(line, body[1:]...), nil // body is "{…}": drop its '{'
 }

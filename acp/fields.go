@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"unicode/utf8"
 )
 
 // This file holds the machinery shared by the typed decoders (params,
@@ -60,11 +61,16 @@ func readFields(raw []byte, path string) *fields {
 		return f
 	}
 	f.src = raw
-	if raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil {
-		name := path
-		if name == "" {
-			name = "params"
-		}
+	name := path
+	if name == "" {
+		name = "params"
+	}
+	switch {
+	case !utf8.Valid(raw):
+		// encoding/json would let invalid UTF-8 through in raw members,
+		// and a value rebuilt from them would be a line no peer accepts.
+		f.err = &fieldError{name, "must be valid UTF-8"}
+	case raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil:
 		f.err = &fieldError{name, "must be an object"}
 	}
 	return f

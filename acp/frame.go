@@ -116,8 +116,9 @@ func NewFrameWriter(w io.Writer) *FrameWriter {
 
 // WriteFrame writes msg followed by "\n". msg must be one valid JSON value
 // in valid UTF-8, nested at most 10000 levels deep; anything else is refused
-// with an error matching [ErrNotJSON] and nothing is written. White space outside strings (pretty-printing) is removed, so
-// the message fits on one line. WriteFrame does not keep msg.
+// with an error matching [ErrNotJSON] and nothing is written. White space
+// outside strings (pretty-printing) is removed, so the message fits on one
+// line. WriteFrame does not keep msg.
 func (fw *FrameWriter) WriteFrame(msg []byte) error {
 	if !jsonscan.Valid(msg) {
 		return ErrNotJSON

@@ -13,7 +13,6 @@ import (
 	"testing/iotest"
 	"unicode/utf8"
 
-	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -202,27 +201,71 @@ type shortWriter struct{}
 
 func (shortWriter) Write(p []byte) (int, error) { return len(p) / 2, nil }
 
-// FuzzFrameReader checks FrameReader against the lines.Reader it wraps:
-// the same frames, and each TooLongError as a LineTooLongError with the
-// same length and maximum. The byte accounting is FuzzReader's, in
-// internal/lines. The seed corpus is in testdata/fuzz/FuzzFrameReader.
+// FuzzFrameReader checks FrameReader, fed in small chunks, against a model
+// of the stream built by splitting the input at each "\n": it never panics,
+// no frame exceeds the maximum, and every input byte is accounted for
+// exactly once, as part of a frame, a terminator ("\n", "\r\n", or a last
+// "\r"), a skipped blank line, or a line reported as too long with its
+// length. The seed corpus is in testdata/fuzz/FuzzFrameReader.
 func FuzzFrameReader(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte) {
 		const maxLine = 16
 		fr := NewFrameReader(iotest.HalfReader(bytes.NewReader(input)), maxLine)
-		lr := lines.NewReader(bytes.NewReader(input), maxLine)
+		var frames, terminators, blanks, oversized int
+		rest := input
 		for range len(input) + 2 {
+			// The model's next event: skip blank lines, then take one line.
+			var content []byte
+			term := 0
+			for {
+				if len(rest) == 0 {
+					content = nil
+					break
+				}
+				i := bytes.IndexByte(rest, '\n')
+				switch {
+				case i >= 0 && i > 0 && rest[i-1] == '\r':
+					content, term = rest[:i-1], 2
+				case i >= 0:
+					content, term = rest[:i], 1
+				case rest[len(rest)-1] == '\r':
+					content, term = rest[:len(rest)-1], 1
+				default:
+					content, term = rest, 0
+				}
+				if len(content) > maxLine || len(bytes.Trim(content, " \t\r")) > 0 {
+					break
+				}
+				blanks += len(content) + term
+				rest = rest[len(content)+term:]
+			}
+
 			frame, err := fr.Next()
-			want, wantErr := lr.Next()
-			if tooLong, ok := wantErr.(*lines.TooLongError); ok {
-				wantErr = &LineTooLongError{Length: tooLong.Length, Max: tooLong.Max}
-			}
-			if diff := cmp.Diff([]any{want, wantErr}, []any{frame, err}, cmp.Comparer(sameError)); diff != "" {
-				t.Fatalf("Next (-lines.Reader +FrameReader):\n%s", diff)
-			}
-			if err == io.EOF {
+			var tooLong *LineTooLongError
+			switch {
+			case len(rest) == 0:
+				if err != io.EOF {
+					t.Fatalf("Next = %q, %v at the end of input, want io.EOF", frame, err)
+				}
+				if sum := frames + terminators + blanks + oversized; sum != len(input) {
+					t.Fatalf("accounted for %d bytes (frames %d, terminators %d, blank %d, oversized %d) of %d",
+						sum, frames, terminators, blanks, oversized, len(input))
+				}
 				return
+			case len(content) > maxLine:
+				if !errors.As(err, &tooLong) || !errors.Is(err, ErrLineTooLong) ||
+					tooLong.Length != int64(len(content)) || tooLong.Max != maxLine {
+					t.Fatalf("Next = %q, %v, want a LineTooLongError for a line of %d bytes", frame, err, len(content))
+				}
+				oversized += len(content)
+			default:
+				if err != nil || len(frame) > maxLine || !bytes.Equal(frame, content) {
+					t.Fatalf("Next = %q, %v, want frame %q", frame, err, content)
+				}
+				frames += len(frame)
 			}
+			terminators += term
+			rest = rest[len(content)+term:]
 		}
 		t.Fatal("reader did not reach EOF")
 	})

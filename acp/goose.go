@@ -61,6 +61,7 @@ type gooseMetaWire struct {
 
 // Marshal returns the _meta object {"goose":{…}} carrying m, for an
 // update's Meta field. It fails only when QueuedSteer is not valid JSON.
+// Unstable.
 func (m GooseMeta) Marshal() (json.RawMessage, error) {
 	return json.Marshal(struct {
 		Goose gooseMetaWire `json:"goose"`
@@ -68,7 +69,7 @@ func (m GooseMeta) Marshal() (json.RawMessage, error) {
 }
 
 // ParseGooseMeta reads the goose member of an update's _meta. ok is false
-// when meta has no goose object; its other members are ignored.
+// when meta has no goose object; its other members are ignored. Unstable.
 func ParseGooseMeta(meta json.RawMessage) (m GooseMeta, ok bool) {
 	f := readFields(meta, "_meta")
 	if f.err != nil || !f.has("goose") {
@@ -128,7 +129,7 @@ type PricingIdentity struct {
 }
 
 // UnknownGooseUpdate is a goose update of a variant this package does not
-// know, kept as received.
+// know, kept as received. Unstable.
 type UnknownGooseUpdate struct {
 	Kind string
 	// Raw is the update as received, byte for byte.

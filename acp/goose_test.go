@@ -111,3 +111,11 @@ func TestGooseMeta(t *testing.T) {
 		}
 	}
 }
+
+func TestGooseRefusesInvalidUTF8(t *testing.T) {
+	if m, ok := ParseGooseMeta([]byte("{\"goose\":{\"activeRunId\":\"r\xff\"}}")); ok {
+		t.Errorf("ParseGooseMeta accepted invalid UTF-8: %#v", m)
+	}
+	_, err := DecodeGooseSessionNotification([]byte("{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"later\",\"x\":\"\xff\"}}"))
+	wantInvalidField(t, err, "params")
+}

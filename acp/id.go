@@ -42,7 +42,9 @@ var errBadID = errors.New("acp: id must be a JSON string, number or null")
 // ParseID returns the id whose JSON encoding is raw: a string, a number or
 // null, with no surrounding white space. The ID keeps its own copy of raw.
 func ParseID(raw []byte) (ID, error) {
-	if !json.Valid(raw) || len(raw) == 0 {
+	// json.Valid allows white space around the value; an id must not carry
+	// any, since replies splice its bytes into the line as they are.
+	if len(raw) == 0 || isSpace(raw[len(raw)-1]) || !json.Valid(raw) {
 		return ID{}, errBadID
 	}
 	switch c := raw[0]; {
@@ -51,6 +53,8 @@ func ParseID(raw []byte) (ID, error) {
 	}
 	return ID{}, errBadID
 }
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // IsAbsent reports whether the message had no id at all (a notification).
 func (id ID) IsAbsent() bool { return len(id.raw) == 0 }

@@ -13,7 +13,7 @@ import (
 // version it supports ([ProtocolVersion]), which the client may then reject
 // by disconnecting. Only version 1 is supported.
 func NegotiateVersion(clientVersion int) int {
-	if clientVersion == 1 {
+	if clientVersion == ProtocolVersion { // the only version supported
 		return clientVersion
 	}
 	return ProtocolVersion
@@ -40,6 +40,7 @@ type FileSystemCapabilities struct {
 }
 
 // ClientSessionCapabilities are a client's session-level capabilities.
+// Unstable: ACP's unstable schema defines them, the stable one does not.
 type ClientSessionCapabilities struct {
 	// Notices, when present and neither null nor false, declares that the
 	// client accepts notice session updates. It is kept raw because peers

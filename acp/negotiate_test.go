@@ -167,6 +167,38 @@ func TestResultsRoundTrip(t *testing.T) {
 		}
 		check(t, v, got)
 	})
+	t.Run("session/load and session/resume", func(t *testing.T) {
+		v := LoadSessionResult{
+			Modes:         &SessionModeState{CurrentModeID: "ask", AvailableModes: []SessionMode{{ID: "ask", Name: "Ask", Description: "read only"}}},
+			ConfigOptions: []SessionConfigOption{{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)}},
+			Meta:          json.RawMessage(`{"k":1}`),
+		}
+		got, err := DecodeResult[LoadSessionResult](roundTripResult(t, v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, v, got)
+	})
+	t.Run("client-side results", func(t *testing.T) {
+		read := ReadTextFileResult{Content: "line 1\nline 2\n"}
+		gotRead, err := DecodeResult[ReadTextFileResult](roundTripResult(t, read))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, read, gotRead)
+		term := CreateTerminalResult{TerminalID: "term-1"}
+		gotTerm, err := DecodeResult[CreateTerminalResult](roundTripResult(t, term))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, term, gotTerm)
+		out := TerminalOutputResult{Output: "FAIL", Truncated: true, ExitStatus: &TerminalExitStatus{ExitCode: ptrOf(1)}}
+		gotOut, err := DecodeResult[TerminalOutputResult](roundTripResult(t, out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(t, out, gotOut)
+	})
 	t.Run("malformed", func(t *testing.T) {
 		if _, err := DecodeResult[PromptResult]([]byte(`{"stopReason":1}`)); err == nil {
 			t.Error("DecodeResult accepted a numeric stopReason")

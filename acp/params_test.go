@@ -219,6 +219,8 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"params an array", newSession, `[]`, "params"},
 		{"params a string", newSession, `"x"`, "params"},
 		{"params invalid JSON", newSession, `{"cwd":`, "params"},
+		{"params invalid UTF-8", newSession, "{\"cwd\":\"/\xff\"}", "params"},
+		{"invalid UTF-8 in an unknown block", prompt, "{\"sessionId\":\"s\",\"prompt\":[{\"type\":\"later\",\"x\":\"\xc0\"}]}", "params"},
 		{"initialize absent params", initialize, ``, "protocolVersion"},
 		{"initialize null params", initialize, `null`, "protocolVersion"},
 		{"initialize version a string", initialize, `{"protocolVersion":"1"}`, "protocolVersion"},
@@ -328,4 +330,100 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(`null`), &p); err != nil || p.SessionID != "keep" {
 		t.Errorf("null: %v, %+v", err, p)
 	}
+}
+
+// TestDecodeParamsSessionIDRequired checks, for every method whose params
+// name a session, that a missing or non-string sessionId is a -32602 naming
+// it, whatever else is present.
+func TestDecodeParamsSessionIDRequired(t *testing.T) {
+	decoders := []struct {
+		method string
+		decode func([]byte) error
+		rest   string // the other required members, valid
+	}{
+		{MethodSessionLoad, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
+		{MethodSessionResume, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
+		{MethodSessionClose, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{MethodSessionCancel, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{MethodSessionSetMode, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
+		{MethodSessionSetConfigOption, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
+		{MethodSessionSetModel, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
+		{MethodSessionPrompt, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
+		{MethodGooseSessionSteer, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
+	}
+	for _, d := range decoders {
+		t.Run(d.method, func(t *testing.T) {
+			if err := d.decode([]byte(`{"sessionId":"s",` + d.rest + `}`)); err != nil {
+				t.Fatalf("valid params refused: %v", err)
+			}
+			for _, bad := range []string{`{` + d.rest + `}`, `{"sessionId":null,` + d.rest + `}`, `{"sessionId":7,` + d.rest + `}`} {
+				wantInvalidField(t, d.decode([]byte(bad)), "sessionId")
+			}
+		})
+	}
+}
+
+// TestEveryParamsTypeUnmarshalJSON checks that each params type applies
+// DecodeParams's rules under json.Unmarshal too: it decodes a valid object,
+// names the missing member of an incomplete one, and leaves the value alone
+// on null.
+func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
+	cases := []struct {
+		name  string
+		dst   func() any // a fresh pointer to the params type
+		valid string
+		field string // the member missing from {}
+	}{
+		{"initialize", func() any { return new(InitializeParams) }, `{"protocolVersion":1}`, "protocolVersion"},
+		{"authenticate", func() any { return new(AuthenticateParams) }, `{"methodId":"m"}`, "methodId"},
+		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/"}`, "cwd"},
+		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/resume", func() any { return new(ResumeSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/close", func() any { return new(SessionParams) }, `{"sessionId":"s"}`, "sessionId"},
+		{"session/set_mode", func() any { return new(SetSessionModeParams) }, `{"sessionId":"s","modeId":"m"}`, "sessionId"},
+		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},
+		{"session/set_model", func() any { return new(SetSessionModelParams) }, `{"sessionId":"s","modelId":"m"}`, "sessionId"},
+		{"session/prompt", func() any { return new(PromptParams) }, `{"sessionId":"s","prompt":[]}`, "sessionId"},
+		{"steer", func() any { return new(SteerParams) }, `{"sessionId":"s","expectedRunId":"r"}`, "sessionId"},
+		{"$/cancel_request", func() any { return new(CancelRequestParams) }, `{"requestId":1}`, "requestId"},
+		{"session/request_permission", func() any { return new(RequestPermissionParams) }, `{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[]}`, "sessionId"},
+		{"fs/read_text_file", func() any { return new(ReadTextFileParams) }, `{"sessionId":"s","path":"/a"}`, "sessionId"},
+		{"fs/write_text_file", func() any { return new(WriteTextFileParams) }, `{"sessionId":"s","path":"/a","content":""}`, "sessionId"},
+		{"terminal/create", func() any { return new(CreateTerminalParams) }, `{"sessionId":"s","command":"ls"}`, "sessionId"},
+		{"terminal/output", func() any { return new(TerminalParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			v := tc.dst()
+			if err := json.Unmarshal([]byte(tc.valid), v); err != nil {
+				t.Fatalf("Unmarshal(%s): %v", tc.valid, err)
+			}
+			decoded, err := json.Marshal(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(`null`), v); err != nil {
+				t.Fatalf("Unmarshal(null): %v", err)
+			}
+			if after, _ := json.Marshal(v); string(after) != string(decoded) {
+				t.Errorf("Unmarshal(null) changed the value from %s to %s", decoded, after)
+			}
+			wantInvalidField(t, json.Unmarshal([]byte(`{}`), tc.dst()), tc.field)
+		})
+	}
+}
+
+func TestContentBlocksUnmarshalJSON(t *testing.T) {
+	var b ContentBlocks
+	if err := json.Unmarshal([]byte(`[{"type":"text","text":"a"},{"type":"later","x":1}]`), &b); err != nil {
+		t.Fatal(err)
+	}
+	want := ContentBlocks{TextContent{Text: "a"}, UnknownContent{Type: "later", Raw: json.RawMessage(`{"type":"later","x":1}`)}}
+	if diff := cmp.Diff(want, b); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	if err := json.Unmarshal([]byte(`null`), &b); err != nil || len(b) != 2 {
+		t.Errorf("Unmarshal(null) = %v, left %d blocks, want 2 unchanged", err, len(b))
+	}
+	wantInvalidField(t, json.Unmarshal([]byte(`[{"type":"text","text":"a"},{"type":"text"}]`), &b), "[1].text")
 }

@@ -387,7 +387,7 @@ type Cost struct {
 
 // NoticeSeverity is the presentation severity of a [Notice]. Peers may send
 // values beyond the constants (those starting with "_" are extensions);
-// they are kept as sent.
+// they are kept as sent. Unstable, as [Notice].
 type NoticeSeverity string
 
 // The notice severities.

@@ -120,7 +120,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	}
 }
 
-// wantField checks that err is an invalid-params *Error naming field.
+// wantInvalidField checks that err is an invalid-params *Error naming field.
 func wantInvalidField(t *testing.T, err error, field string) {
 	t.Helper()
 	if !errors.Is(err, ErrInvalidParams) {
@@ -146,6 +146,7 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		name, params, field string
 	}{
 		{"params not an object", `[1]`, "params"},
+		{"invalid UTF-8 in an unknown update", "{\"sessionId\":\"s\",\"update\":{\"sessionUpdate\":\"later\",\"x\":\"\xff\"}}", "params"},
 		{"no session id", `{"update":{"sessionUpdate":"plan","entries":[]}}`, "sessionId"},
 		{"no update", `{"sessionId":"s"}`, "update"},
 		{"update null", `{"sessionId":"s","update":null}`, "update"},

@@ -447,7 +447,7 @@ func (p *lineParser) slice(r gjson.Result) []byte {
 	return p.line[start:end:end]
 }
 
-// raw returns a copy of a value's JSON text; nil when absent.
+// rawCopy returns a copy of a value's JSON text; nil when absent.
 func rawCopy(r gjson.Result) json.RawMessage {
 	if !r.Exists() {
 		return nil
@@ -455,7 +455,7 @@ func rawCopy(r gjson.Result) json.RawMessage {
 	return json.RawMessage(r.Raw) // converting a string copies it
 }
 
-// object returns a copy of an object value's JSON text; nil for anything
+// objectCopy returns a copy of an object value's JSON text; nil for anything
 // else (absent, null).
 func objectCopy(r gjson.Result) json.RawMessage {
 	if !r.IsObject() {

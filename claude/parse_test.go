@@ -359,3 +359,35 @@ func TestEventsOutliveTheLine(t *testing.T) {
 		}
 	}
 }
+
+// TestParseLineEventAllocs checks the promise that an emitted event costs
+// at most a few small allocations: the event itself and copies of its
+// strings and raw JSON.
+func TestParseLineEventAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
+	const most = 4
+	for _, line := range []string{
+		`{"type":"system","subtype":"init","model":"claude-sonnet-4-5-20250929","session_id":"s"}`,
+		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/a.go"}}]},"session_id":"s"}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
+	} {
+		b := []byte(line)
+		events := make([]claude.Event, 0, 4)
+		allocs := testing.AllocsPerRun(100, func() {
+			events, _, _ = claude.ParseLine(b, events[:0])
+		})
+		if len(events) != 1 {
+			t.Fatalf("%s: %d events, want 1", line, len(events))
+		}
+		if allocs > most {
+			t.Errorf("%T event costs %v allocations, want at most %d", events[0], allocs, most)
+		}
+	}
+}

@@ -104,8 +104,9 @@ type ZoneResolver func(name string) (*time.Location, error)
 // clock time is in the named zone, resolved with zones, or in now's
 // location when the text names none. A nil zones resolves only "UTC"; a
 // zone it cannot resolve makes the time unknown. A clock time earlier than
-// now on now's day means the next day; a date already past this year means
-// next year; a time within the same minute as now gives now.
+// now on the current day in that zone means the next day; a date already
+// past this year (in that zone) means next year; a time within the same
+// minute as now gives now.
 //
 // ok is false when text carries no reset time it can read.
 func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, ok bool) {
