@@ -20,7 +20,8 @@ import "github.com/acpkit/acpkit/usage"
 //     reported one.
 //   - PricingIdentity is set only when s carries a proven identity.
 //
-// No field is ever null on the wire: absent counts are omitted.
+// No field is ever null on the wire: absent counts are omitted. Unstable:
+// the payload follows goose's _goose/unstable extension.
 func NewGooseUsageUpdate(s usage.Snapshot) GooseUsageUpdate {
 	u := GooseUsageUpdate{
 		Used:                         s.Used(),
