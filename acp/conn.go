@@ -255,6 +255,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		w:          w,
 		fr:         NewFrameReader(r, o.MaxLineLength),
 		fw:         NewFrameWriter(w),
+		// As many requests again may wait as run; min keeps the sum an int.
 		admit:      make(chan struct{}, o.MaxConcurrentRequests+min(o.MaxConcurrentRequests, math.MaxInt-o.MaxConcurrentRequests)),
 		limit:      o.MaxConcurrentRequests,
 		writeq:     make(chan []byte, writeQueueLength),
