@@ -249,12 +249,12 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Conn{
-		h:          h,
-		log:        log,
-		r:          r,
-		w:          w,
-		fr:         NewFrameReader(r, o.MaxLineLength),
-		fw:         NewFrameWriter(w),
+		h:   h,
+		log: log,
+		r:   r,
+		w:   w,
+		fr:  NewFrameReader(r, o.MaxLineLength),
+		fw:  NewFrameWriter(w),
 		// As many requests again may wait as run; min keeps the sum an int.
 		admit:      make(chan struct{}, o.MaxConcurrentRequests+min(o.MaxConcurrentRequests, math.MaxInt-o.MaxConcurrentRequests)),
 		limit:      o.MaxConcurrentRequests,
