@@ -244,19 +244,20 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 	if o.MaxConcurrentRequests <= 0 {
 		o.MaxConcurrentRequests = DefaultMaxConcurrentRequests
 	}
+	// As many requests again may wait as may run; min keeps the sum an int.
+	maxWaiting := min(o.MaxConcurrentRequests, math.MaxInt-o.MaxConcurrentRequests)
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
 	c := &Conn{
-		h:   h,
-		log: log,
-		r:   r,
-		w:   w,
-		fr:  NewFrameReader(r, o.MaxLineLength),
-		fw:  NewFrameWriter(w),
-		// As many requests again may wait as run; min keeps the sum an int.
-		admit:      make(chan struct{}, o.MaxConcurrentRequests+min(o.MaxConcurrentRequests, math.MaxInt-o.MaxConcurrentRequests)),
+		h:          h,
+		log:        log,
+		r:          r,
+		w:          w,
+		fr:         NewFrameReader(r, o.MaxLineLength),
+		fw:         NewFrameWriter(w),
+		admit:      make(chan struct{}, o.MaxConcurrentRequests+maxWaiting),
 		limit:      o.MaxConcurrentRequests,
 		writeq:     make(chan []byte, writeQueueLength),
 		stopWriter: make(chan struct{}),
