@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -22,9 +24,11 @@ import (
 //
 // [Methods] is a Handler built from a table of functions.
 type Handler interface {
-	// HandleRequest answers one request. Requests run concurrently, each on
-	// its own goroutine, so HandleRequest must be safe for concurrent use,
-	// and nothing orders them: a request may be handled, and answered,
+	// HandleRequest answers one request. Requests run concurrently, up to
+	// [ConnOptions].MaxConcurrentRequests at once and each on a goroutine of
+	// its own, so HandleRequest must be safe for concurrent use and may
+	// wait, on the peer too. Requests start in the order they arrived, but
+	// nothing else orders them: a request may be handled, and answered,
 	// before one that arrived earlier, as JSON-RPC allows. A peer that
 	// needs one request done before the next (session/new before a
 	// session/prompt naming the new session) waits for the response before
@@ -125,12 +129,22 @@ const writeQueueLength = 64
 // the defaults.
 type ConnOptions struct {
 	// MaxConcurrentRequests is how many inbound requests may run at once;
-	// 0 means [DefaultMaxConcurrentRequests]. When that many are running and
-	// another request arrives, the Conn stops reading until one finishes:
-	// nothing behind that request is read meanwhile, not even a
-	// $/cancel_request or session/cancel for a running one. Handlers that
-	// wait on the peer (a request for permission, say) hold their slot, so
-	// set the limit above the number of requests a peer may have in flight.
+	// 0 means [DefaultMaxConcurrentRequests]. A request that arrives while
+	// that many run waits, without a goroutine, for one to finish; waiting
+	// requests start in the order they arrived. The Conn reads on
+	// meanwhile, so the responses that running handlers wait for (a
+	// permission, say), notifications and cancellations still arrive. A
+	// $/cancel_request for a waiting request answers it with
+	// [ErrRequestCancelled] without running its handler; when the
+	// connection ends, waiting requests are answered with
+	// [CodeInternalError] without running.
+	//
+	// At most as many requests as the limit may wait, to bound the memory
+	// a peer can make the Conn hold. Only then, as a last resort, does the
+	// Conn stop reading until a request finishes, and nothing behind the
+	// next request is read meanwhile; if every running handler is waiting
+	// on the peer, that is a deadlock. A peer reaches it only with more
+	// than twice the limit of requests unanswered.
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 means [DefaultMaxLineLength]. A longer line is skipped
@@ -155,7 +169,8 @@ type Conn struct {
 	w     io.Writer
 	fr    *FrameReader
 	fw    *FrameWriter
-	slots chan struct{} // one token per running inbound request
+	admit chan struct{} // one token per inbound request running or waiting
+	limit int           // how many inbound requests may run at once
 
 	ctx    context.Context // parent of handler contexts; ends at shutdown
 	cancel context.CancelCauseFunc
@@ -173,12 +188,14 @@ type Conn struct {
 	broken   atomic.Bool // output is unusable: writes are dropped
 	ioOnce   sync.Once
 
-	handlers sync.WaitGroup // running request handlers
+	handlers sync.WaitGroup // goroutines running request handlers
 
 	mu       sync.Mutex
 	nextID   int64
 	pending  map[int64]chan response // outbound requests awaiting a response
-	inflight map[string]*inbound     // inbound requests running, by raw id
+	inflight map[string]*inbound     // inbound requests running or waiting, by raw id
+	running  int                     // inbound requests running; the queue is empty below limit
+	queue    []*inbound              // inbound requests waiting for a slot, oldest first
 }
 
 type response struct {
@@ -186,8 +203,17 @@ type response struct {
 	err    error // the peer's *Error, or ErrInvalidResponse wrapped
 }
 
+// An inbound request, running or waiting for a slot.
 type inbound struct {
-	cancel        context.CancelCauseFunc
+	id     ID
+	key    string // id.String(), its key in inflight
+	method string
+	params json.RawMessage
+
+	// Set under mu when the request starts running; nil while it waits.
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
 	peerCancelled atomic.Bool
 }
 
@@ -218,6 +244,8 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 	if o.MaxConcurrentRequests <= 0 {
 		o.MaxConcurrentRequests = DefaultMaxConcurrentRequests
 	}
+	// As many requests again may wait as may run; min keeps the sum an int.
+	maxWaiting := min(o.MaxConcurrentRequests, math.MaxInt-o.MaxConcurrentRequests)
 	log := o.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
@@ -229,7 +257,8 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		w:          w,
 		fr:         NewFrameReader(r, o.MaxLineLength),
 		fw:         NewFrameWriter(w),
-		slots:      make(chan struct{}, o.MaxConcurrentRequests),
+		admit:      make(chan struct{}, o.MaxConcurrentRequests+maxWaiting),
+		limit:      o.MaxConcurrentRequests,
 		writeq:     make(chan []byte, writeQueueLength),
 		stopWriter: make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -539,6 +568,16 @@ func (c *Conn) write(line []byte) {
 // waits for the handlers and the writer and marks the Conn finished.
 func (c *Conn) readLoop() {
 	c.shutdown(c.read())
+	c.mu.Lock()
+	waiting := c.queue
+	c.queue = nil
+	for _, in := range waiting {
+		delete(c.inflight, in.key)
+	}
+	c.mu.Unlock()
+	for _, in := range waiting {
+		c.replyError(in.id, Errorf(CodeInternalError, "Internal error: the connection ended before the %s request ran", in.method))
+	}
 	c.handlers.Wait()
 	close(c.stopWriter)
 	<-c.writerDone
@@ -590,41 +629,79 @@ func (c *Conn) read() error {
 	}
 }
 
-// startRequest runs an inbound request's handler on its own goroutine,
-// waiting for a free slot first.
+// startRequest admits an inbound request: it starts its handler on a new
+// goroutine if fewer than limit run, and queues it otherwise. It waits
+// only when the queue is full too, for a request to be answered.
 func (c *Conn) startRequest(msg Message) {
 	select {
-	case c.slots <- struct{}{}:
-	case <-c.done:
-		return
+	case c.admit <- struct{}{}:
+	default:
+		c.log.Debug("acp: too many requests waiting, reading paused", "max", cap(c.admit))
+		select {
+		case c.admit <- struct{}{}:
+		case <-c.done:
+			return
+		}
 	}
 	id := msg.ID.Clone()
-	key := id.String()
+	in := &inbound{id: id, key: id.String(), method: msg.Method, params: cloneRaw(msg.Params)}
 	c.mu.Lock()
-	if _, dup := c.inflight[key]; dup {
+	if _, dup := c.inflight[in.key]; dup {
 		c.mu.Unlock()
-		<-c.slots
-		c.log.Warn("acp: duplicate request id", "id", key, "method", msg.Method)
-		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", key))
+		<-c.admit
+		c.log.Warn("acp: duplicate request id", "id", in.key, "method", msg.Method)
+		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", in.key))
 		return
 	}
-	ctx, cancel := context.WithCancelCause(c.ctx)
-	in := &inbound{cancel: cancel}
-	c.inflight[key] = in
-	c.mu.Unlock()
-
-	method, params := msg.Method, cloneRaw(msg.Params)
-	c.handlers.Add(1)
-	go func() {
-		defer c.handlers.Done()
-		result, err := c.callHandler(ctx, method, params)
-		c.mu.Lock()
-		delete(c.inflight, key)
+	c.inflight[in.key] = in
+	if c.running == c.limit {
+		c.queue = append(c.queue, in)
 		c.mu.Unlock()
-		cancel(nil)
-		c.reply(c.responseLine(id, method, result, err, in.peerCancelled.Load()))
-		<-c.slots
-	}()
+		return
+	}
+	c.running++
+	c.begin(in)
+	c.mu.Unlock()
+	c.handlers.Add(1)
+	go c.serve(in)
+}
+
+// begin gives in its context; c.mu is held.
+func (c *Conn) begin(in *inbound) {
+	in.ctx, in.cancel = context.WithCancelCause(c.ctx)
+}
+
+// serve runs in's handler and answers it, then runs the requests that
+// waited for its slot, oldest first, until none waits.
+func (c *Conn) serve(in *inbound) {
+	defer c.handlers.Done()
+	for in != nil {
+		result, err := c.callHandler(in.ctx, in.method, in.params)
+		c.mu.Lock()
+		delete(c.inflight, in.key)
+		c.mu.Unlock()
+		in.cancel(nil)
+		c.reply(c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load()))
+		in = c.next()
+		<-c.admit // the answered request's token, after next has taken its slot
+	}
+}
+
+// next hands the caller's slot to the oldest waiting request and returns
+// it, or frees the slot and returns nil when none waits or the connection
+// is ending (readLoop answers those that wait then).
+func (c *Conn) next() *inbound {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.queue) == 0 || c.ctx.Err() != nil {
+		c.running--
+		return nil
+	}
+	in := c.queue[0]
+	c.queue[0] = nil
+	c.queue = c.queue[1:]
+	c.begin(in)
+	return in
 }
 
 func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMessage) (result any, err error) {
@@ -703,13 +780,23 @@ func (c *Conn) cancelInbound(params []byte) {
 	}
 	c.mu.Lock()
 	in := c.inflight[id.Raw]
-	c.mu.Unlock()
 	if in == nil {
+		c.mu.Unlock()
 		c.log.Debug("acp: $/cancel_request for no running request", "id", id.Raw)
 		return
 	}
+	if in.ctx == nil { // waiting: answer it now, without running it
+		delete(c.inflight, in.key)
+		c.queue = slices.DeleteFunc(c.queue, func(q *inbound) bool { return q == in })
+		c.mu.Unlock()
+		c.replyError(in.id, ErrRequestCancelled)
+		<-c.admit
+		return
+	}
+	cancel := in.cancel
+	c.mu.Unlock()
 	in.peerCancelled.Store(true)
-	in.cancel(ErrRequestCancelled)
+	cancel(ErrRequestCancelled)
 }
 
 // response hands an inbound response to the Request waiting for it.

@@ -37,10 +37,12 @@
 // [Conn] runs JSON-RPC over any reader and writer (stdio, pipes, sockets),
 // for agents and clients alike. A [Handler], or the method table [Methods],
 // serves what the peer sends. Requests run concurrently (up to
-// [ConnOptions].MaxConcurrentRequests), each with a context that is cancelled
-// by the peer's $/cancel_request, by the connection's end (the end of the
-// input included), or by the caller; their result or [*Error] becomes the
-// response, and a panic becomes an internal error. Notifications are
+// [ConnOptions].MaxConcurrentRequests; more wait their turn in arrival order
+// while the connection reads on, so handlers may wait on the peer), each
+// with a context that is cancelled by the peer's $/cancel_request, by the
+// connection's end (the end of the input included), or by the caller; their
+// result or [*Error] becomes the response, and a panic becomes an internal
+// error. Notifications are
 // delivered one at a time in arrival order; when the handler is slower than
 // the peer the connection stops reading rather than queue or drop.
 // [Conn.Request] waits for a response and cancels it when its context ends;
