@@ -17,9 +17,9 @@
 //   - [github.com/acpkit/acpkit/acp] is the wire: it classifies inbound lines,
 //     decodes typed params, builds responses and session/update
 //     notifications, frames lines with a bounded reader and a safe writer,
-//     and runs a JSON-RPC connection
-//     ([github.com/acpkit/acpkit/acp.Conn]) over any reader and writer, with concurrent requests, ordered notifications and
-//     cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
+//     and runs a JSON-RPC connection ([github.com/acpkit/acpkit/acp.Conn])
+//     over any reader and writer, with concurrent requests, ordered
+//     notifications and cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
 //     and an agent in memory for tests.
 //   - [github.com/acpkit/acpkit/claude] reads the Claude Code CLI's
 //     stream-json output (claude -p --output-format stream-json --verbose)
@@ -58,5 +58,7 @@
 //
 // acpkit is at v0. APIs that follow protocol extensions which may change
 // (goose's _goose/unstable methods and _meta.goose keys, the legacy
-// session/set_model) say "Unstable" in their doc comments.
+// session/set_model, and the parts of ACP found only in its unstable schema:
+// the notice update, clientCapabilities.session and the prompt response's
+// usage) say "Unstable" in their doc comments.
 package acpkit
