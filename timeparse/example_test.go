@@ -2,6 +2,7 @@ package timeparse_test
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/acpkit/acpkit/timeparse"
 )
@@ -33,6 +34,16 @@ func ExampleEpochMillis() {
 	fmt.Println(timeparse.EpochMillis(0))
 	// Output:
 	// 1778598000000 true
+	// 1778598000123 true
+	// 0 false
+}
+
+func ExampleFloatEpochMillis() {
+	fmt.Println(timeparse.FloatEpochMillis(1778598000.5))    // seconds, floored to the millisecond
+	fmt.Println(timeparse.FloatEpochMillis(1778598000123.9)) // already milliseconds
+	fmt.Println(timeparse.FloatEpochMillis(math.NaN()))
+	// Output:
+	// 1778598000500 true
 	// 1778598000123 true
 	// 0 false
 }

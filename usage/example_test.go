@@ -135,3 +135,42 @@ func ExampleParseClaudeResult() {
 	// claude-sonnet-4-5 input 58140 window 200000
 	// session cost so far: $0.0873
 }
+
+func ExampleFromAnthropic() {
+	// Anthropic's input_tokens leaves out cached tokens; Report.Input is
+	// inclusive. The usage carries no total, so Total is absent, not zero.
+	r, err := usage.FromAnthropic([]byte(`{"input_tokens":12,"cache_read_input_tokens":2000,
+		"cache_creation_input_tokens":0,"output_tokens":150}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("input:", r.Input, "cache read:", r.CacheRead, "output:", r.Output, "total:", r.Total)
+
+	// A figure the provider did not send stays absent.
+	r, _ = usage.FromAnthropic([]byte(`{"input_tokens":12,"output_tokens":150}`))
+	fmt.Println("input:", r.Input, "output:", r.Output)
+	// Output:
+	// input: 2012 cache read: 2000 output: 150 total: absent
+	// input: absent output: 150
+}
+
+func ExampleLoadLiteLLM() {
+	prices, err := usage.LoadLiteLLM([]byte(`{
+		"claude-haiku-4-5": {"litellm_provider": "anthropic",
+			"input_cost_per_token": 1e-06, "output_cost_per_token": 5e-06},
+		"gemini-2.5-pro": {"litellm_provider": "vertex_ai-language-models",
+			"input_cost_per_token": 1.25e-06, "output_cost_per_token": 1e-05}
+	}`))
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("prices:", prices.Len()) // only the providers whose bills it can prove
+
+	id, _ := usage.IdentityFromBaseURL("https://api.anthropic.com", "claude-haiku-4-5", "")
+	r := usage.Report{Identity: id, Input: usage.CountOf(1000), Output: usage.CountOf(200)}
+	pico, _ := prices.Price(r).Get()
+	fmt.Printf("cost: $%.4f\n", usage.USD(pico))
+	// Output:
+	// prices: 1
+	// cost: $0.0020
+}
