@@ -42,7 +42,9 @@ type Stopped struct {
 }
 
 // Error says which exit status the run stopped with.
-func (s Stopped) Error() string { return "stopped with exit status " + strconv.Itoa(s.Code) }
+func (s Stopped) Error() string {
+	return "claudetest: stopped with exit status " + strconv.Itoa(s.Code)
+}
 
 // Env is everything [Run] touches: it has no other access to the process,
 // the file system or the clock.

@@ -298,3 +298,10 @@ func TestRunStdoutClosed(t *testing.T) {
 		t.Errorf("code %d, stderr %q; want 1 and the write error", code, stderr.String())
 	}
 }
+
+func TestStoppedError(t *testing.T) {
+	want := "claudetest: stopped with exit status 143"
+	if got := (claudetest.Stopped{Code: claudetest.ExitTerminate}).Error(); got != want {
+		t.Errorf("Stopped.Error() = %q, want %q", got, want)
+	}
+}
