@@ -231,10 +231,7 @@ func (f *fields) contentBlock(key string, dst *ContentBlock) {
 
 // decodeContentBlock decodes one block; path names it in errors.
 func decodeContentBlock(raw json.RawMessage, path string) (ContentBlock, error) {
-	if string(bytes.TrimSpace(raw)) == "null" {
-		return nil, &fieldError{path, "must be an object"}
-	}
-	f := readFields(raw, path)
+	f := readObject(raw, path)
 	var typ string
 	f.str("type", &typ, true)
 	if f.err != nil {

@@ -76,6 +76,19 @@ func readFields(raw []byte, path string) *fields {
 	return f
 }
 
+// readObject is readFields for a value the schema requires to be an object,
+// such as an array element or a content block: null there is an error
+// naming path, not an empty object.
+func readObject(raw []byte, path string) *fields {
+	if isNull(raw) {
+		return &fields{path: path, err: &fieldError{path, "must be an object"}}
+	}
+	return readFields(raw, path)
+}
+
+// isNull reports whether raw, white space aside, is the JSON null.
+func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+
 // sub returns the path of member key.
 func (f *fields) sub(key string) string {
 	if f.path == "" {
@@ -279,10 +292,7 @@ func objects[T any](f *fields, key string, dst *[]T, required bool, decode func(
 	out := []T{}
 	if f.array(key, required, func(raw json.RawMessage, path string) error {
 		var v T
-		if string(bytes.TrimSpace(raw)) == "null" {
-			return &fieldError{path, "must be an object"}
-		}
-		sub := readFields(raw, path)
+		sub := readObject(raw, path)
 		if sub.err == nil {
 			decode(sub, &v)
 		}

@@ -164,7 +164,7 @@ type GooseSessionNotification struct {
 // UnmarshalJSON decodes the notification with
 // [DecodeGooseSessionNotification]; null leaves n unchanged.
 func (n *GooseSessionNotification) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	v, err := DecodeGooseSessionNotification(data)

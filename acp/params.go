@@ -52,7 +52,7 @@ func unmarshalParams[T any, P interface {
 	*T
 	paramsDecoder
 }](data []byte, dst P) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	v, err := DecodeParams[T, P](data)
@@ -256,10 +256,7 @@ func decodeNameValue(f *fields, nv *NameValue) {
 func (f *fields) mcpServers(dst *[]McpServer) {
 	out := []McpServer{}
 	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
-		if string(bytes.TrimSpace(raw)) == "null" {
-			return &fieldError{path, "must be an object"}
-		}
-		s := readFields(raw, path)
+		s := readObject(raw, path)
 		var typ string
 		s.str("type", &typ, false)
 		switch typ {

@@ -342,7 +342,7 @@ func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the option with the checks of
 // [DecodeSessionNotification]; null leaves o unchanged.
 func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	var v SessionConfigOption
@@ -571,7 +571,7 @@ type SessionNotification struct {
 // UnmarshalJSON decodes the notification with
 // [DecodeSessionNotification]; null leaves n unchanged.
 func (n *SessionNotification) UnmarshalJSON(data []byte) error {
-	if string(bytes.TrimSpace(data)) == "null" {
+	if isNull(data) {
 		return nil
 	}
 	v, err := DecodeSessionNotification(data)
@@ -629,7 +629,7 @@ func DecodeSessionUpdate(raw []byte) (SessionUpdate, error) {
 }
 
 func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
-	if string(bytes.TrimSpace(raw)) == "null" || len(bytes.TrimSpace(raw)) == 0 {
+	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		name := path
 		if name == "" {
 			name = "update"
@@ -823,10 +823,7 @@ func decodeConfigOption(f *fields, o *SessionConfigOption) {
 func (f *fields) toolContents(dst *[]ToolCallContent) {
 	out := []ToolCallContent{}
 	if !f.array("content", false, func(raw json.RawMessage, path string) error {
-		if string(bytes.TrimSpace(raw)) == "null" {
-			return &fieldError{path, "must be an object"}
-		}
-		c := readFields(raw, path)
+		c := readObject(raw, path)
 		var typ string
 		c.str("type", &typ, true)
 		switch typ {
