@@ -16,14 +16,15 @@ import (
 // from the converters wrap it; test with [errors.Is].
 var ErrInvalidUsage = errors.New("usage: invalid usage JSON")
 
-// object validates data and returns it parsed as an object.
-func object(data []byte) (gjson.Result, error) {
+// object validates data and returns it parsed as an object; its errors wrap
+// invalid, the caller's sentinel.
+func object(data []byte, invalid error) (gjson.Result, error) {
 	if !jsonscan.Valid(data) {
-		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", ErrInvalidUsage)
+		return gjson.Result{}, fmt.Errorf("%w: not valid JSON", invalid)
 	}
 	r := gjson.ParseBytes(data)
 	if !r.IsObject() {
-		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", ErrInvalidUsage)
+		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", invalid)
 	}
 	return r, nil
 }
@@ -104,7 +105,7 @@ func picos(v gjson.Result) Count {
 // when present. Anthropic reports no total. Identity, Model, Cost and
 // ContextWindow are left for the caller.
 func FromAnthropic(data []byte) (Report, error) {
-	obj, err := object(data)
+	obj, err := object(data, ErrInvalidUsage)
 	if err != nil {
 		return Report{}, err
 	}
@@ -142,7 +143,7 @@ func FromOpenAIResponses(data []byte) (Report, error) {
 // member names: inclusive input, output, total_tokens, and a details object
 // holding cached_tokens and cache_write_tokens.
 func fromOpenAI(data []byte, input, output, details string) (Report, error) {
-	obj, err := object(data)
+	obj, err := object(data, ErrInvalidUsage)
 	if err != nil {
 		return Report{}, err
 	}
@@ -194,7 +195,7 @@ func (m ModelUsage) InclusiveInput() Count {
 // non-numeric amount is absent. A modelUsage member that is not an object is
 // skipped.
 func ParseClaudeResult(line []byte) (CLIResult, error) {
-	obj, err := object(line)
+	obj, err := object(line, ErrInvalidUsage)
 	if err != nil {
 		return CLIResult{}, err
 	}

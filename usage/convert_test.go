@@ -220,7 +220,7 @@ func TestPicos(t *testing.T) {
 		{`null`, Count{}},
 	}
 	for _, tt := range tests {
-		obj, err := object([]byte(`{"v":` + tt.in + `}`))
+		obj, err := object([]byte(`{"v":`+tt.in+`}`), ErrInvalidUsage)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,12 +3,10 @@ package usage
 import (
 	_ "embed"
 	"errors"
-	"fmt"
 	"math/bits"
 	"strings"
 	"sync"
 
-	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
 
@@ -175,12 +173,9 @@ var litellmAuthority = map[string]string{
 // negative rate is treated as unpublished. A later entry with the same
 // authority and model replaces an earlier one.
 func LoadLiteLLM(data []byte) (*PriceTable, error) {
-	if !jsonscan.Valid(data) {
-		return nil, fmt.Errorf("%w: not valid JSON", ErrInvalidPrices)
-	}
-	root := gjson.ParseBytes(data)
-	if !root.IsObject() {
-		return nil, fmt.Errorf("%w: not a JSON object", ErrInvalidPrices)
+	root, err := object(data, ErrInvalidPrices)
+	if err != nil {
+		return nil, err
 	}
 	t := &PriceTable{prices: map[priceKey]Price{}}
 	root.ForEach(func(k, v gjson.Result) bool {
