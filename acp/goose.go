@@ -69,7 +69,9 @@ func (m GooseMeta) Marshal() (json.RawMessage, error) {
 }
 
 // ParseGooseMeta reads the goose member of an update's _meta. ok is false
-// when meta has no goose object; its other members are ignored. Unstable.
+// when meta is not a valid JSON object, has no goose object, or has one whose
+// activeRunId is neither a string nor null; meta's other members, and the
+// goose object's, are ignored. Unstable.
 func ParseGooseMeta(meta json.RawMessage) (m GooseMeta, ok bool) {
 	f := readFields(meta, "_meta")
 	if f.err != nil || !f.has("goose") {
