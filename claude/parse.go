@@ -384,7 +384,7 @@ func (p *lineParser) result(f *topFields) {
 			if v.Type == gjson.String {
 				r.Errors = append(r.Errors, str(v))
 			} else {
-				r.Errors = append(r.Errors, string(rawCopy(v)))
+				r.Errors = append(r.Errors, strings.Clone(v.Raw))
 			}
 			return true
 		})
