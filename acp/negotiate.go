@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -77,25 +78,15 @@ func (c ClientCapabilities) AcceptsGooseCustomNotifications() bool {
 }
 
 // metaBool reports whether _meta holds true at the member path given as
-// literal keys. Keys are matched with a ForEach walk, never as a gjson path,
-// so no key is interpreted as a path pattern or modifier.
+// literal keys, matched by [members.Get]: never as a gjson path, so no key
+// is interpreted as a path pattern or modifier.
 func metaBool(meta json.RawMessage, keys ...string) bool {
 	if len(meta) == 0 || !jsonscan.Valid(meta) {
 		return false
 	}
 	cur := gjson.ParseBytes(meta)
 	for _, key := range keys {
-		if !cur.IsObject() {
-			return false
-		}
-		var next gjson.Result
-		cur.ForEach(func(k, v gjson.Result) bool {
-			if k.String() == key {
-				next = v // keep walking: the last duplicate wins, as in encoding/json
-			}
-			return true
-		})
-		cur = next
+		cur = members.Get(cur, key) // the zero Result once cur is no object
 	}
 	return cur.Type == gjson.True
 }

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -189,24 +190,6 @@ func (p *lineParser) system(f *topFields) {
 	}
 }
 
-// member returns the value of obj's member named key: the last occurrence
-// when the name is repeated, as with encoding/json; a zero Result when obj
-// is not an object or has no such member. key is compared with each name
-// after unescaping, never read as a gjson path.
-func member(obj gjson.Result, key string) gjson.Result {
-	var v gjson.Result
-	if !obj.IsObject() {
-		return v
-	}
-	obj.ForEach(func(k, val gjson.Result) bool {
-		if k.Str == key {
-			v = val
-		}
-		return true
-	})
-	return v
-}
-
 // block holds the members of a content block (or of a stream_event's
 // delta) that ParseLine reads; of a repeated name, the last value.
 type block struct {
@@ -244,7 +227,7 @@ func readBlock(b gjson.Result) block {
 
 func (p *lineParser) assistant(f *topFields) {
 	parent := str(f.parentToolUseID)
-	content := member(f.message, "content")
+	content := members.Get(f.message, "content")
 	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
 		// A synthetic message standing for an API failure: its text is a
 		// diagnostic, not model output.
@@ -279,7 +262,7 @@ func (p *lineParser) assistant(f *topFields) {
 }
 
 func (p *lineParser) user(f *topFields) {
-	content := member(f.message, "content")
+	content := members.Get(f.message, "content")
 	if !content.IsArray() {
 		return
 	}

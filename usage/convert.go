@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,24 +28,6 @@ func object(data []byte, invalid error) (gjson.Result, error) {
 		return gjson.Result{}, fmt.Errorf("%w: not a JSON object", invalid)
 	}
 	return r, nil
-}
-
-// members returns the values of the named members of obj, the last one for a
-// repeated name; a missing member (or a non-object obj) gives a zero Result.
-// It walks the object instead of using gjson paths, so no name is ever read
-// as path syntax.
-func members(obj gjson.Result, names ...string) []gjson.Result {
-	out := make([]gjson.Result, len(names))
-	if !obj.IsObject() {
-		return out
-	}
-	obj.ForEach(func(k, v gjson.Result) bool {
-		if i := slices.Index(names, k.String()); i >= 0 {
-			out[i] = v
-		}
-		return true
-	})
-	return out
 }
 
 // tokens reads a token count by the rules in the package documentation.
@@ -109,9 +92,9 @@ func FromAnthropic(data []byte) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	m := members(obj, "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation")
+	m := members.GetAll(obj, "input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens", "cache_creation")
 	fresh, write, read := tokens(m[0]), tokens(m[2]), tokens(m[3])
-	split := members(m[4], "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
+	split := members.GetAll(m[4], "ephemeral_5m_input_tokens", "ephemeral_1h_input_tokens")
 	return Report{
 		Input:        fresh.add(write).add(read),
 		Output:       tokens(m[1]),
@@ -147,8 +130,8 @@ func fromOpenAI(data []byte, input, output, details string) (Report, error) {
 	if err != nil {
 		return Report{}, err
 	}
-	m := members(obj, input, output, "total_tokens", details)
-	d := members(m[3], "cached_tokens", "cache_write_tokens")
+	m := members.GetAll(obj, input, output, "total_tokens", details)
+	d := members.GetAll(m[3], "cached_tokens", "cache_write_tokens")
 	return Report{
 		Input:      tokens(m[0]),
 		Output:     tokens(m[1]),
@@ -199,7 +182,7 @@ func ParseClaudeResult(line []byte) (CLIResult, error) {
 	if err != nil {
 		return CLIResult{}, err
 	}
-	m := members(obj, "total_cost_usd", "modelUsage")
+	m := members.GetAll(obj, "total_cost_usd", "modelUsage")
 	res := CLIResult{TotalCost: picos(m[0])}
 	byModel := map[string]ModelUsage{}
 	if m[1].IsObject() {
@@ -208,7 +191,7 @@ func ParseClaudeResult(line []byte) (CLIResult, error) {
 				delete(byModel, k.String())
 				return true
 			}
-			f := members(v, "inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "costUSD", "contextWindow", "maxOutputTokens")
+			f := members.GetAll(v, "inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "costUSD", "contextWindow", "maxOutputTokens")
 			byModel[k.String()] = ModelUsage{
 				Model:                    k.String(),
 				InputTokens:              tokens(f[0]),

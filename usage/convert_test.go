@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -224,7 +225,7 @@ func TestPicos(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := picos(members(obj, "v")[0]); got != tt.want {
+		if got := picos(members.Get(obj, "v")); got != tt.want {
 			t.Errorf("picos(%s) = %v, want %v", tt.in, got, tt.want)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -180,7 +181,7 @@ func LoadLiteLLM(data []byte) (*PriceTable, error) {
 	t := &PriceTable{prices: map[priceKey]Price{}}
 	root.ForEach(func(k, v gjson.Result) bool {
 		name := k.String()
-		f := members(v, "litellm_provider",
+		f := members.GetAll(v, "litellm_provider",
 			"input_cost_per_token", "output_cost_per_token", "cache_read_input_token_cost",
 			"cache_creation_input_token_cost", "cache_creation_input_token_cost_above_1hr",
 			"input_cost_per_token_above_200k_tokens", "output_cost_per_token_above_200k_tokens",
