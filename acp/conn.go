@@ -129,9 +129,9 @@ const writeQueueLength = 64
 // the defaults.
 type ConnOptions struct {
 	// MaxConcurrentRequests is how many inbound requests may run at once;
-	// 0 means [DefaultMaxConcurrentRequests]. A request that arrives while
-	// that many run waits, without a goroutine, for one to finish; waiting
-	// requests start in the order they arrived. The Conn reads on
+	// 0 or less means [DefaultMaxConcurrentRequests]. A request that arrives
+	// while that many run waits, without a goroutine, for one to finish;
+	// waiting requests start in the order they arrived. The Conn reads on
 	// meanwhile, so the responses that running handlers wait for (a
 	// permission, say), notifications and cancellations still arrive. A
 	// $/cancel_request for a waiting request answers it with
@@ -147,8 +147,8 @@ type ConnOptions struct {
 	// than twice the limit of requests unanswered.
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
-	// terminator; 0 means [DefaultMaxLineLength]. A longer line is skipped
-	// and answered with [CodeInvalidRequest] and a null id.
+	// terminator; 0 or less means [DefaultMaxLineLength]. A longer line is
+	// skipped and answered with [CodeInvalidRequest] and a null id.
 	MaxLineLength int
 	// Logger receives the connection's diagnostics: dropped and malformed
 	// messages at Debug and Warn, handler panics at Error. Nil means silent.
