@@ -379,6 +379,7 @@ type UsageUpdate struct {
 
 // Cost is an amount of money.
 type Cost struct {
+	// Amount is in whole units of Currency (dollars, not cents).
 	Amount float64 `json:"amount"`
 	// Currency is an ISO 4217 code such as "USD".
 	Currency string          `json:"currency"`
