@@ -169,11 +169,13 @@ type Result struct {
 	// APIErrorStatus is the HTTP status of the API error that ended the run;
 	// 0 when there was none.
 	APIErrorStatus int
-	NumTurns       int
+	NumTurns       int           // agentic turns the run took (num_turns)
 	Duration       time.Duration // wall time of the run (duration_ms)
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
-	TotalCostUSD   float64
-	StopReason     string
+	// TotalCostUSD is total_cost_usd, in dollars; 0 when absent. For exact
+	// accounting, usage.ParseClaudeResult reads it as integer picodollars.
+	TotalCostUSD float64
+	StopReason   string
 	// PermissionDenials are the tool calls the CLI refused under its
 	// permission mode ("permission_denials"); nil when absent.
 	PermissionDenials []PermissionDenial
