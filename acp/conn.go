@@ -409,7 +409,7 @@ func (c *Conn) forget(n int64) bool {
 // block: if the write queue is full the cancellation, which is advisory, is
 // dropped.
 func (c *Conn) cancelOutbound(n int64) {
-	line, err := MarshalNotification(MethodCancelRequest, cancelParams{RequestID: IntID(n)})
+	line, err := MarshalNotification(MethodCancelRequest, CancelRequestParams{RequestID: IntID(n)})
 	if err != nil || c.broken.Load() {
 		return
 	}
@@ -418,10 +418,6 @@ func (c *Conn) cancelOutbound(n int64) {
 	default:
 		c.log.Warn("acp: write queue full, $/cancel_request dropped", "id", n)
 	}
-}
-
-type cancelParams struct {
-	RequestID ID `json:"requestId"`
 }
 
 // Notify sends a notification for method with params (encoded with
