@@ -15,6 +15,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -767,9 +768,10 @@ func (c *Conn) notification(msg Message) {
 	c.h.HandleNotification(c.ctx, c, msg.Method, cloneRaw(msg.Params))
 }
 
-// cancelInbound handles $/cancel_request: {"requestId": id}.
+// cancelInbound handles $/cancel_request: {"requestId": id}. Of a repeated
+// requestId the last wins, as in every decoder of the package.
 func (c *Conn) cancelInbound(params []byte) {
-	id := gjson.GetBytes(params, "requestId")
+	id := members.Get(gjson.ParseBytes(params), "requestId")
 	if !id.Exists() {
 		c.log.Warn("acp: $/cancel_request without requestId")
 		return

@@ -241,6 +241,29 @@ func TestConnCancelInbound(t *testing.T) {
 	}
 }
 
+// TestConnCancelRepeatedRequestID checks that $/cancel_request reads a
+// repeated requestId as every other decoder does: the last occurrence wins.
+func TestConnCancelRepeatedRequestID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		started := make(chan struct{})
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"slow": func(ctx context.Context, _ *acp.Conn, _ json.RawMessage) (any, error) {
+				close(started)
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+		}}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":"r1","method":"slow"}`)
+		<-started
+		p.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"other","requestId":"r1"}}`)
+		got := p.recv()
+		if string(got.ID) != `"r1"` || got.Error == nil || got.Error.Code != acp.CodeRequestCancelled {
+			t.Errorf("reply %s, want error %d for id \"r1\"", got.line, acp.CodeRequestCancelled)
+		}
+	})
+}
+
 // TestConnCancelBothWays cancels a client→agent and an agent→client request
 // with the caller's context.
 func TestConnCancelBothWays(t *testing.T) {
