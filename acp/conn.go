@@ -641,7 +641,7 @@ func (c *Conn) startRequest(msg Message) {
 		}
 	}
 	id := msg.ID.Clone()
-	in := &inbound{id: id, key: id.String(), method: msg.Method, params: cloneRaw(msg.Params)}
+	in := &inbound{id: id, key: id.String(), method: msg.Method, params: bytes.Clone(msg.Params)}
 	c.mu.Lock()
 	if _, dup := c.inflight[in.key]; dup {
 		c.mu.Unlock()
@@ -765,7 +765,7 @@ func (c *Conn) notification(msg Message) {
 			c.log.Error("acp: notification handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
 		}
 	}()
-	c.h.HandleNotification(c.ctx, c, msg.Method, cloneRaw(msg.Params))
+	c.h.HandleNotification(c.ctx, c, msg.Method, bytes.Clone(msg.Params))
 }
 
 // cancelInbound handles $/cancel_request: {"requestId": id}. Of a repeated
@@ -814,10 +814,10 @@ func (c *Conn) response(msg Message) {
 	var r response
 	if msg.Err != nil {
 		e := *msg.Err
-		e.Data = cloneRaw(e.Data)
+		e.Data = bytes.Clone(e.Data)
 		r.err = &e
 	} else {
-		r.result = cloneRaw(msg.Result)
+		r.result = bytes.Clone(msg.Result)
 	}
 	ch <- r // buffered, and only this goroutine sends
 }
@@ -859,11 +859,4 @@ func parseRequestID(raw []byte) (int64, bool) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, true
-}
-
-func cloneRaw(b []byte) json.RawMessage {
-	if b == nil {
-		return nil
-	}
-	return bytes.Clone(b)
 }
