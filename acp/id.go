@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // ID is a JSON-RPC request id, kept byte-exact as the peer sent it: 0, "1",
@@ -39,12 +41,15 @@ func StringID(s string) ID {
 // errBadID is returned by ParseID for anything but a JSON string, number or null.
 var errBadID = errors.New("acp: id must be a JSON string, number or null")
 
-// ParseID returns the id whose JSON encoding is raw: a string, a number or
-// null, with no surrounding white space. The ID keeps its own copy of raw.
+// ParseID returns the id whose JSON encoding is raw: a string in valid
+// UTF-8, a number or null, with no surrounding white space. The ID keeps
+// its own copy of raw.
 func ParseID(raw []byte) (ID, error) {
-	// json.Valid allows white space around the value; an id must not carry
-	// any, since replies splice its bytes into the line as they are.
-	if len(raw) == 0 || isSpace(raw[len(raw)-1]) || !json.Valid(raw) {
+	// Valid allows white space around the value; an id must not carry any,
+	// since replies splice its bytes into the line as they are. Valid also
+	// checks UTF-8, as Classify does, so that no reply echoes an id into a
+	// line the peer must reject.
+	if len(raw) == 0 || isSpace(raw[len(raw)-1]) || !jsonscan.Valid(raw) {
 		return ID{}, errBadID
 	}
 	switch c := raw[0]; {

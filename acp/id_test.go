@@ -32,6 +32,8 @@ func TestParseID(t *testing.T) {
 		{`1 `, false, false},
 		{"1\n", false, false},
 		{`nul`, false, false},
+		{"\"a\xffb\"", false, false},       // its reply would be a line no peer accepts
+		{"\"\xed\xa0\x80\"", false, false}, // an encoded surrogate is not UTF-8
 	} {
 		id, err := ParseID([]byte(tc.raw))
 		if (err == nil) != tc.ok {
