@@ -80,12 +80,7 @@ func (id ID) String() string { return string(id.raw) }
 func (id ID) Equal(other ID) bool { return bytes.Equal(id.raw, other.raw) }
 
 // Clone returns an ID that owns a copy of the bytes.
-func (id ID) Clone() ID {
-	if id.raw == nil {
-		return ID{}
-	}
-	return ID{raw: bytes.Clone(id.raw)}
-}
+func (id ID) Clone() ID { return ID{raw: bytes.Clone(id.raw)} }
 
 // MarshalJSON returns the raw bytes, or null when the id is absent.
 func (id ID) MarshalJSON() ([]byte, error) {
