@@ -112,10 +112,11 @@ var ErrClosed = errors.New("acp: connection closed")
 // ErrInvalidResponse is matched by the error [Conn.Request] returns when the
 // peer answers with a line that carries the request's id and no method but
 // is not a valid response: it lacks "jsonrpc": "2.0", holds both result and
-// error, or neither, or an error that is not a JSON-RPC error object. The error says which. Such a
-// line gets no reply, since it answers a request rather than makes one;
-// a line like it whose id is not that of a pending request cannot be told
-// from a request without its method, and is answered [CodeInvalidRequest].
+// error, or neither, or an error that is not a JSON-RPC error object. The
+// error says which. Such a line gets no reply, since it answers a request
+// rather than makes one; a line like it whose id is not that of a pending
+// request cannot be told from a request without its method, and is answered
+// [CodeInvalidRequest].
 var ErrInvalidResponse = errors.New("acp: invalid response")
 
 // DefaultMaxConcurrentRequests is how many inbound requests a [Conn] runs at
