@@ -125,7 +125,7 @@ type stdLine struct {
 	NumTurns       int             `json:"num_turns"`
 	DurationMS     int64           `json:"duration_ms"`
 	DurationAPIMS  int64           `json:"duration_api_ms"`
-	TotalCostUSD   float64         `json:"total_cost_usd"`
+	TotalCostUSD   json.Number     `json:"total_cost_usd"`
 	StopReason     string          `json:"stop_reason"`
 	Usage          json.RawMessage `json:"usage"`
 	ModelUsage     json.RawMessage `json:"modelUsage"`

@@ -35,7 +35,11 @@
 // The CLI writes one assistant line per content block and repeats the
 // message's token usage on each, so usage read from assistant lines would
 // be counted several times. Token accounting takes [Result.Usage] and
-// [Result.ModelUsage] instead, kept as the raw JSON the CLI sent.
+// [Result.ModelUsage] instead, kept as the raw JSON the CLI sent, and
+// [Result.TotalCostUSD] keeps the cost's decimal literal exactly, so that
+// the module's usage package can read all three without the line:
+// usage.FromAnthropic(r.Usage) and
+// usage.FromClaudeResult(r.TotalCostUSD.String(), r.ModelUsage).
 //
 // # Rate limits
 //

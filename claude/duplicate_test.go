@@ -164,7 +164,10 @@ func TestParseLineDuplicatesAgreeWithEncodingJSON(t *testing.T) {
 		{"result text", result, []any{"result"}, from(func(r claude.Result) any { return r.Text })},
 		{"result num_turns", result, []any{"num_turns"}, from(func(r claude.Result) any { return float64(r.NumTurns) })},
 		{"result duration_ms", result, []any{"duration_ms"}, from(func(r claude.Result) any { return float64(r.Duration.Milliseconds()) })},
-		{"result total_cost_usd", result, []any{"total_cost_usd"}, from(func(r claude.Result) any { return r.TotalCostUSD })},
+		{"result total_cost_usd", result, []any{"total_cost_usd"}, from(func(r claude.Result) any {
+			f, _ := r.TotalCostUSD.Float64()
+			return f
+		})},
 		{"result errors", result, []any{"errors"}, from(func(r claude.Result) any {
 			var errs []any
 			for _, e := range r.Errors {

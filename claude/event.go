@@ -172,9 +172,13 @@ type Result struct {
 	NumTurns       int           // agentic turns the run took (num_turns)
 	Duration       time.Duration // wall time of the run (duration_ms)
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
-	// TotalCostUSD is total_cost_usd, in dollars; 0 when absent. For exact
-	// accounting, usage.ParseClaudeResult reads it as integer picodollars.
-	TotalCostUSD float64
+	// TotalCostUSD is total_cost_usd, the CLI's running cost of the session
+	// in dollars: the decimal literal exactly as the CLI sent it, or ""
+	// when the member is absent or not a number (absent, never $0). Use
+	// its Float64 method for display; for exact accounting pass its String
+	// to usage.FromClaudeResult, which reads it as integer picodollars. It
+	// is omitted when "" if the Result is marshalled as JSON.
+	TotalCostUSD json.Number `json:",omitempty"`
 	StopReason   string
 	// PermissionDenials are the tool calls the CLI refused under its
 	// permission mode ("permission_denials"); nil when absent.

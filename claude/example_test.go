@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/usage"
 )
 
 func ExampleParseLine() {
@@ -108,6 +109,42 @@ func ExampleTurn_Events() {
 	// result: "go.mod\nmain.go"
 	// done: Two files.
 	// next --resume: 7d1e4b2a
+}
+
+// The result event keeps what the usage package needs, so the line itself
+// need not be kept: the token usage of the run, the per-model usage, and the
+// cost exactly as the CLI wrote it.
+func ExampleResult_usage() {
+	line := []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"7d1e4b2a",` +
+		`"total_cost_usd":0.0342,"usage":{"input_tokens":12,"cache_creation_input_tokens":1520,"cache_read_input_tokens":28422,"output_tokens":311},` +
+		`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":12,"outputTokens":311,"cacheReadInputTokens":28422,"cacheCreationInputTokens":1520,"costUSD":0.0342}}}`)
+	turn := claude.NewTurn("")
+	if _, err := turn.Feed(line, nil); err != nil {
+		panic(err)
+	}
+	r, ok := turn.Result()
+	if !ok {
+		panic("no result")
+	}
+	run, err := usage.FromAnthropic(r.Usage)
+	if err != nil {
+		panic(err)
+	}
+	fmt.Println("run input:", run.Input, "output:", run.Output)
+
+	session, err := usage.FromClaudeResult(r.TotalCostUSD.String(), r.ModelUsage)
+	if err != nil {
+		panic(err)
+	}
+	for _, m := range session.Models {
+		fmt.Println(m.Model, "input:", m.InclusiveInput())
+	}
+	pico, _ := session.TotalCost.Get()
+	fmt.Println("cost:", r.TotalCostUSD, "dollars =", pico, "picodollars")
+	// Output:
+	// run input: 29954 output: 311
+	// claude-sonnet-4-5 input: 29954
+	// cost: 0.0342 dollars = 34200000000 picodollars
 }
 
 func ExampleParseResetTime() {

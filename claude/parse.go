@@ -359,7 +359,8 @@ func (p *lineParser) result(f *topFields) {
 		ModelUsage:     objectCopy(f.modelUsage),
 	}
 	if f.totalCostUSD.Type == gjson.Number {
-		r.TotalCostUSD = f.totalCostUSD.Num
+		// Raw may alias the line; the event must not.
+		r.TotalCostUSD = json.Number(strings.Clone(f.totalCostUSD.Raw))
 	}
 	if f.errors.IsArray() {
 		r.Errors = []string{}

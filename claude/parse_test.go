@@ -147,7 +147,7 @@ func TestParseLine(t *testing.T) {
 			line: `{"type":"result","subtype":"error_max_turns","is_error":true,"num_turns":7,"duration_ms":1234,"total_cost_usd":0.5,"usage":null,"errors":["a",{"b":1}]}`,
 			want: []claude.Event{claude.Result{
 				Subtype: "error_max_turns", IsError: true, NumTurns: 7, Duration: 1234 * time.Millisecond,
-				TotalCostUSD: 0.5, Errors: []string{"a", `{"b":1}`},
+				TotalCostUSD: "0.5", Errors: []string{"a", `{"b":1}`},
 			}},
 		},
 		{
@@ -162,6 +162,16 @@ func TestParseLine(t *testing.T) {
 					{ToolName: "Bash", ToolUseID: "toolu_2"},
 				},
 			}},
+		},
+		{
+			name: "result cost kept as sent",
+			line: `{"type":"result","subtype":"success","total_cost_usd":1.250E-2}`,
+			want: []claude.Event{claude.Result{Subtype: "success", TotalCostUSD: "1.250E-2"}},
+		},
+		{
+			name: "result cost not a number",
+			line: `{"type":"result","subtype":"success","total_cost_usd":"0.5"}`,
+			want: []claude.Event{claude.Result{Subtype: "success"}},
 		},
 		{
 			name: "result with absurd numbers",
@@ -263,9 +273,18 @@ func TestParseLineCopies(t *testing.T) {
 	for i := range line {
 		line[i] = 'X'
 	}
+	result := []byte(`{"type":"result","subtype":"success","total_cost_usd":0.0512}`)
+	events, _, err = claude.ParseLine(result, events)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range result {
+		result[i] = '9'
+	}
 	want := []claude.Event{
 		claude.Text{Text: "hello", ParentToolUseID: "p"},
 		claude.ToolUse{ID: "t", Name: "Bash", Input: json.RawMessage(`{"c":1}`), ParentToolUseID: "p"},
+		claude.Result{Subtype: "success", TotalCostUSD: "0.0512"},
 	}
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("events changed with the line (-want +got):\n%s", diff)
@@ -362,12 +381,12 @@ func TestEventsOutliveTheLine(t *testing.T) {
 
 // TestParseLineEventAllocs checks the promise that an emitted event costs
 // at most a few small allocations: the event itself and copies of its
-// strings and raw JSON.
+// strings and raw JSON: at most 4, or 5 for a Result, which copies four
+// members (text, cost, usage and modelUsage).
 func TestParseLineEventAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
 	}
-	const most = 4
 	for _, line := range []string{
 		`{"type":"system","subtype":"init","model":"claude-sonnet-4-5-20250929","session_id":"s"}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
@@ -376,7 +395,7 @@ func TestParseLineEventAllocs(t *testing.T) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
-		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0123,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
 	} {
 		b := []byte(line)
 		events := make([]claude.Event, 0, 4)
@@ -386,8 +405,12 @@ func TestParseLineEventAllocs(t *testing.T) {
 		if len(events) != 1 {
 			t.Fatalf("%s: %d events, want 1", line, len(events))
 		}
+		most := 4.0
+		if _, ok := events[0].(claude.Result); ok {
+			most = 5
+		}
 		if allocs > most {
-			t.Errorf("%T event costs %v allocations, want at most %d", events[0], allocs, most)
+			t.Errorf("%T event costs %v allocations, want at most %v", events[0], allocs, most)
 		}
 	}
 }

@@ -173,20 +173,58 @@ func (m ModelUsage) InclusiveInput() Count {
 }
 
 // ParseClaudeResult reads total_cost_usd and modelUsage from a Claude CLI
-// `result` line (the whole line's JSON object). Money is read exactly from
-// its decimal literal and rounded half up to the picodollar; a negative or
-// non-numeric amount is absent. A modelUsage member that is not an object is
-// skipped.
+// `result` line (the whole line's JSON object), as [FromClaudeResult] reads
+// the two members. An error, wrapping [ErrInvalidUsage], means the line is
+// not a JSON object.
 func ParseClaudeResult(line []byte) (CLIResult, error) {
 	obj, err := object(line, ErrInvalidUsage)
 	if err != nil {
 		return CLIResult{}, err
 	}
 	m := members.GetAll(obj, "total_cost_usd", "modelUsage")
-	res := CLIResult{TotalCost: picos(m[0])}
+	return claudeResult(m[0], m[1]), nil
+}
+
+// FromClaudeResult reads the cost and per-model usage of a Claude CLI
+// `result` line from its two members, as the claude package's Result
+// carries them once the line is gone: totalCostUSD is total_cost_usd's
+// decimal literal (Result.TotalCostUSD.String()), "" when absent, and
+// modelUsage is the member's raw JSON (Result.ModelUsage), nil when absent.
+//
+// Money is read exactly from its decimal literal and rounded half up to the
+// picodollar; an amount that is "", negative or not a JSON number literal is
+// absent. A modelUsage that is nil, or JSON but not an object, gives no
+// models, and an entry in it that is not an object is skipped. The only
+// error, wrapping [ErrInvalidUsage], is a non-empty modelUsage that is not
+// valid JSON.
+func FromClaudeResult(totalCostUSD string, modelUsage []byte) (CLIResult, error) {
+	var mu gjson.Result
+	if len(modelUsage) > 0 {
+		if !jsonscan.Valid(modelUsage) {
+			return CLIResult{}, fmt.Errorf("%w: modelUsage is not valid JSON", ErrInvalidUsage)
+		}
+		mu = gjson.ParseBytes(modelUsage)
+	}
+	return claudeResult(numberLiteral(totalCostUSD), mu), nil
+}
+
+// numberLiteral returns s parsed when it is exactly one JSON number, with no
+// space around it, and the zero Result (read as absent) otherwise.
+func numberLiteral(s string) gjson.Result {
+	if s == "" || s[0] != '-' && (s[0] < '0' || s[0] > '9') || s[len(s)-1] < '0' || s[len(s)-1] > '9' ||
+		!jsonscan.Valid([]byte(s)) {
+		return gjson.Result{}
+	}
+	return gjson.Parse(s)
+}
+
+// claudeResult is the one reading of total_cost_usd and modelUsage behind
+// ParseClaudeResult and FromClaudeResult.
+func claudeResult(totalCost, modelUsage gjson.Result) CLIResult {
+	res := CLIResult{TotalCost: picos(totalCost)}
 	byModel := map[string]ModelUsage{}
-	if m[1].IsObject() {
-		m[1].ForEach(func(k, v gjson.Result) bool {
+	if modelUsage.IsObject() {
+		modelUsage.ForEach(func(k, v gjson.Result) bool {
 			if !v.IsObject() {
 				delete(byModel, k.String())
 				return true
@@ -209,7 +247,7 @@ func ParseClaudeResult(line []byte) (CLIResult, error) {
 		res.Models = append(res.Models, mu)
 	}
 	slices.SortFunc(res.Models, func(a, b ModelUsage) int { return strings.Compare(a.Model, b.Model) })
-	return res, nil
+	return res
 }
 
 // Totals sums the models into consumer-side totals of the CLI session:

@@ -11,7 +11,9 @@
 // figure — absent or a value — and absent never turns into 0. The
 // converters [FromAnthropic], [FromOpenAIChat] and [FromOpenAIResponses]
 // turn a provider's usage JSON into a [Report] of Counts;
-// [ParseClaudeResult] reads the Claude CLI's own session totals and cost.
+// [ParseClaudeResult] reads the Claude CLI's own session totals and cost
+// from its result line, and [FromClaudeResult] from the line's two members
+// as a parsed result event keeps them.
 //
 // The converters validate their input once and require one JSON object
 // (else the error wraps [ErrInvalidUsage]); unknown members are ignored. A

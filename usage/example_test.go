@@ -136,6 +136,28 @@ func ExampleParseClaudeResult() {
 	// session cost so far: $0.0873
 }
 
+func ExampleFromClaudeResult() {
+	// The two members as a parsed result event keeps them (the claude
+	// package's Result.TotalCostUSD.String() and Result.ModelUsage), after
+	// the line itself is gone.
+	cost := "0.0873"
+	modelUsage := []byte(`{"claude-sonnet-4-5":{"inputTokens":40,"outputTokens":900,
+		"cacheReadInputTokens":52000,"cacheCreationInputTokens":6100,"costUSD":0.0873}}`)
+	res, err := usage.FromClaudeResult(cost, modelUsage)
+	if err != nil {
+		panic(err)
+	}
+	t := res.Totals()
+	fmt.Println("input:", t.Input, "output:", t.Output, "cost:", t.Cost, "picodollars")
+
+	// A result without total_cost_usd has no cost, which is not $0.
+	res, _ = usage.FromClaudeResult("", nil)
+	fmt.Println("cost:", res.TotalCost, "models:", len(res.Models))
+	// Output:
+	// input: 58140 output: 900 cost: 87300000000 picodollars
+	// cost: absent models: 0
+}
+
 func ExampleFromAnthropic() {
 	// Anthropic's input_tokens leaves out cached tokens; Report.Input is
 	// inclusive. The usage carries no total, so Total is absent, not zero.

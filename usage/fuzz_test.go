@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // fuzzReader decodes fuzz bytes into values; once the bytes run out it
@@ -294,6 +296,14 @@ func FuzzParseClaudeResult(f *testing.F) {
 				t.Fatalf("model %q = %+v, want %+v", mu.Model, mu, wantMU)
 			}
 			checkMoney(t, e["costUSD"], mu.Cost)
+		}
+		cost, modelUsage := claudeMembers(m)
+		fromMembers, err := FromClaudeResult(cost, modelUsage)
+		if err != nil {
+			t.Fatalf("FromClaudeResult of the members: %v", err)
+		}
+		if diff := cmp.Diff(res, fromMembers, cmp.AllowUnexported(Count{})); diff != "" {
+			t.Fatalf("FromClaudeResult of the members differs (-line +members):\n%s", diff)
 		}
 		_ = res.Totals()
 	})
