@@ -347,8 +347,15 @@ func FuzzAuthorityFromBaseURL(f *testing.F) {
 		if !strings.HasPrefix(lower, "https://"+auth) {
 			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the URL does not start with https://%s", base, auth, auth)
 		}
-		if rest := lower[len("https://"+auth):]; rest != "" && !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, ":443") && !strings.HasPrefix(rest, "?") && !strings.HasPrefix(rest, "#") {
-			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the host continues with %q", base, auth, rest)
+		// After the host: an optional port that is 443 or empty (the
+		// scheme's default, RFC 3986 section 3.2.3), then the end or the
+		// path, query or fragment.
+		rest := lower[len("https://"+auth):]
+		if port, ok := strings.CutPrefix(rest, ":"); ok {
+			rest = strings.TrimPrefix(port, "443")
+		}
+		if rest != "" && !strings.ContainsAny(rest[:1], "/?#") {
+			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the host continues with %q", base, auth, lower[len("https://"+auth):])
 		}
 	})
 }
