@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
@@ -104,6 +105,24 @@ func methodNotFound(method string) *Error {
 	return Errorf(CodeMethodNotFound, "Method not found: %s", method)
 }
 
+// maxEcho bounds, in bytes, what an error message or log entry quotes of
+// what the peer sent (a method name, an id), so that a megabyte of method
+// name does not come back as a megabyte of error.
+const maxEcho = 128
+
+// echo returns s cut to at most maxEcho bytes, on a UTF-8 boundary, with
+// "…" appended when it was cut.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
+}
+
 // ErrClosed is returned by [Conn.Request] when the connection ends before
 // the response arrives, and by calls made after it ended. The error may
 // also wrap the cause, as [Conn.Wait] reports it.
@@ -179,7 +198,7 @@ type Conn struct {
 	stopAf func() bool   // stops the context.AfterFunc watching the caller's ctx
 	afDone chan struct{} // closed when that AfterFunc has run, if it ran
 
-	writeq     chan []byte   // lines for the writer goroutine
+	writeq     chan []byte   // lines for the writer goroutine, each ending in "\n"
 	stopWriter chan struct{} // closed when no handler can write any more
 	writerDone chan struct{} // closed when the writer goroutine has returned
 	finished   chan struct{} // closed when every goroutine has returned
@@ -322,7 +341,9 @@ func (c *Conn) Close() error {
 
 // Request sends a request for method with params (encoded with
 // encoding/json before Request sends them; nil omits them) and waits for the
-// response. It returns the response's raw result, which the caller owns, or
+// response. Params must encode to a JSON object or array, in valid UTF-8:
+// anything else is refused before anything is written, with an error
+// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the response's raw result, which the caller owns, or
 // the peer's error as an [*Error], which matches the sentinels such as
 // [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
 // id but is not a valid response (both result and error, say) fails it
@@ -350,7 +371,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	c.pending[n] = ch
 	c.mu.Unlock()
 
-	line, err := MarshalRequest(IntID(n), method, params)
+	line, err := encodeLine(IntID(n), method, "params", params)
 	if err == nil {
 		err = c.send(ctx, line)
 	}
@@ -411,7 +432,7 @@ func (c *Conn) forget(n int64) bool {
 // block: if the write queue is full the cancellation, which is advisory, is
 // dropped.
 func (c *Conn) cancelOutbound(n int64) {
-	line, err := MarshalNotification(MethodCancelRequest, CancelRequestParams{RequestID: IntID(n)})
+	line, err := encodeLine(ID{}, MethodCancelRequest, "params", CancelRequestParams{RequestID: IntID(n)})
 	if err != nil || c.broken.Load() {
 		return
 	}
@@ -423,7 +444,8 @@ func (c *Conn) cancelOutbound(n int64) {
 }
 
 // Notify sends a notification for method with params (encoded with
-// encoding/json before Notify returns; nil omits them). It returns once the
+// encoding/json before Notify returns; nil omits them), which it refuses as
+// [Conn.Request] does. It returns once the
 // message is queued to be written, in order after everything sent before
 // it; if the peer reads slowly and the queue is full, it waits, until ctx
 // ends (so a ctx that has already ended matters only then). A nil error
@@ -437,7 +459,7 @@ func (c *Conn) cancelOutbound(n int64) {
 // [ErrClosed]; when it races with that end, it may return the error for a
 // message that was written after all.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	line, err := MarshalNotification(method, params)
+	line, err := encodeLine(ID{}, method, "params", params)
 	if err != nil {
 		return err
 	}
@@ -489,11 +511,17 @@ func (c *Conn) reply(line []byte) {
 }
 
 func (c *Conn) replyError(id ID, e *Error) {
-	line, err := MarshalErrorResponse(id, e)
+	c.reply(errorLine(id, e))
+}
+
+// errorLine encodes an error response to id, with e's data if it is valid
+// JSON in valid UTF-8 and without it otherwise.
+func errorLine(id ID, e *Error) []byte {
+	line, err := encodeLine(responseID(id), "", "error", e)
 	if err != nil { // e.Data is not valid JSON: send the rest
-		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
+		line, _ = encodeLine(responseID(id), "", "error", &Error{Code: e.Code, Message: e.Message})
 	}
-	c.reply(line)
+	return line
 }
 
 func (c *Conn) closedErr() error {
@@ -557,7 +585,7 @@ func (c *Conn) write(line []byte) {
 	if c.broken.Load() {
 		return
 	}
-	if err := c.fw.writeLine(line); err != nil {
+	if err := c.fw.writeTerminated(line); err != nil {
 		c.fail(fmt.Errorf("acp: writing: %w", err))
 	}
 }
@@ -733,11 +761,7 @@ func (c *Conn) responseLine(id ID, method string, result any, err error, peerCan
 	default:
 		e = &Error{Code: CodeInternalError, Message: err.Error()}
 	}
-	line, merr := MarshalErrorResponse(id, e)
-	if merr != nil { // e.Data is not valid JSON: send the rest
-		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
-	}
-	return line
+	return errorLine(id, e)
 }
 
 // marshalResult is [MarshalResponse], turning a panic in the result's
@@ -749,7 +773,7 @@ func marshalResult(id ID, result any) (line []byte, err error) {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return MarshalResponse(id, result)
+	return encodeLine(responseID(id), "", "result", result)
 }
 
 // notification delivers an inbound notification, on the reading goroutine.

@@ -638,7 +638,7 @@ func TestConnNotifyBeforeResponse(t *testing.T) {
 		h := acp.Methods{Requests: map[string]acp.RequestFunc{
 			"talk": func(ctx context.Context, conn *acp.Conn, _ json.RawMessage) (any, error) {
 				for i := range 100 {
-					if err := conn.Notify(ctx, "said", i); err != nil {
+					if err := conn.Notify(ctx, "said", []int{i}); err != nil {
 						return nil, err
 					}
 				}

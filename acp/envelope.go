@@ -1,88 +1,166 @@
 package acp
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // The JSON-RPC 2.0 envelopes. Each Marshal function returns one compact line
-// of JSON without a trailing newline: encoding/json escapes newlines inside
-// strings and compacts json.RawMessage values, so no raw newline can appear.
+// of JSON without a trailing newline, or an error and no line: what it
+// returns, a peer can read. Values are encoded with encoding/json, which
+// escapes newlines inside strings, and then checked as [FrameWriter] checks
+// a frame, since a [json.RawMessage] or a MarshalJSON method can still
+// produce JSON that is invalid, not UTF-8, or nested deeper than a reader
+// accepts. A json.RawMessage is copied as it is, only compacted.
 //
 // The id is spliced in as its raw bytes rather than encoded: encoding/json
 // would re-escape a string id ("<a>" as "\u003ca\u003e", and under
 // GOEXPERIMENT=jsonv2 U+2028 as "\u2028"), and a reply must echo the id
 // exactly as it came.
 
-type requestMembers struct {
-	Method string `json:"method"`
-	Params any    `json:"params,omitempty"`
-}
-
-type notificationEnvelope struct {
-	JSONRPC string `json:"jsonrpc"`
-	Method  string `json:"method"`
-	Params  any    `json:"params,omitempty"`
-}
-
-type resultMembers struct {
-	Result any `json:"result"`
-}
-
-type errorMembers struct {
-	Error *Error `json:"error"`
-}
+// ErrParamsNotStructured is matched by the error [MarshalRequest],
+// [MarshalNotification], [Conn.Request] and [Conn.Notify] return for
+// params that encode to a JSON string, number or boolean: JSON-RPC 2.0
+// allows only an object or an array, and a peer would refuse the message.
+// Nothing is sent. Params that encode to null are omitted, as nil ones are.
+var ErrParamsNotStructured = errors.New("acp: params must be a JSON object or array")
 
 // MarshalRequest returns a request line calling method with params (omitted
 // when nil). The id must be present; an absent id is an error, since a
-// request without one would be read as a notification.
+// request without one would be read as a notification. It fails, matching
+// [ErrParamsNotStructured], for params that are not an object or an array,
+// and matching [ErrNotJSON] for params whose encoding is not valid JSON.
 func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 	if id.IsAbsent() {
-		return nil, fmt.Errorf("acp: request %q has no id", method)
+		return nil, fmt.Errorf("acp: request %q has no id", echo(method))
 	}
-	return marshalWithID(id, requestMembers{Method: method, Params: params})
+	return trimLine(encodeLine(id, method, "params", params))
 }
 
 // MarshalNotification returns a notification line for method with params
-// (omitted when nil).
+// (omitted when nil). It fails as [MarshalRequest] does.
 func MarshalNotification(method string, params any) ([]byte, error) {
-	line, err := json.Marshal(notificationEnvelope{JSONRPC: "2.0", Method: method, Params: params})
-	if err != nil {
-		return nil, fmt.Errorf("acp: encoding message: %w", err)
-	}
-	return line, nil
+	return trimLine(encodeLine(ID{}, method, "params", params))
 }
 
 // MarshalResponse returns a success response echoing id byte-exact. A nil
 // result is sent as null, which JSON-RPC requires to be present. An absent
-// id is sent as null.
+// id is sent as null. It fails, matching [ErrNotJSON], when the result's
+// encoding is not valid JSON in valid UTF-8.
 func MarshalResponse(id ID, result any) ([]byte, error) {
-	return marshalWithID(id, resultMembers{Result: result})
+	return trimLine(encodeLine(responseID(id), "", "result", result))
 }
 
 // MarshalErrorResponse returns an error response echoing id byte-exact (null
 // when absent). A nil e is sent as [ErrInternal]. It fails only when e.Data
-// is not valid JSON.
+// is not valid JSON in valid UTF-8.
 func MarshalErrorResponse(id ID, e *Error) ([]byte, error) {
 	if e == nil {
 		e = ErrInternal
 	}
-	return marshalWithID(id, errorMembers{Error: e})
+	return trimLine(encodeLine(responseID(id), "", "error", e))
 }
 
-// marshalWithID returns {"jsonrpc":"2.0","id":<id>, …} where … are the
-// members of rest, a struct with at least one member that is never omitted.
-func marshalWithID(id ID, rest any) ([]byte, error) {
-	body, err := json.Marshal(rest)
+// responseID is the id a response carries: null when absent.
+func responseID(id ID) ID {
+	if id.IsAbsent() {
+		return NullID
+	}
+	return id
+}
+
+func trimLine(line []byte, err error) ([]byte, error) {
 	if err != nil {
-		return nil, fmt.Errorf("acp: encoding message: %w", err)
+		return nil, err
 	}
-	const head = `{"jsonrpc":"2.0","id":`
-	raw := id.raw
-	if len(raw) == 0 {
-		raw = NullID.raw
+	return line[:len(line)-1], nil
+}
+
+// lineHead is the first member of every message.
+const lineHead = `{"jsonrpc":"2.0"`
+
+// encodeLine returns the message {"jsonrpc":"2.0","id":<id>,"method":<method>,
+// <member>:<value>} and its terminating newline. An absent id and an empty
+// method are left out, and so is a nil or null value of the member
+// "params", which must otherwise be an object or an array. The line is
+// built in one buffer that encoding/json writes the value into, so a large
+// value is not copied again to frame it.
+func encodeLine(id ID, method, member string, value any) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteString(lineHead)
+	if !id.IsAbsent() {
+		buf.WriteString(`,"id":`)
+		buf.Write(id.raw)
 	}
-	line := make([]byte, 0, len(head)+len(raw)+len(body))
-	line = append(append(append(line, head...), raw...), ',')
-	return append(line, body[1:]...), nil // body is "{…}": drop its '{'
+	if method != "" {
+		buf.WriteString(`,"method":`)
+		// A string always encodes, to valid UTF-8.
+		name, _ := json.Marshal(method)
+		buf.Write(name)
+	}
+	params := member == "params"
+	if params && value == nil {
+		buf.WriteString("}\n")
+		return buf.Bytes(), nil
+	}
+	mark := buf.Len()
+	buf.WriteString(`,"` + member + `":`)
+	start := buf.Len()
+	if raw, ok := value.(json.RawMessage); ok && raw != nil {
+		if err := jsonscan.Check(raw); err != nil {
+			return nil, encodeError(method, member, err)
+		}
+		buf.Grow(len(raw) + 2)
+		buf.Write(appendCompact(buf.AvailableBuffer(), raw))
+	} else {
+		enc := json.NewEncoder(&buf)
+		if err := enc.Encode(value); err != nil {
+			return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		// encoding/json validates what MarshalJSON methods and raw
+		// messages produce, but not their UTF-8 nor their depth.
+		if err := jsonscan.Check(buf.Bytes()[start:]); err != nil {
+			return nil, encodeError(method, member, err)
+		}
+	}
+	if params {
+		switch v := buf.Bytes()[start:]; v[0] {
+		case '{', '[':
+		case 'n': // null: no params
+			buf.Truncate(mark)
+		default:
+			return nil, fmt.Errorf("%w: %s%s encode to %s", ErrParamsNotStructured, member, of(method), kindOf(v[0]))
+		}
+	}
+	buf.WriteString("}\n")
+	return buf.Bytes(), nil
+}
+
+func encodeError(method, member string, err error) error {
+	return fmt.Errorf("%w: %s%s: %w", ErrNotJSON, member, of(method), err)
+}
+
+// of names the method a member belongs to in an error message.
+func of(method string) string {
+	if method == "" {
+		return ""
+	}
+	return " of " + echo(method)
+}
+
+// kindOf names the kind of the JSON value that starts with c.
+func kindOf(c byte) string {
+	switch c {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }
