@@ -205,9 +205,14 @@ type Conn struct {
 
 	done     chan struct{} // closed at shutdown: no more input is read
 	shutOnce sync.Once
-	err      error       // why the connection ended; set before done closes
-	broken   atomic.Bool // output is unusable: writes are dropped
+	err      error // why the connection ended; set before done closes
 	ioOnce   sync.Once
+
+	// Set at Close or on failure: the output is unusable, writes are
+	// dropped, and senders waiting for room in writeq give up.
+	broken     atomic.Bool
+	brokenc    chan struct{} // closed when broken is set
+	brokenOnce sync.Once
 
 	handlers sync.WaitGroup // goroutines running request handlers
 
@@ -285,6 +290,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		writerDone: make(chan struct{}),
 		finished:   make(chan struct{}),
 		done:       make(chan struct{}),
+		brokenc:    make(chan struct{}),
 		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
@@ -326,14 +332,15 @@ func (c *Conn) Wait() error {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close ends the connection: it stops reading, cancels the contexts of
-// running handlers, makes outstanding [Conn.Request] calls return
-// [ErrClosed], drops messages not yet written, and closes the reader and the
-// writer if they implement [io.Closer], to interrupt a Read or Write in
-// progress (see [Conn.Wait] for when that works). It does not wait: call
-// [Conn.Wait] for that. Close always returns nil; it is safe to call more
-// than once.
+// running handlers, makes outstanding [Conn.Request] calls and every
+// [Conn.Request] and [Conn.Notify] waiting for room in the output return
+// [ErrClosed] at once, drops messages not yet written, and closes the
+// reader and the writer if they implement [io.Closer], to interrupt a Read
+// or Write in progress (see [Conn.Wait] for when that works). It does not
+// wait, not even for a Write that cannot be interrupted: call [Conn.Wait]
+// for that. Close always returns nil; it is safe to call more than once.
 func (c *Conn) Close() error {
-	c.broken.Store(true)
+	c.markBroken()
 	c.shutdown(nil)
 	c.closeIO()
 	return nil
@@ -478,6 +485,8 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 		case c.writeq <- line:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-c.brokenc:
+			return c.closedErr()
 		case <-c.writerDone:
 			return c.closedErr()
 		}
@@ -499,13 +508,14 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 }
 
 // reply queues a response from the reading goroutine or a handler; it
-// gives up only when the writer has stopped.
+// gives up only when the output is broken or the writer has stopped.
 func (c *Conn) reply(line []byte) {
 	if c.broken.Load() {
 		return
 	}
 	select {
 	case c.writeq <- line:
+	case <-c.brokenc:
 	case <-c.writerDone:
 	}
 }
@@ -544,9 +554,19 @@ func (c *Conn) shutdown(cause error) {
 
 // fail ends the connection because of cause, dropping what is unwritten.
 func (c *Conn) fail(cause error) {
-	c.broken.Store(true)
+	c.markBroken()
 	c.shutdown(cause)
 	c.closeIO()
+}
+
+// markBroken makes every write a no-op and releases the senders waiting
+// for room in the write queue: once the Conn is closed or has failed they
+// must not wait for a writer that may be blocked for good.
+func (c *Conn) markBroken() {
+	c.brokenOnce.Do(func() {
+		c.broken.Store(true)
+		close(c.brokenc)
+	})
 }
 
 func (c *Conn) closeIO() {

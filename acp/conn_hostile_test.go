@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"runtime/pprof"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -35,6 +37,75 @@ func noGoroutineLeft(t *testing.T) {
 type badUTF8 struct{}
 
 func (badUTF8) MarshalJSON() ([]byte, error) { return []byte("\"\xff\""), nil }
+
+// blockedWriter is a writer whose Write blocks until release is closed, as
+// a pipe or stdout does when the peer stops reading. It is not an
+// io.Closer, so Close cannot interrupt it.
+type blockedWriter struct {
+	release chan struct{}
+	once    sync.Once
+}
+
+func (w *blockedWriter) Write(p []byte) (int, error) {
+	<-w.release
+	return len(p), nil
+}
+
+func (w *blockedWriter) unblock() { w.once.Do(func() { close(w.release) }) }
+
+// TestConnCloseReleasesSenders checks that Close makes Request and Notify
+// calls that wait for room in the output return ErrClosed at once, even
+// with context.Background() and a writer blocked for good; only Wait waits
+// for the writer.
+func TestConnCloseReleasesSenders(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		inR, inW := io.Pipe()
+		defer inW.Close()
+		w := &blockedWriter{release: make(chan struct{})}
+		defer w.unblock()
+		conn := acp.NewConn(t.Context(), inR, w, nil, nil)
+
+		errs := make(chan error)
+		const callers = 200 // far more than the output queue holds
+		for i := range callers {
+			go func() {
+				var err error
+				if i%2 == 0 {
+					_, err = conn.Request(context.Background(), "r", nil)
+				} else {
+					err = conn.Notify(context.Background(), "n", nil)
+				}
+				errs <- err
+			}()
+		}
+		synctest.Wait() // every caller is queued or blocked on the queue
+		conn.Close()
+		synctest.Wait()
+		for range callers {
+			select {
+			case err := <-errs:
+				if !errors.Is(err, acp.ErrClosed) && err != nil {
+					t.Errorf("after Close: %v, want ErrClosed (or nil for a notification queued before)", err)
+				}
+			default:
+				t.Fatal("a sender is still blocked after Close")
+			}
+		}
+		waited := make(chan error)
+		go func() { waited <- conn.Wait() }()
+		synctest.Wait()
+		select {
+		case <-waited:
+			t.Fatal("Wait returned while the writer is blocked")
+		default:
+		}
+		w.unblock()
+		if err := <-waited; err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+	})
+}
 
 // TestConnRefusesUnsendable checks that Request and Notify refuse, before
 // writing anything, params that a peer could not accept.
@@ -86,4 +157,3 @@ func TestConnRefusesUnsendable(t *testing.T) {
 		})
 	}
 }
-
