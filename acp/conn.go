@@ -42,8 +42,14 @@ type Handler interface {
 	// as is; return [ErrMethodNotFound] for a method the handler does not
 	// serve. Any other error is sent as [CodeInternalError] with the
 	// error's text, except the context's error after the peer cancelled
-	// the request, which is sent as [ErrRequestCancelled]. A panic is
-	// recovered and sent as [CodeInternalError]; the connection goes on.
+	// the request, which is sent as [ErrRequestCancelled].
+	//
+	// Every request is answered, whatever the handler does: a panic, a
+	// call to [runtime.Goexit] (as t.FailNow makes), a result that cannot
+	// be encoded as valid JSON in valid UTF-8, and an error whose methods
+	// panic (a nil pointer in a non-nil error, say) are answered
+	// [CodeInternalError] and logged; error data that cannot be encoded is
+	// left out. The connection goes on.
 	//
 	// ctx is cancelled when the peer sends $/cancel_request for this
 	// request (its [context.Cause] is then [ErrRequestCancelled]), when the
@@ -102,7 +108,7 @@ func (m Methods) HandleNotification(ctx context.Context, conn *Conn, method stri
 }
 
 func methodNotFound(method string) *Error {
-	return Errorf(CodeMethodNotFound, "Method not found: %s", method)
+	return Errorf(CodeMethodNotFound, "Method not found: %s", echo(method))
 }
 
 // maxEcho bounds, in bytes, what an error message or log entry quotes of
@@ -179,6 +185,12 @@ type ConnOptions struct {
 // A Conn is one JSON-RPC 2.0 connection over a reader and a writer, as ACP
 // runs it: one message per line, requests in both directions. Agents and
 // clients use it alike. All its methods are safe for concurrent use.
+//
+// A request whose id is that of a request still running or waiting is not
+// run: it is answered [CodeInvalidRequest] with that id, so the peer sees
+// two responses with the id, this one at once and the first request's
+// later. Only a peer that breaks JSON-RPC's rule of unique ids in flight
+// sees it, and that answer is the only one that can tell it.
 //
 // The connection reads until the input ends, [Conn.Close] is called, the
 // context given to [NewConn] ends, or writing fails. [Conn.Wait] waits for
@@ -622,7 +634,7 @@ func (c *Conn) readLoop() {
 	}
 	c.mu.Unlock()
 	for _, in := range waiting {
-		c.replyError(in.id, Errorf(CodeInternalError, "Internal error: the connection ended before the %s request ran", in.method))
+		c.replyError(in.id, Errorf(CodeInternalError, "Internal error: the connection ended before the %s request ran", echo(in.method)))
 	}
 	c.handlers.Wait()
 	close(c.stopWriter)
@@ -695,8 +707,8 @@ func (c *Conn) startRequest(msg Message) {
 	if _, dup := c.inflight[in.key]; dup {
 		c.mu.Unlock()
 		<-c.admit
-		c.log.Warn("acp: duplicate request id", "id", in.key, "method", msg.Method)
-		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", in.key))
+		c.log.Warn("acp: duplicate request id", "id", echo(in.key), "method", echo(msg.Method))
+		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", echo(in.key)))
 		return
 	}
 	c.inflight[in.key] = in
@@ -722,15 +734,44 @@ func (c *Conn) begin(in *inbound) {
 func (c *Conn) serve(in *inbound) {
 	defer c.handlers.Done()
 	for in != nil {
-		result, err := c.callHandler(in.ctx, in.method, in.params)
-		c.mu.Lock()
-		delete(c.inflight, in.key)
-		c.mu.Unlock()
-		in.cancel(nil)
-		c.reply(c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load()))
-		in = c.next()
-		<-c.admit // the answered request's token, after next has taken its slot
+		in = c.run(in)
 	}
+}
+
+// run runs in's handler, answers the request, and returns the request that
+// takes over its slot, if any. A handler that calls [runtime.Goexit] (as
+// t.FailNow does) ends the goroutine: run's deferred call then answers
+// for it and hands the slot to a new goroutine, so that neither the
+// requester nor the requests waiting for a slot wait forever.
+func (c *Conn) run(in *inbound) (next *inbound) {
+	returned := false
+	defer func() {
+		if returned {
+			return
+		}
+		c.log.Error("acp: request handler exited its goroutine", "method", echo(in.method))
+		c.answer(in, nil, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method)))
+		if next := c.next(); next != nil {
+			c.handlers.Add(1) // this goroutine's own count is not yet done
+			go c.serve(next)
+		}
+		<-c.admit
+	}()
+	result, err := c.callHandler(in.ctx, in.method, in.params)
+	returned = true
+	c.answer(in, result, err)
+	next = c.next()
+	<-c.admit // the answered request's token, after next has taken its slot
+	return next
+}
+
+// answer retires in and sends its response.
+func (c *Conn) answer(in *inbound, result any, err error) {
+	c.mu.Lock()
+	delete(c.inflight, in.key)
+	c.mu.Unlock()
+	in.cancel(nil)
+	c.reply(c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load()))
 }
 
 // next hands the caller's slot to the oldest waiting request and returns
@@ -750,11 +791,13 @@ func (c *Conn) next() *inbound {
 	return in
 }
 
+// callHandler calls the handler, turning a panic into an error. It does not
+// return if the handler calls [runtime.Goexit]; see [Conn.run].
 func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMessage) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("acp: request handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
-			result, err = nil, Errorf(CodeInternalError, "Internal error: the handler for %s panicked", method)
+			c.log.Error("acp: request handler panicked", "method", echo(method), "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "Internal error: the handler for %s panicked", echo(method))
 		}
 	}()
 	if c.h == nil {
@@ -763,30 +806,48 @@ func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMe
 	return c.h.HandleRequest(ctx, c, method, params)
 }
 
-// responseLine encodes the response to request id.
+// responseLine encodes the response to request id. Whatever the handler
+// returned, it returns a line: a result that cannot be encoded (its
+// MarshalJSON panics or fails, or emits invalid UTF-8) and an error that
+// misbehaves (a nil pointer in a non-nil error, an Error or As method that
+// panics) are answered [CodeInternalError], since the handler's mistakes
+// must not cost the requester its answer or the process its life.
 func (c *Conn) responseLine(id ID, method string, result any, err error, peerCancelled bool) []byte {
 	if err == nil {
 		line, merr := marshalResult(id, result)
 		if merr == nil {
 			return line
 		}
-		c.log.Error("acp: cannot encode result", "method", method, "error", merr)
-		err = Errorf(CodeInternalError, "Internal error: cannot encode the result of %s", method)
+		c.log.Error("acp: cannot encode result", "method", echo(method), "error", merr)
+		err = Errorf(CodeInternalError, "Internal error: cannot encode the result of %s", echo(method))
 	}
-	var e *Error
-	switch {
-	case errors.As(err, &e):
-	case peerCancelled && errors.Is(err, context.Canceled):
-		e = ErrRequestCancelled
-	default:
-		e = &Error{Code: CodeInternalError, Message: err.Error()}
-	}
-	return errorLine(id, e)
+	return errorLine(id, c.wireError(method, err, peerCancelled))
 }
 
-// marshalResult is [MarshalResponse], turning a panic in the result's
-// MarshalJSON (which encoding/json lets through) into an error: it is the
-// handler's panic, and the connection survives those.
+// wireError turns a handler's error into the *Error sent for it. The
+// error is the handler's value: its methods may panic, so they run under
+// recover.
+func (c *Conn) wireError(method string, err error, peerCancelled bool) (e *Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: request handler's error panicked", "method", echo(method), "type", fmt.Sprintf("%T", err), "panic", p)
+			e = Errorf(CodeInternalError, "Internal error: the handler for %s returned an unusable %T error", echo(method), err)
+		}
+	}()
+	var wire *Error
+	switch {
+	case errors.As(err, &wire) && wire != nil:
+		return wire
+	case peerCancelled && errors.Is(err, context.Canceled):
+		return ErrRequestCancelled
+	default:
+		return &Error{Code: CodeInternalError, Message: err.Error()}
+	}
+}
+
+// marshalResult encodes a success response to id, turning a panic in the
+// result's MarshalJSON (which encoding/json lets through) into an error: it
+// is the handler's panic, and the connection survives those.
 func marshalResult(id ID, result any) (line []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {

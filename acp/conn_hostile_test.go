@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"runtime/pprof"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -32,11 +34,127 @@ func noGoroutineLeft(t *testing.T) {
 	})
 }
 
+// nilErr is an error type whose methods dereference their receiver, so a
+// nil *nilErr in an error interface panics when formatted.
+type nilErr struct{ msg string }
+
+func (e *nilErr) Error() string { return e.msg }
+
+// panicErr panics in every method errors.Is, errors.As and fmt call.
+type panicErr struct{}
+
+func (panicErr) Error() string   { panic("Error") }
+func (panicErr) As(any) bool     { panic("As") }
+func (panicErr) Is(error) bool   { panic("Is") }
+func (panicErr) Unwrap() []error { panic("Unwrap") }
+
 // badUTF8 encodes to a JSON string holding a byte that is not UTF-8, which
 // encoding/json lets through from a MarshalJSON method.
 type badUTF8 struct{}
 
 func (badUTF8) MarshalJSON() ([]byte, error) { return []byte("\"\xff\""), nil }
+
+// TestConnHandlerMisbehaves checks that whatever a handler returns, panics
+// with or does to its goroutine becomes a response, and that the Conn goes
+// on: with one request at a time, a request whose slot was never released
+// would leave the next one unanswered.
+func TestConnHandlerMisbehaves(t *testing.T) {
+	tests := []struct {
+		name    string
+		handler acp.RequestFunc
+		want    string // the response's error, or result
+	}{
+		{
+			name: "typed nil error",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				var e *nilErr
+				return "result", e
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m returned an unusable *acp_test.nilErr error"}`,
+		},
+		{
+			name: "typed nil *acp.Error",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				var e *acp.Error
+				return nil, e
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m returned an unusable *acp.Error error"}`,
+		},
+		{
+			name: "error whose methods panic",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return nil, panicErr{}
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m returned an unusable acp_test.panicErr error"}`,
+		},
+		{
+			name: "panic(nil)",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				panic(nil)
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m panicked"}`,
+		},
+		{
+			name: "runtime.Goexit",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				runtime.Goexit()
+				return nil, nil
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m exited without returning"}`,
+		},
+		{
+			name: "result in invalid UTF-8 (json.RawMessage)",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return json.RawMessage("\"\xff\""), nil
+			},
+			want: `{"code":-32603,"message":"Internal error: cannot encode the result of m"}`,
+		},
+		{
+			name: "result in invalid UTF-8 (MarshalJSON)",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return map[string]any{"a": badUTF8{}}, nil
+			},
+			want: `{"code":-32603,"message":"Internal error: cannot encode the result of m"}`,
+		},
+		{
+			name: "error data in invalid UTF-8",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return nil, &acp.Error{Code: 7, Message: "with data", Data: json.RawMessage("[\"\xff\"]")}
+			},
+			want: `{"code":7,"message":"with data"}`,
+		},
+		{
+			name: "error data nested too deep",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				deep := strings.Repeat("[", 10001) + strings.Repeat("]", 10001)
+				return nil, &acp.Error{Code: 7, Message: "deep", Data: json.RawMessage(deep)}
+			},
+			want: `{"code":7,"message":"deep"}`,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				noGoroutineLeft(t)
+				h := acp.Methods{Requests: map[string]acp.RequestFunc{"m": tt.handler, "echo": echo.Requests["echo"]}}
+				p := newRawPeer(t, h, &acp.ConnOptions{MaxConcurrentRequests: 1})
+				p.send(`{"jsonrpc":"2.0","id":1,"method":"m"}`)
+				p.send(`{"jsonrpc":"2.0","id":2,"method":"echo","params":[2]}`)
+				got := p.recv()
+				if string(got.ID) != "1" || got.Error == nil {
+					t.Fatalf("first response %s, want an error for id 1", got.line)
+				}
+				e, _ := json.Marshal(got.Error)
+				if diff := cmp.Diff(tt.want, string(e)); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
+				}
+				if got := p.recv(); string(got.ID) != "2" || string(got.Result) != "[2]" {
+					t.Errorf("the next request got %s, want [2]", got.line)
+				}
+			})
+		})
+	}
+}
 
 // blockedWriter is a writer whose Write blocks until release is closed, as
 // a pipe or stdout does when the peer stops reading. It is not an
@@ -156,4 +274,25 @@ func TestConnRefusesUnsendable(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestConnBoundsEchoes checks that an error message quotes at most a
+// bounded part of what the peer sent.
+func TestConnBoundsEchoes(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		p := newRawPeer(t, nil, nil)
+		long := strings.Repeat("é", 1<<19) // 1 MiB of method name
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"` + long + `"}`)
+		got := p.recv()
+		if got.Error == nil || got.Error.Code != acp.CodeMethodNotFound {
+			t.Fatalf("reply %.200s, want method not found", got.line)
+		}
+		if len(got.line) > 300 {
+			t.Errorf("reply of %d bytes to an unknown method of %d bytes", len(got.line), len(long))
+		}
+		if want := "Method not found: " + strings.Repeat("é", 64) + "…"; got.Error.Message != want {
+			t.Errorf("message %q, want %q", got.Error.Message, want)
+		}
+	})
 }
