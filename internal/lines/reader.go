@@ -12,6 +12,16 @@ import (
 // doubling, up to the maximum line length, only when a line needs it.
 const initialBuffer = 64 << 10
 
+// keepBuffer is the largest buffer a Reader keeps once the long line that
+// needed it has been returned or skipped: a larger one goes back to the
+// garbage collector, so that one long line does not hold memory for the
+// life of the reader.
+const keepBuffer = 1 << 20
+
+// HeadLength is how many bytes of a line too long to read a [TooLongError]
+// keeps, enough for the members that come first, such as a JSON-RPC id.
+const HeadLength = 256
+
 // maxEmptyReads is how many (0, nil) reads in a row a Reader accepts before
 // reporting [io.ErrNoProgress], as bufio does.
 const maxEmptyReads = 100
@@ -28,6 +38,9 @@ type TooLongError struct {
 	Length int64
 	// Max is the reader's maximum line length.
 	Max int
+	// Head is the line's first bytes, at most [HeadLength] of them; the
+	// error owns it.
+	Head []byte
 }
 
 // Error implements the error interface.
@@ -59,9 +72,10 @@ type Reader struct {
 	end   int
 	scan  int // buf[start:scan] is known to hold no '\n'
 
-	skipping bool  // inside an oversized line, discarding up to its '\n'
-	skipped  int64 // bytes of the oversized line discarded so far
-	lastCR   bool  // the last discarded byte was '\r'
+	skipping bool   // inside an oversized line, discarding up to its '\n'
+	skipped  int64  // bytes of the oversized line discarded so far
+	lastCR   bool   // the last discarded byte was '\r'
+	head     []byte // the oversized line's first bytes
 
 	err error // sticky error from r, returned once buffered lines are out
 }
@@ -84,6 +98,7 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 // The line aliases the reader's buffer and is valid only until the next
 // call to Next: copy what must outlive it.
 func (lr *Reader) Next() ([]byte, error) {
+	lr.shrink()
 	emptyReads := 0
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
@@ -96,7 +111,7 @@ func (lr *Reader) Next() ([]byte, error) {
 			}
 			line = dropCR(line)
 			if len(line) > lr.max {
-				return nil, &TooLongError{Length: int64(len(line)), Max: lr.max}
+				return nil, &TooLongError{Length: int64(len(line)), Max: lr.max, Head: head(line)}
 			}
 			if isBlank(line) {
 				continue
@@ -119,6 +134,7 @@ func (lr *Reader) Next() ([]byte, error) {
 			lr.skipping = true
 			lr.skipped = int64(lr.end - lr.start)
 			lr.lastCR = lr.buf[lr.end-1] == '\r'
+			lr.head = head(lr.buf[lr.start:lr.end])
 			lr.start, lr.end, lr.scan = 0, 0, 0
 		}
 
@@ -148,7 +164,7 @@ func (lr *Reader) Next() ([]byte, error) {
 func (lr *Reader) atError() ([]byte, error) {
 	if lr.err != io.EOF {
 		lr.start, lr.end, lr.scan = 0, 0, 0
-		lr.skipping = false
+		lr.skipping, lr.head = false, nil
 		return nil, lr.err
 	}
 	// At EOF the unterminated rest of the input is the last line.
@@ -159,7 +175,7 @@ func (lr *Reader) atError() ([]byte, error) {
 	}
 	line = dropCR(line)
 	if len(line) > lr.max {
-		return nil, &TooLongError{Length: int64(len(line)), Max: lr.max}
+		return nil, &TooLongError{Length: int64(len(line)), Max: lr.max, Head: head(line)}
 	}
 	if len(line) == 0 || isBlank(line) {
 		return nil, io.EOF
@@ -178,8 +194,27 @@ func (lr *Reader) endSkip(tail []byte, newline bool) error {
 	if cr && (newline || lr.err == io.EOF) {
 		n-- // the '\r' belongs to the terminator
 	}
-	lr.skipping, lr.skipped, lr.lastCR = false, 0, false
-	return &TooLongError{Length: n, Max: lr.max}
+	h := lr.head
+	lr.skipping, lr.skipped, lr.lastCR, lr.head = false, 0, false, nil
+	return &TooLongError{Length: n, Max: lr.max, Head: h}
+}
+
+// head returns a copy of line's first bytes, at most HeadLength of them.
+func head(line []byte) []byte {
+	return bytes.Clone(line[:min(len(line), HeadLength)])
+}
+
+// shrink gives a buffer grown past keepBuffer back, once what it holds
+// fits a small one: the caller no longer holds the last line returned,
+// which aliased it.
+func (lr *Reader) shrink() {
+	if len(lr.buf) <= keepBuffer || lr.end-lr.start > initialBuffer {
+		return
+	}
+	buf := make([]byte, initialBuffer)
+	n := copy(buf, lr.buf[lr.start:lr.end])
+	lr.scan -= lr.start
+	lr.buf, lr.start, lr.end = buf, 0, n
 }
 
 // makeRoom ensures buf[end:] has space to read into, moving the pending

@@ -164,6 +164,66 @@ func TestReaderMemory(t *testing.T) {
 	}
 }
 
+// TestReaderGivesMemoryBack checks that the buffer a long line needed is
+// given back once the line is returned or skipped, so that one long line
+// does not hold memory for the life of the reader.
+func TestReaderGivesMemoryBack(t *testing.T) {
+	const maxLine = 32 << 20
+	for _, tt := range []struct {
+		name string
+		long int // bytes of the long line
+	}{
+		{"returned", 8 << 20},
+		{"skipped", maxLine + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			input := io.MultiReader(io.LimitReader(repeatReader('x'), int64(tt.long)), strings.NewReader("\n{}\n[]\n"))
+			lr := NewReader(input, maxLine)
+			if _, err := lr.Next(); err != nil && !errors.As(err, new(*TooLongError)) {
+				t.Fatal(err)
+			}
+			if cap(lr.buf) <= keepBuffer {
+				t.Fatalf("buffer of %d bytes after a line of %d: the test needs a grown one", cap(lr.buf), tt.long)
+			}
+			for _, want := range []string{"{}", "[]"} {
+				if line, err := lr.Next(); err != nil || string(line) != want {
+					t.Fatalf("Next = %q, %v; want %s", line, err, want)
+				}
+				if cap(lr.buf) > keepBuffer {
+					t.Errorf("buffer still %d bytes after the long line passed, want at most %d", cap(lr.buf), keepBuffer)
+				}
+			}
+		})
+	}
+}
+
+// TestTooLongHead checks that a line too long to read reports its first
+// bytes, however it was read.
+func TestTooLongHead(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":7,"result":"` + strings.Repeat("é", 1000) + `"}`
+	for _, tt := range []struct {
+		name  string
+		input io.Reader
+		max   int
+	}{
+		{"in one read", strings.NewReader(line + "\n"), 500},
+		{"at the end of input", strings.NewReader(line), 500},
+		{"byte by byte", iotest.OneByteReader(strings.NewReader(line + "\n")), 500},
+		{"skipped in pieces", iotest.HalfReader(strings.NewReader(line + "\r\n{}")), 300},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewReader(tt.input, tt.max).Next()
+			var tooLong *TooLongError
+			if !errors.As(err, &tooLong) {
+				t.Fatalf("Next = %v, want a TooLongError", err)
+			}
+			if diff := cmp.Diff(line[:HeadLength], string(tooLong.Head)); diff != "" {
+				t.Errorf("Head (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 type repeatReader byte
 
 func (r repeatReader) Read(p []byte) (int, error) {
