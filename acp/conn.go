@@ -16,6 +16,7 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
@@ -175,7 +176,12 @@ type ConnOptions struct {
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 or less means [DefaultMaxLineLength]. A longer line is
-	// skipped and answered with [CodeInvalidRequest] and a null id.
+	// skipped. When its first bytes show a response to a pending
+	// [Conn.Request] (its "id" member comes before "result" or "error", as
+	// peers write them), that Request fails with an error matching
+	// [ErrLineTooLong]; a response written the other way round is
+	// unrecognisable, and its Request waits for its context to end. Any
+	// other long line is answered with [CodeInvalidRequest] and a null id.
 	MaxLineLength int
 	// Logger receives the connection's diagnostics: dropped and malformed
 	// messages at Debug and Warn, handler panics at Error. Nil means silent.
@@ -661,7 +667,9 @@ func (c *Conn) read() error {
 			switch {
 			case errors.As(err, &tooLong):
 				c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
-				c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+				if !c.failTooLong(tooLong) {
+					c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+				}
 				continue
 			case err == io.EOF:
 				return nil
@@ -949,6 +957,69 @@ func (c *Conn) failPending(msg Message, line []byte) bool {
 	why := strings.TrimPrefix(msg.Err.Message, "Invalid request: ")
 	ch <- response{err: fmt.Errorf("%w: %s", ErrInvalidResponse, why)}
 	return true
+}
+
+// failTooLong handles a line too long to read that is a response: it fails
+// the pending request it answers with an error matching [ErrLineTooLong],
+// and reports whether the line was a response, which gets no reply. Only
+// the line's first bytes were kept, so it can tell only when the id comes
+// before the result or error, as peers write them.
+func (c *Conn) failTooLong(tooLong *LineTooLongError) bool {
+	raw, ok := responseIDInHead(tooLong.head)
+	if !ok {
+		return false
+	}
+	n, ok := parseRequestID(raw)
+	if ok {
+		c.mu.Lock()
+		ch := c.pending[n]
+		delete(c.pending, n)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, tooLong)}
+			return true
+		}
+	}
+	c.log.Debug("acp: response to no pending request, dropped", "id", echo(string(raw)))
+	return true
+}
+
+// responseIDInHead reads head, the start of a line, as the start of a
+// response: an object whose members before "result" or "error" (names
+// written without escapes) are complete, include "id" and not "method". It
+// returns the raw id, of which the last wins.
+func responseIDInHead(head []byte) (id []byte, ok bool) {
+	i := jsonscan.SkipSpace(head, 0)
+	if i == len(head) || head[i] != '{' {
+		return nil, false
+	}
+	for i = jsonscan.SkipSpace(head, i+1); ; i = jsonscan.SkipSpace(head, i+1) {
+		if startsMember(head[i:], "result") || startsMember(head[i:], "error") {
+			return id, id != nil
+		}
+		key, escaped, val, next := jsonscan.Member(head, i, jsonscan.MaxDepth-1)
+		if next < 0 || head[next] == '}' {
+			return nil, false
+		}
+		switch {
+		case escaped:
+		case string(key) == "id":
+			id = val
+		case string(key) == "method":
+			return nil, false
+		}
+		i = next
+	}
+}
+
+// startsMember reports whether b starts with the member name, unescaped,
+// and its colon.
+func startsMember(b []byte, name string) bool {
+	if len(b) < len(name)+2 || b[0] != '"' || string(b[1:len(name)+1]) != name || b[len(name)+1] != '"' {
+		return false
+	}
+	i := jsonscan.SkipSpace(b, len(name)+2)
+	return i < len(b) && b[i] == ':'
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal

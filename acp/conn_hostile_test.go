@@ -296,3 +296,76 @@ func TestConnBoundsEchoes(t *testing.T) {
 		}
 	})
 }
+
+// TestConnResponseTooLong checks what becomes of a line longer than the
+// requester's limit: a response whose id comes first fails its request, a
+// request is answered -32600 with a null id, and the Conn goes on.
+func TestConnResponseTooLong(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		p := newRawPeer(t, nil, &acp.ConnOptions{MaxLineLength: 1000})
+		big := strings.Repeat("x", 2000)
+		ctx, cancel := context.WithCancel(t.Context())
+		defer cancel()
+
+		type result struct {
+			raw json.RawMessage
+			err error
+		}
+		call := func() <-chan result {
+			c := make(chan result, 1)
+			go func() {
+				raw, err := p.conn.Request(ctx, "big", nil)
+				c <- result{raw, err}
+			}()
+			return c
+		}
+		first := call()
+		if got := p.recv(); string(got.ID) != "0" {
+			t.Fatalf("request %s, want id 0", got.line)
+		}
+		p.send(`{"jsonrpc":"2.0","id":0,"result":"` + big + `"}`)
+		r := <-first
+		var tooLong *acp.LineTooLongError
+		if !errors.As(r.err, &tooLong) || !errors.Is(r.err, acp.ErrLineTooLong) || tooLong.Length != int64(2000+len(`{"jsonrpc":"2.0","id":0,"result":""}`)) {
+			t.Errorf("Request = %s, %v; want a LineTooLongError", r.raw, r.err)
+		}
+
+		// An error response too, with the id after other members.
+		second := call()
+		p.recv()
+		p.send(`{"jsonrpc":"2.0", "x":[1,{"y":null}] , "id" : 1 ,"error":{"code":1,"message":"` + big + `"}}`)
+		if r := <-second; !errors.Is(r.err, acp.ErrLineTooLong) {
+			t.Errorf("Request = %s, %v; want ErrLineTooLong", r.raw, r.err)
+		}
+
+		// A request too long to read is answered with a null id.
+		p.send(`{"jsonrpc":"2.0","id":9,"method":"m","params":["` + big + `"]}`)
+		if got := p.recv(); string(got.ID) != "null" || got.Error == nil || got.Error.Code != acp.CodeInvalidRequest {
+			t.Errorf("reply to a long request %s, want -32600 with a null id", got.line)
+		}
+
+		// A response whose result comes before its id cannot be told from
+		// the rest: its request waits for its context; the Conn goes on.
+		third := call()
+		p.recv()
+		p.send(`{"jsonrpc":"2.0","result":"` + big + `","id":2}`)
+		p.recv() // answered as an invalid request: nothing tells it apart
+		fourth := call()
+		p.recv()
+		p.send(`{"jsonrpc":"2.0","id":3,"result":"small"}`)
+		if r := <-fourth; r.err != nil || string(r.raw) != `"small"` {
+			t.Errorf("the request after = %s, %v", r.raw, r.err)
+		}
+		synctest.Wait()
+		select {
+		case r := <-third:
+			t.Errorf("Request with an unrecognisable long response returned %s, %v", r.raw, r.err)
+		default:
+		}
+		cancel()
+		if r := <-third; !errors.Is(r.err, context.Canceled) {
+			t.Errorf("Request = %v after its context ended, want context.Canceled", r.err)
+		}
+	})
+}
