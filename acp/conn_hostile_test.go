@@ -369,3 +369,74 @@ func TestConnResponseTooLong(t *testing.T) {
 		}
 	})
 }
+
+// lineSink is a writer that discards what it is given and signals each
+// line's end, allocating nothing.
+type lineSink struct{ lines chan int }
+
+func (s lineSink) Write(p []byte) (int, error) {
+	if len(p) > 0 && p[len(p)-1] == '\n' {
+		s.lines <- len(p)
+	}
+	return len(p), nil
+}
+
+// TestConnLargeResultCopies bounds what answering a large result allocates
+// beyond what encoding it takes: the line is built in the buffer the value
+// is encoded into and written from it, not copied to frame it and again to
+// terminate it. A json.RawMessage is not passed through encoding/json at
+// all.
+func TestConnLargeResultCopies(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are meaningless under the race detector")
+	}
+	const size = 16 << 20
+	text := strings.Repeat("x", size)
+	allocated := func(f func()) float64 {
+		var before, after runtime.MemStats
+		// Two collections empty sync.Pools (and their victim caches), so
+		// that a buffer left by an earlier call does not count.
+		runtime.GC()
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		f()
+		runtime.ReadMemStats(&after)
+		return float64(after.TotalAlloc-before.TotalAlloc) / size
+	}
+	for _, tt := range []struct {
+		name    string
+		result  any
+		marshal bool // whether encoding it with encoding/json is expected
+	}{
+		{"json.RawMessage", json.RawMessage(`"` + text + `"`), false},
+		{"struct", struct{ Text string }{text}, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			encoding := 0.0
+			if tt.marshal {
+				encoding = allocated(func() { json.Marshal(tt.result) })
+			}
+			inR, inW := io.Pipe()
+			sink := lineSink{lines: make(chan int, 1)}
+			h := acp.Methods{Requests: map[string]acp.RequestFunc{
+				"big": func(context.Context, *acp.Conn, json.RawMessage) (any, error) { return tt.result, nil },
+			}}
+			conn := acp.NewConn(t.Context(), inR, sink, h, nil)
+			defer func() {
+				inW.Close()
+				conn.Wait()
+			}()
+			answering := allocated(func() {
+				io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"big"}`+"\n")
+				if n := <-sink.lines; n < size {
+					t.Errorf("response of %d bytes", n)
+				}
+			})
+			// json.Marshal's own result is the copy the line replaces.
+			if answering > encoding+1.25 {
+				t.Errorf("answering a %d-byte result allocated %.2f bytes per byte, encoding it %.2f; want at most one copy more", size, answering, encoding)
+			}
+			t.Logf("answering allocated %.2f bytes per byte of result, json.Marshal %.2f", answering, encoding)
+		})
+	}
+}

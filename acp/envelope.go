@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -87,58 +86,62 @@ const lineHead = `{"jsonrpc":"2.0"`
 // <member>:<value>} and its terminating newline. An absent id and an empty
 // method are left out, and so is a nil or null value of the member
 // "params", which must otherwise be an object or an array. The line is
-// built in one buffer that encoding/json writes the value into, so a large
-// value is not copied again to frame it.
+// allocated once, at its final size, and a json.RawMessage is compacted
+// straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteString(lineHead)
-	if !id.IsAbsent() {
-		buf.WriteString(`,"id":`)
-		buf.Write(id.raw)
-	}
+	var name []byte
 	if method != "" {
-		buf.WriteString(`,"method":`)
-		// A string always encodes, to valid UTF-8.
-		name, _ := json.Marshal(method)
-		buf.Write(name)
+		name, _ = json.Marshal(method) // a string always encodes, to valid UTF-8
 	}
-	params := member == "params"
-	if params && value == nil {
-		buf.WriteString("}\n")
-		return buf.Bytes(), nil
-	}
-	mark := buf.Len()
-	buf.WriteString(`,"` + member + `":`)
-	start := buf.Len()
-	if raw, ok := value.(json.RawMessage); ok && raw != nil {
-		if err := jsonscan.Check(raw); err != nil {
+	val, raw := value.(json.RawMessage)
+	switch {
+	case value == nil || raw && val == nil:
+		val = nil
+	case raw:
+		if err := jsonscan.Check(val); err != nil {
 			return nil, encodeError(method, member, err)
 		}
-		buf.Grow(len(raw) + 2)
-		buf.Write(appendCompact(buf.AvailableBuffer(), raw))
-	} else {
-		enc := json.NewEncoder(&buf)
-		if err := enc.Encode(value); err != nil {
+	default:
+		var err error
+		if val, err = json.Marshal(value); err != nil {
 			return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 		}
-		buf.Truncate(buf.Len() - 1) // Encode's newline
 		// encoding/json validates what MarshalJSON methods and raw
 		// messages produce, but not their UTF-8 nor their depth.
-		if err := jsonscan.Check(buf.Bytes()[start:]); err != nil {
+		if err := jsonscan.Check(val); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}
-	if params {
-		switch v := buf.Bytes()[start:]; v[0] {
+	if member == "params" && val != nil {
+		switch c := val[jsonscan.SkipSpace(val, 0)]; c {
 		case '{', '[':
 		case 'n': // null: no params
-			buf.Truncate(mark)
+			val = nil
 		default:
-			return nil, fmt.Errorf("%w: %s%s encode to %s", ErrParamsNotStructured, member, of(method), kindOf(v[0]))
+			return nil, fmt.Errorf("%w: %s%s encode to %s", ErrParamsNotStructured, member, of(method), kindOf(c))
 		}
 	}
-	buf.WriteString("}\n")
-	return buf.Bytes(), nil
+	if val == nil && member != "params" {
+		val = []byte("null")
+	}
+
+	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":`)+len(name)+len(`,"":`)+len(member)+len(val)+len("}\n"))
+	line = append(line, lineHead...)
+	if !id.IsAbsent() {
+		line = append(append(line, `,"id":`...), id.raw...)
+	}
+	if name != nil {
+		line = append(append(line, `,"method":`...), name...)
+	}
+	if val != nil {
+		line = append(append(append(line, `,"`...), member...), `":`...)
+		if raw {
+			line = appendCompact(line, val)
+		} else {
+			line = append(line, val...) // encoding/json's output is compact
+		}
+	}
+	return append(line, "}\n"...), nil
 }
 
 func encodeError(method, member string, err error) error {
