@@ -364,6 +364,50 @@ func (c *Conn) Close() error {
 	return nil
 }
 
+// Shutdown ends the connection gracefully, as the end of its input does:
+// it stops reading, cancels the contexts of running handlers (cause
+// [ErrClosed]) and lets them finish, writing their responses and the
+// notifications they send before returning, then waits as [Conn.Wait] does
+// and returns what it returns. Requests still waiting for a slot are
+// answered [CodeInternalError] without running. That is how an agent
+// should stop on SIGTERM: the editor gets an answer, "cancelled" for a
+// prompt, to every request it sent.
+//
+// To stop reading at once, Shutdown closes the reader if it implements
+// CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
+// writer; see [Conn.Wait] for which Reads that interrupts. If ctx ends
+// before the Conn has finished, Shutdown closes it as [Conn.Close] does,
+// dropping what is unwritten, and returns the context's error at once.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	c.shutdown(nil)
+	c.closeReader()
+	select {
+	case <-c.finished:
+		return c.err
+	case <-ctx.Done():
+		c.Close()
+		return ctx.Err()
+	}
+}
+
+// closeReader interrupts a Read in progress without closing the writer.
+func (c *Conn) closeReader() {
+	if cr, ok := c.r.(interface{ CloseRead() error }); ok {
+		cr.CloseRead()
+		return
+	}
+	if rc, ok := c.r.(io.Closer); ok && !sameObject(c.r, c.w) {
+		rc.Close()
+	}
+}
+
+// sameObject reports whether r and w are one value, such as a net.Conn
+// passed as both. Values of types that cannot be compared are not.
+func sameObject(r io.Reader, w io.Writer) (same bool) {
+	defer func() { recover() }() // comparing uncomparable types panics
+	return any(r) == any(w)
+}
+
 // Request sends a request for method with params (encoded with
 // encoding/json before Request sends them; nil omits them) and waits for the
 // response. Params must encode to a JSON object or array, in valid UTF-8:

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
@@ -439,4 +440,63 @@ func TestConnLargeResultCopies(t *testing.T) {
 			t.Logf("answering allocated %.2f bytes per byte of result, json.Marshal %.2f", answering, encoding)
 		})
 	}
+}
+
+// TestConnShutdown checks that Shutdown stops reading, lets running
+// handlers answer, and gives up on those that do not return in time.
+func TestConnShutdown(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		started := make(chan struct{}, 2)
+		stuck := make(chan struct{})
+		defer close(stuck)
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"prompt": func(ctx context.Context, conn *acp.Conn, _ json.RawMessage) (any, error) {
+				started <- struct{}{}
+				<-ctx.Done()
+				if err := conn.Notify(context.Background(), "said", []string{"bye"}); err != nil {
+					return nil, err
+				}
+				return "cancelled", nil
+			},
+			"stuck": func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				started <- struct{}{}
+				<-stuck
+				return nil, nil
+			},
+		}}
+
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"prompt"}`)
+		<-started
+		shut := make(chan error)
+		go func() { shut <- p.conn.Shutdown(t.Context()) }()
+		for _, want := range []string{`{"jsonrpc":"2.0","method":"said","params":["bye"]}`, `{"jsonrpc":"2.0","id":1,"result":"cancelled"}`} {
+			if got := p.recv(); got.line != want {
+				t.Errorf("after Shutdown got %s, want %s", got.line, want)
+			}
+		}
+		if err := <-shut; err != nil {
+			t.Errorf("Shutdown = %v, want nil", err)
+		}
+		if err := p.conn.Wait(); err != nil {
+			t.Errorf("Wait = %v, want nil", err)
+		}
+
+		// A handler that ignores its context: Shutdown gives up when its
+		// context ends, closing the connection.
+		q := newRawPeer(t, h, nil)
+		q.send(`{"jsonrpc":"2.0","id":1,"method":"stuck"}`)
+		<-started
+		ctx, cancel := context.WithTimeout(t.Context(), time.Second)
+		defer cancel()
+		if err := q.conn.Shutdown(ctx); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Shutdown = %v, want DeadlineExceeded", err)
+		}
+		select {
+		case <-q.conn.Done():
+		default:
+			t.Error("the Conn is still reading after Shutdown")
+		}
+	})
 }
