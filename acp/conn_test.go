@@ -679,11 +679,14 @@ func TestConnDuplicateID(t *testing.T) {
 		p := newRawPeer(t, h, nil)
 		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
 		p.send(`{"jsonrpc":"2.0","id":1,"method":"wait"}`)
-		if got := p.recv(); got.Error == nil || got.Error.Code != acp.CodeInvalidRequest {
-			t.Errorf("reply to a duplicate id: %s, want error %d", got.line, acp.CodeInvalidRequest)
+		// Two responses with id 1, as the Conn's doc says: the error now,
+		// the first request's result when it is done.
+		want := `{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"Invalid request: id 1 is already in use"}}`
+		if got := p.recv(); got.line != want {
+			t.Errorf("reply to a duplicate id: %s, want %s", got.line, want)
 		}
 		close(release)
-		if got := p.recv(); string(got.Result) != `"ok"` {
+		if got := p.recv(); got.line != `{"jsonrpc":"2.0","id":1,"result":"ok"}` {
 			t.Errorf("reply to the first request: %s", got.line)
 		}
 	})
