@@ -71,8 +71,8 @@ type Handler interface {
 	//
 	// Unknown notifications should be ignored. $/cancel_request is handled
 	// by the Conn and never reaches the handler. params is owned by the
-	// handler; ctx ends when the connection does. A panic is recovered and
-	// logged; the connection goes on.
+	// handler; ctx ends when the connection does. A panic or a call to
+	// [runtime.Goexit] is logged; the connection goes on.
 	HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage)
 }
 
@@ -918,12 +918,22 @@ func (c *Conn) notification(msg Message) {
 	if c.h == nil {
 		return
 	}
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("acp: notification handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
+			c.log.Error("acp: notification handler panicked", "method", echo(msg.Method), "panic", p, "stack", string(debug.Stack()))
+			return
+		}
+		if !returned {
+			// runtime.Goexit is ending the reading goroutine: read on in
+			// a new one, or nothing more would be read and Wait would
+			// never return.
+			c.log.Error("acp: notification handler exited its goroutine", "method", echo(msg.Method))
+			go c.readLoop()
 		}
 	}()
 	c.h.HandleNotification(c.ctx, c, msg.Method, bytes.Clone(msg.Params))
+	returned = true
 }
 
 // cancelInbound handles $/cancel_request: {"requestId": id}. Of a repeated

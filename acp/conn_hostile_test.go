@@ -500,3 +500,31 @@ func TestConnShutdown(t *testing.T) {
 		}
 	})
 }
+
+// TestConnNotificationHandlerExits checks that a notification handler that
+// panics or calls runtime.Goexit, on the reading goroutine, does not stop
+// the Conn from reading.
+func TestConnNotificationHandlerExits(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		h := acp.Methods{
+			Notifications: map[string]acp.NotificationFunc{
+				"exit":  func(context.Context, *acp.Conn, json.RawMessage) { runtime.Goexit() },
+				"panic": func(context.Context, *acp.Conn, json.RawMessage) { panic("boom") },
+			},
+			Requests: map[string]acp.RequestFunc{"echo": echo.Requests["echo"]},
+		}
+		p := newRawPeer(t, h, nil)
+		p.send(`{"jsonrpc":"2.0","method":"exit"}`)
+		p.send(`{"jsonrpc":"2.0","method":"panic"}`)
+		p.send(`{"jsonrpc":"2.0","method":"exit"}`)
+		p.send(`{"jsonrpc":"2.0","id":1,"method":"echo","params":[1]}`)
+		if got := p.recv(); got.line != `{"jsonrpc":"2.0","id":1,"result":[1]}` {
+			t.Errorf("after the handlers exited: %s", got.line)
+		}
+		p.in.Close()
+		if err := p.conn.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+	})
+}
