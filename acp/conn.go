@@ -667,9 +667,31 @@ func (c *Conn) write(line []byte) {
 	if c.broken.Load() {
 		return
 	}
-	if err := c.fw.writeTerminated(line); err != nil {
+	if err := c.writeLine(line); err != nil {
 		c.fail(fmt.Errorf("acp: writing: %w", err))
 	}
+}
+
+// writeLine and readLine turn a panic in the caller's writer or reader
+// into an error that ends the connection: it happens on a goroutine of the
+// Conn, where the caller cannot recover it, and must not take the process
+// down.
+func (c *Conn) writeLine(line []byte) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return c.fw.writeTerminated(line)
+}
+
+func (c *Conn) readLine() (line []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		}
+	}()
+	return c.fr.Next()
 }
 
 // readLoop reads and dispatches messages until the connection ends, then
@@ -700,7 +722,7 @@ func (c *Conn) readLoop() {
 // read error otherwise.
 func (c *Conn) read() error {
 	for {
-		line, err := c.fr.Next()
+		line, err := c.readLine()
 		select {
 		case <-c.done:
 			return nil // closed: whatever the reader says now is moot

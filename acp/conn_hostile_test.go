@@ -528,3 +528,31 @@ func TestConnNotificationHandlerExits(t *testing.T) {
 		}
 	})
 }
+
+type panicReader struct{}
+
+func (panicReader) Read([]byte) (int, error) { panic("read") }
+
+type panicWriter struct{}
+
+func (panicWriter) Write([]byte) (int, error) { panic("write") }
+
+// TestConnReaderWriterPanic checks that a reader or writer that panics ends
+// the connection with an error instead of the process.
+func TestConnReaderWriterPanic(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		conn := acp.NewConn(t.Context(), panicReader{}, io.Discard, nil, nil)
+		if err := conn.Wait(); err == nil || !strings.Contains(err.Error(), "reading: panicked: read") {
+			t.Errorf("Wait with a panicking reader = %v", err)
+		}
+
+		inR, inW := io.Pipe()
+		defer inW.Close()
+		conn = acp.NewConn(t.Context(), inR, panicWriter{}, nil, nil)
+		conn.Notify(t.Context(), "n", nil)
+		if err := conn.Wait(); err == nil || !strings.Contains(err.Error(), "writing: panicked: write") {
+			t.Errorf("Wait with a panicking writer = %v", err)
+		}
+	})
+}
