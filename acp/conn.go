@@ -393,11 +393,11 @@ func (c *Conn) Shutdown(ctx context.Context) error {
 // closeReader interrupts a Read in progress without closing the writer.
 func (c *Conn) closeReader() {
 	if cr, ok := c.r.(interface{ CloseRead() error }); ok {
-		cr.CloseRead()
+		closeQuietly(cr.CloseRead)
 		return
 	}
 	if rc, ok := c.r.(io.Closer); ok && !sameObject(c.r, c.w) {
-		rc.Close()
+		closeQuietly(rc.Close)
 	}
 }
 
@@ -636,12 +636,20 @@ func (c *Conn) closeIO() {
 		// Errors are ignored: the reader and writer may be one object
 		// (a net.Conn) that refuses a second Close.
 		if rc, ok := c.r.(io.Closer); ok {
-			rc.Close()
+			closeQuietly(rc.Close)
 		}
 		if wc, ok := c.w.(io.Closer); ok {
-			wc.Close()
+			closeQuietly(wc.Close)
 		}
 	})
+}
+
+// closeQuietly calls the caller's close function, ignoring its error and
+// a panic: it may run on a goroutine of the Conn, where the caller could
+// not recover one.
+func closeQuietly(close func() error) {
+	defer func() { recover() }()
+	close()
 }
 
 func (c *Conn) writeLoop() {

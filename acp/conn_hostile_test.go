@@ -536,6 +536,7 @@ func (panicReader) Read([]byte) (int, error) { panic("read") }
 type panicWriter struct{}
 
 func (panicWriter) Write([]byte) (int, error) { panic("write") }
+func (panicWriter) Close() error              { panic("close") }
 
 // TestConnReaderWriterPanic checks that a reader or writer that panics ends
 // the connection with an error instead of the process.
@@ -554,5 +555,6 @@ func TestConnReaderWriterPanic(t *testing.T) {
 		if err := conn.Wait(); err == nil || !strings.Contains(err.Error(), "writing: panicked: write") {
 			t.Errorf("Wait with a panicking writer = %v", err)
 		}
+		conn.Close() // the writer's Close panics too
 	})
 }
