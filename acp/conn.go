@@ -163,9 +163,12 @@ type ConnOptions struct {
 	// meanwhile, so the responses that running handlers wait for (a
 	// permission, say), notifications and cancellations still arrive. A
 	// $/cancel_request for a waiting request answers it with
-	// [ErrRequestCancelled] without running its handler; when the
-	// connection ends, waiting requests are answered with
-	// [CodeInternalError] without running.
+	// [ErrRequestCancelled] without running its handler. When the input
+	// ends (or at [Conn.Shutdown]), waiting requests still run in turn,
+	// with their contexts already cancelled like those of the running
+	// ones, so that every request the peer sent before closing its side
+	// gets its handler's answer; after [Conn.Close] or a failure, when no
+	// answer can be written, they are dropped without running.
 	//
 	// At most as many requests as the limit may wait, to bound the memory
 	// a peer can make the Conn hold. Only then, as a last resort, does the
@@ -368,8 +371,8 @@ func (c *Conn) Close() error {
 // it stops reading, cancels the contexts of running handlers (cause
 // [ErrClosed]) and lets them finish, writing their responses and the
 // notifications they send before returning, then waits as [Conn.Wait] does
-// and returns what it returns. Requests still waiting for a slot are
-// answered [CodeInternalError] without running. That is how an agent
+// and returns what it returns. Requests still waiting for a slot run in
+// turn, as at the end of the input. That is how an agent
 // should stop on SIGTERM: the editor gets an answer, "cancelled" for a
 // prompt, to every request it sent.
 //
@@ -706,17 +709,12 @@ func (c *Conn) readLine() (line []byte, err error) {
 // waits for the handlers and the writer and marks the Conn finished.
 func (c *Conn) readLoop() {
 	c.shutdown(c.read())
-	c.mu.Lock()
-	waiting := c.queue
-	c.queue = nil
-	for _, in := range waiting {
-		delete(c.inflight, in.key)
-	}
-	c.mu.Unlock()
-	for _, in := range waiting {
-		c.replyError(in.id, Errorf(CodeInternalError, "Internal error: the connection ended before the %s request ran", echo(in.method)))
-	}
+	// Requests waiting for a slot run as slots free, unless the output is
+	// broken: then next leaves them here, and no answer could be sent.
 	c.handlers.Wait()
+	c.mu.Lock()
+	c.queue = nil
+	c.mu.Unlock()
 	close(c.stopWriter)
 	<-c.writerDone
 	if !c.stopAf() {
@@ -857,12 +855,12 @@ func (c *Conn) answer(in *inbound, result any, err error) {
 }
 
 // next hands the caller's slot to the oldest waiting request and returns
-// it, or frees the slot and returns nil when none waits or the connection
-// is ending (readLoop answers those that wait then).
+// it, or frees the slot and returns nil when none waits or the output is
+// broken, so that no answer could be sent.
 func (c *Conn) next() *inbound {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.queue) == 0 || c.ctx.Err() != nil {
+	if len(c.queue) == 0 || c.broken.Load() {
 		c.running--
 		return nil
 	}

@@ -558,3 +558,34 @@ func TestConnReaderWriterPanic(t *testing.T) {
 		conn.Close() // the writer's Close panics too
 	})
 }
+
+// TestConnCloseWhileWaiting checks that Close drops the requests waiting
+// for a slot without running them: no answer could be written.
+func TestConnCloseWhileWaiting(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		noGoroutineLeft(t)
+		var mu sync.Mutex
+		var ran []string
+		h := acp.Methods{Requests: map[string]acp.RequestFunc{
+			"block": func(ctx context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
+				mu.Lock()
+				ran = append(ran, string(params))
+				mu.Unlock()
+				<-ctx.Done()
+				return nil, ctx.Err()
+			},
+		}}
+		p := newRawPeer(t, h, &acp.ConnOptions{MaxConcurrentRequests: 1})
+		for i := 1; i <= 3; i++ {
+			p.send(`{"jsonrpc":"2.0","id":1` + strings.Repeat("0", i) + `,"method":"block","params":[` + strings.Repeat("1", i) + `]}`)
+		}
+		synctest.Wait()
+		p.conn.Close()
+		if err := p.conn.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+		if diff := cmp.Diff([]string{"[1]"}, ran); diff != "" {
+			t.Errorf("handlers run (-want +got):\n%s", diff)
+		}
+	})
+}
