@@ -372,9 +372,9 @@ func (c *Conn) Close() error {
 // [ErrClosed]) and lets them finish, writing their responses and the
 // notifications they send before returning, then waits as [Conn.Wait] does
 // and returns what it returns. Requests still waiting for a slot run in
-// turn, as at the end of the input. That is how an agent
-// should stop on SIGTERM: the editor gets an answer, "cancelled" for a
-// prompt, to every request it sent.
+// turn, as at the end of the input. That is how an agent should stop on
+// SIGTERM: the editor gets an answer, "cancelled" for a prompt, to every
+// request it sent.
 //
 // To stop reading at once, Shutdown closes the reader if it implements
 // CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
@@ -415,11 +415,13 @@ func sameObject(r io.Reader, w io.Writer) (same bool) {
 // encoding/json before Request sends them; nil omits them) and waits for the
 // response. Params must encode to a JSON object or array, in valid UTF-8:
 // anything else is refused before anything is written, with an error
-// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the response's raw result, which the caller owns, or
-// the peer's error as an [*Error], which matches the sentinels such as
-// [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
-// id but is not a valid response (both result and error, say) fails it
-// with an error matching [ErrInvalidResponse].
+// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the
+// response's raw result, which the caller owns, or the peer's error as an
+// [*Error], which matches the sentinels such as [ErrMethodNotFound] under
+// [errors.Is]. A line that carries the request's id but is not a valid
+// response (both result and error, say) fails it with an error matching
+// [ErrInvalidResponse], and so does a response too long to read with an
+// error matching [ErrLineTooLong] (see [ConnOptions].MaxLineLength).
 //
 // When ctx ends first, Request sends $/cancel_request for it and returns an
 // error that wraps ctx.Err() and the context's cause; a response arriving
@@ -517,10 +519,10 @@ func (c *Conn) cancelOutbound(n int64) {
 
 // Notify sends a notification for method with params (encoded with
 // encoding/json before Notify returns; nil omits them), which it refuses as
-// [Conn.Request] does. It returns once the
-// message is queued to be written, in order after everything sent before
-// it; if the peer reads slowly and the queue is full, it waits, until ctx
-// ends (so a ctx that has already ended matters only then). A nil error
+// [Conn.Request] does. It returns once the message is queued to be written,
+// in order after everything sent before it; if the peer reads slowly and
+// the queue is full, it waits, until ctx ends (so a ctx that has already
+// ended matters only then). A nil error
 // means queued, not delivered: [Conn.Close] drops what is still queued, and
 // an error from the write itself ends the connection and is reported by
 // [Conn.Wait].
