@@ -41,6 +41,7 @@ func startFake(t *testing.T, ctx context.Context, open func(string) (fs.File, er
 			Args: args, Stdin: inR, Stdout: outW, Stderr: lockedWriter{&mu, &f.stderr},
 			Open: open, Getenv: environ(claudetest.EnvTranscript, transcript),
 		})
+		inR.Close() // as when a process exits: its pipes break
 		outW.Close()
 		f.done <- code
 	}()
