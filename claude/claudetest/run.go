@@ -156,19 +156,7 @@ func (r *runner) run() int {
 		r.errorf("fakeclaude: pass -p, or --input-format stream-json for streaming input")
 		return ExitError
 	}
-	if inv.outputFormat != "stream-json" {
-		r.errorf("fakeclaude: only --output-format stream-json is supported")
-		return ExitError
-	}
-	if !inv.verbose {
-		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
-		return ExitError
-	}
-	delay, ok := r.delay()
-	if !ok {
-		return ExitError
-	}
-	transcript, name, ok := r.open(inv)
+	transcript, name, delay, ok := r.prepare(inv, "fakeclaude: only --output-format stream-json is supported")
 	if !ok {
 		return ExitError
 	}
@@ -189,6 +177,26 @@ func (r *runner) run() int {
 		return ExitError
 	}
 	return r.replay(transcript, delay)
+}
+
+// prepare checks what both modes require of the command line, and opens
+// the transcript; ok is false, and the reason on Stderr, when the run
+// cannot go on. formatErr is the message for an output format other than
+// stream-json.
+func (r *runner) prepare(inv invocation, formatErr string) (f fs.File, name string, delay time.Duration, ok bool) {
+	if inv.outputFormat != "stream-json" {
+		r.errorf("%s", formatErr)
+		return nil, "", 0, false
+	}
+	if !inv.verbose {
+		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
+		return nil, "", 0, false
+	}
+	if delay, ok = r.delay(); !ok {
+		return nil, "", 0, false
+	}
+	f, name, ok = r.open(inv)
+	return f, name, delay, ok
 }
 
 // delay reads [EnvDelay]; ok is false, and the reason on Stderr, when it

@@ -22,23 +22,11 @@ type input struct {
 // session replays a two-direction transcript: the mode the official SDKs
 // use, with --input-format stream-json. See [Run].
 func (r *runner) session(inv invocation) int {
-	if inv.outputFormat != "stream-json" {
-		r.errorf("Error: --input-format=stream-json requires output-format=stream-json.")
-		return ExitError
-	}
-	if !inv.verbose {
-		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
-		return ExitError
-	}
 	if len(inv.prompt) > 0 {
 		r.errorf("fakeclaude: no prompt argument with --input-format stream-json: turns come on stdin")
 		return ExitError
 	}
-	delay, ok := r.delay()
-	if !ok {
-		return ExitError
-	}
-	f, name, ok := r.open(inv)
+	f, name, delay, ok := r.prepare(inv, "Error: --input-format=stream-json requires output-format=stream-json.")
 	if !ok {
 		return ExitError
 	}
