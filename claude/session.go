@@ -150,9 +150,16 @@ func (s *Session) Send(blocks ...Block) error {
 
 func (s *Session) sendTurn(line []byte) error {
 	s.mu.Lock()
+	was := s.running
 	s.running = true
 	s.mu.Unlock()
-	return s.write(line)
+	err := s.write(line)
+	if err != nil {
+		s.mu.Lock()
+		s.running = was // the turn never reached the CLI
+		s.mu.Unlock()
+	}
+	return err
 }
 
 // Initialize sends the initialize request, which the official SDKs send

@@ -416,8 +416,8 @@ func TestSessionWriteError(t *testing.T) {
 	if _, err := s.Initialize(); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Initialize() = %v, want the write error", err)
 	}
-	if err := s.SendText("hi"); err == nil {
-		t.Error("SendText() = nil on a broken pipe")
+	if err := s.SendText("hi"); err == nil || s.InTurn() {
+		t.Errorf("SendText() = %v on a broken pipe, InTurn() = %v", err, s.InTurn())
 	}
 	if p := s.Pending(); len(p) != 0 {
 		t.Errorf("a request that was never written is pending: %v", p)
