@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/acpkit/acpkit/claude"
@@ -441,5 +444,81 @@ func TestSessionEvents(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"error", "PermissionRequest", "Result", "TurnEnd"}, got); diff != "" {
 		t.Errorf("events mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// lineWriter records the lines written to it, and fails the test on a
+// Write that is not exactly one whole line.
+type lineWriter struct {
+	t     *testing.T
+	mu    sync.Mutex
+	lines []string
+}
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	if bytes.IndexByte(p, '\n') != len(p)-1 {
+		w.t.Errorf("a Write of %q is not one line", p)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.lines = append(w.lines, string(p))
+	return len(p), nil
+}
+
+// TestSessionConcurrentUse answers each of the CLI's requests from several
+// goroutines at once, while others send turns and requests and one feeds
+// the CLI's output: each request is answered exactly once, every line is
+// written whole, and request ids stay unique.
+func TestSessionConcurrentUse(t *testing.T) {
+	const n = 20
+	w := &lineWriter{t: t}
+	s := claude.NewSession(w, "")
+	var requests []claude.Request
+	for i := range n {
+		requests = append(requests, feed(t, s, strings.Replace(canUseTool, `"p1"`, `"p`+strconv.Itoa(i)+`"`, 1))[0].(claude.Request))
+	}
+	var wg sync.WaitGroup
+	var answered atomic.Int32
+	ids := make(chan string, n)
+	for i := range n {
+		for range 3 {
+			wg.Go(func() {
+				if err := s.Decline(requests[i]); err == nil {
+					answered.Add(1)
+				} else if !errors.Is(err, claude.ErrNotPending) {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Go(func() {
+			id, err := s.Initialize()
+			if err != nil {
+				t.Error(err)
+			}
+			ids <- id
+		})
+		wg.Go(func() {
+			if err := s.SendText("turn " + strconv.Itoa(i)); err != nil {
+				t.Error(err)
+			}
+		})
+		wg.Go(func() {
+			feed(t, s, `{"type":"system","subtype":"init","session_id":"s"}`, `{"type":"result","subtype":"success"}`)
+			s.Pending()
+			s.InTurn()
+		})
+	}
+	wg.Wait()
+	close(ids)
+	unique := map[string]bool{}
+	for id := range ids {
+		unique[id] = true
+	}
+	got := []int{int(answered.Load()), len(unique), len(w.lines)}
+	if diff := cmp.Diff([]int{n, n, 3 * n}, got); diff != "" {
+		t.Errorf("[answers, unique ids, lines] mismatch (-want +got):\n%s", diff)
+	}
+	if p := s.Pending(); len(p) != n { // the initialize requests
+		t.Errorf("%d pending, want %d", len(p), n)
 	}
 }
