@@ -22,6 +22,9 @@ import (
 //   - [Result]: the final event of a run.
 //   - [ResumeFailed]: the final event of a run whose resume found no
 //     conversation (reported by [Turn] only).
+//   - [PermissionRequest], [MCPRequest], [HookRequest], [UnknownRequest],
+//     [ControlResponse], [ControlCancel], [TurnEnd]: the control protocol
+//     of streaming-input mode (reported by [Session] only).
 //
 // Strings and raw JSON in events are copies: they stay valid after the line
 // they came from is reused.
