@@ -3,6 +3,7 @@ package gemini
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -22,6 +23,9 @@ var retryHints = [...]string{"Suggested retry after ", "Please retry in "}
 
 // limitWords mark a text as reporting a rate or usage limit.
 var limitWords = [...]string{"429", "quota", "rate limit", "rate-limit", "resource_exhausted", "too many requests"}
+
+// lastMillis is the last instant whose epoch milliseconds fit in an int64.
+var lastMillis = time.UnixMilli(math.MaxInt64)
 
 // ParseResetTime reads when a rate-limited request may be retried out of
 // the text the CLI gives for it (an [APIError]'s Message, a [Result]'s
@@ -60,7 +64,7 @@ func ParseResetTime(text string, now time.Time) (ms int64, err error) {
 		return 0, ErrNotLimit
 	}
 	at := now.Add(longest)
-	if at.Before(now) || at.UnixMilli() <= 0 {
+	if at.Before(now) || at.After(lastMillis) || at.UnixMilli() <= 0 {
 		return 0, fmt.Errorf("%w: %v after %v is out of range", ErrNoResetTime, longest, now)
 	}
 	return at.UnixMilli(), nil
