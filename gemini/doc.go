@@ -47,10 +47,10 @@
 //
 // # Rate limits
 //
-// The CLI retries a rate-limited request itself, saying so on its standard
-// error, and reports the last failure in the result's error: "… Suggested
-// retry after 3s." [ParseResetTime] turns such a text into the time to
-// retry at, and says why when it cannot.
+// The CLI retries a failed request itself, saying so only on its standard
+// error, where [Stderr] finds each [Retry]; it reports the last failure in
+// the result's error: "… Suggested retry after 3s." [ParseResetTime] turns
+// such a text into the time to retry at, and says why when it cannot.
 //
 // # Command line
 //

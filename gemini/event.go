@@ -21,6 +21,8 @@ import (
 //   - [Result]: the final line of a run.
 //   - [ResumeFailed], [NoResult]: the end of a run that printed no result
 //     (reported by [Turn.Finish] only).
+//   - [Retry]: a failed API request the CLI retries (reported by [Stderr]
+//     only, from the CLI's standard error).
 //
 // Strings and raw JSON in events are copies: they stay valid after the line
 // they came from is reused.

@@ -121,3 +121,20 @@ func ExampleCommandLine() {
 	// Output:
 	// gemini --output-format=stream-json --resume=latest --approval-mode=auto_edit < "-v: what does it do?"
 }
+
+func ExampleStderr() {
+	stderr := `Ripgrep is not available. Falling back to GrepTool.
+Attempt 1 failed: You exceeded your current quota.
+Suggested retry after 3s.. Retrying after 5756ms...
+Attempt 2 failed: You exceeded your current quota.
+Suggested retry after 3s.. Max attempts reached
+`
+	var s gemini.Stderr
+	for line := range strings.Lines(stderr) {
+		if r, ok := s.Feed([]byte(line)); ok {
+			fmt.Printf("attempt %d failed, retrying in %v: %q\n", r.Attempt, r.Delay, r.Message)
+		}
+	}
+	// Output:
+	// attempt 1 failed, retrying in 5.756s: "You exceeded your current quota.\nSuggested retry after 3s."
+}

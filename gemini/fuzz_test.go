@@ -280,3 +280,25 @@ func FuzzHTTPStatus(f *testing.F) {
 		}
 	})
 }
+
+// FuzzStderr feeds arbitrary lines to a Stderr: a retry it reports has an
+// attempt, a bounded message, and a delay the line spelled out.
+func FuzzStderr(f *testing.F) {
+	f.Add("Attempt 1 failed: a\nb. Retrying after 5756ms...\nAttempt 2 failed: c. Max attempts reached")
+	f.Add("Attempt 1 failed with status 429. Retrying with backoff...")
+	f.Fuzz(func(t *testing.T, text string) {
+		var s Stderr
+		for _, line := range strings.Split(text, "\n") {
+			r, ok := s.Feed([]byte(line))
+			if !ok {
+				continue
+			}
+			if r.Attempt < 1 || len(r.Message) > maxRetryMessage || r.Delay < 0 {
+				t.Fatalf("retry %+v", r)
+			}
+			if r.Delay > 0 && !strings.Contains(line, "Retrying after ") {
+				t.Fatalf("delay %v from %q", r.Delay, line)
+			}
+		}
+	})
+}
