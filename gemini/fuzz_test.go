@@ -80,24 +80,20 @@ func FuzzParseLine(f *testing.F) {
 // type, which decides the kind of every event added, and the fields of
 // message lines. Both decoders take the last of a repeated name.
 func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []byte) {
-	var top struct {
-		Type      json.RawMessage `json:"type"`
-		SessionID json.RawMessage `json:"session_id"`
-		Role      json.RawMessage `json:"role"`
-		Content   json.RawMessage `json:"content"`
-		Delta     json.RawMessage `json:"delta"`
-	}
+	// A map, not a struct: encoding/json matches struct fields ignoring
+	// case, and the CLI's names are exact.
+	var top map[string]json.RawMessage
 	if json.Unmarshal(line, &top) != nil {
 		return // validity is jsonscan's to check, against gjson above
 	}
 	// A member that is absent or not of the type leaves its variable zero.
 	var typ, wantSID, role, content string
 	var delta bool
-	_ = json.Unmarshal(top.Type, &typ)
-	_ = json.Unmarshal(top.SessionID, &wantSID)
-	_ = json.Unmarshal(top.Role, &role)
-	_ = json.Unmarshal(top.Content, &content)
-	_ = json.Unmarshal(top.Delta, &delta)
+	_ = json.Unmarshal(top["type"], &typ)
+	_ = json.Unmarshal(top["session_id"], &wantSID)
+	_ = json.Unmarshal(top["role"], &role)
+	_ = json.Unmarshal(top["content"], &content)
+	_ = json.Unmarshal(top["delta"], &delta)
 	if string(sid) != wantSID || (sid == nil) != (wantSID == "") {
 		t.Fatalf("session id %q, encoding/json reads %q", sid, wantSID)
 	}
