@@ -41,7 +41,8 @@ var lastMillis = time.UnixMilli(math.MaxInt64)
 // Without one, the error is [ErrNoResetTime] when the text reports a limit
 // (a quota, HTTP 429, RESOURCE_EXHAUSTED: a daily quota gives no time) and
 // [ErrNotLimit] otherwise; ms is then 0. now is the time the text was
-// read: the delays count from it.
+// read: the delays count from it. Unlike the Claude CLI's, these texts give
+// delays, never clock times, so no time zone is needed to read them.
 func ParseResetTime(text string, now time.Time) (ms int64, err error) {
 	var longest time.Duration
 	found := false
