@@ -233,7 +233,7 @@ func httpStatus(body string) int {
 		ends[1] = i + 1
 	}
 	for _, end := range ends {
-		if end <= 0 || !jsonscan.Valid([]byte(body[:end])) {
+		if end <= 0 || !jsonscan.Valid(unsafe.Slice(unsafe.StringData(body), end)) { // read only
 			continue
 		}
 		code := members.Get(members.Get(gjson.Parse(body[:end]), "error"), "code")
