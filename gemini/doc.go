@@ -31,6 +31,9 @@
 // lines that are not JSON or longer than [MaxLineLength], and never stops
 // on one.
 //
+// With --output-format json the CLI prints one object for the whole run
+// instead; [ParseJSONOutput] reads it.
+//
 // # Exit status
 //
 // The CLI's exit code says more than its output: an API error exits with

@@ -298,3 +298,34 @@ func FuzzStderr(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseJSONOutput checks ParseJSONOutput against encoding/json.
+func FuzzParseJSONOutput(f *testing.F) {
+	f.Add([]byte(`{"session_id":"s","response":"r","stats":{"models":{}}}`))
+	f.Add([]byte(`{"error":{"type":"t","message":"m","code":53},"error":{"code":"x"}}`))
+	f.Add([]byte(`[]`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		out, err := ParseJSONOutput(data)
+		var top map[string]json.RawMessage
+		jsonErr := json.Unmarshal(data, &top)
+		if err != nil {
+			var se *SyntaxError
+			if !errors.As(err, &se) {
+				t.Fatalf("error %T", err)
+			}
+			if jsonErr == nil && top != nil && utf8.Valid(data) {
+				t.Fatalf("refused an object encoding/json reads: %v", err)
+			}
+			return
+		}
+		if jsonErr != nil {
+			return // depth beyond encoding/json's, or the like
+		}
+		var session, response string
+		_ = json.Unmarshal(top["session_id"], &session)
+		_ = json.Unmarshal(top["response"], &response)
+		if out.SessionID != session || out.Response != response {
+			t.Fatalf("read %q %q, encoding/json %q %q", out.SessionID, out.Response, session, response)
+		}
+	})
+}
