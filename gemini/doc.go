@@ -17,9 +17,9 @@
 // [ParseLine] turns one line into [Event] values: the run's [Init], the
 // echoed [UserMessage], the answer's [PartialText] chunks (the CLI streams
 // the answer and never repeats it whole), [ToolUse] and [ToolResult],
-// non-fatal [Notice]s, the [APIError] that ended a run and the final
-// [Result] with the run's statistics. When a member name is repeated in
-// one object, the last occurrence wins, as with encoding/json.
+// non-fatal notices ([Notice]), the [APIError] that ended a run and the
+// final [Result] with the run's statistics. When a member name is repeated
+// in one object, the last occurrence wins, as with encoding/json.
 //
 // [Turn] wraps ParseLine for one run of the CLI. It joins the answer's
 // chunks into [Text], names the tool of each [ToolResult] (the line gives

@@ -31,8 +31,8 @@ type Turn struct {
 	final     Event // the final event, once done
 	exit      ExitStatus
 	exited    bool
-	text      strings.Builder // chunks not yet returned joined
-	pending   bool            // text holds chunks, possibly empty ones
+	text      []byte // chunks not yet returned joined
+	pending   bool   // text holds chunks, possibly empty ones
 	tools     map[string]toolKind
 	scratch   []Event
 }
@@ -67,7 +67,7 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 		parsed[i] = nil // the scratch slice keeps no event alive
 		switch e := e.(type) {
 		case PartialText:
-			t.text.WriteString(e.Text)
+			t.text = append(t.text, e.Text...)
 			t.pending = true
 			events = append(events, e)
 			continue
@@ -104,8 +104,8 @@ func (t *Turn) flush(events []Event) []Event {
 	if !t.pending {
 		return events
 	}
-	events = append(events, Text{Text: t.text.String()})
-	t.text.Reset()
+	events = append(events, Text{Text: string(t.text)})
+	t.text = t.text[:0]
 	t.pending = false
 	return events
 }

@@ -177,3 +177,21 @@ func TestExitStatus(t *testing.T) {
 		t.Errorf("ExitKind(200).String() = %q", s)
 	}
 }
+
+// TestTurnCopy checks that a Turn copied by value in the middle of an
+// answer, and used from then on through the copy, goes on working.
+func TestTurnCopy(t *testing.T) {
+	turn := gemini.NewTurn("")
+	chunk := []byte(`{"type":"message","role":"assistant","content":"A","delta":true}`)
+	if _, err := turn.Feed(chunk, nil); err != nil {
+		t.Fatal(err)
+	}
+	copied := *turn
+	if _, err := copied.Feed(chunk, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := []gemini.Event{gemini.Text{Text: "AA"}, gemini.NoResult{}}
+	if diff := cmp.Diff(want, copied.Finish(0, nil)); diff != "" {
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+}
