@@ -181,7 +181,7 @@ func (p *lineParser) result(f *topFields) {
 			return true
 		})
 		r.Duration = millis(integer(duration))
-		r.ToolCalls = int(max(integer(toolCalls), 0))
+		r.ToolCalls = int(min(max(integer(toolCalls), 0), math.MaxInt)) // saturating where int has 32 bits
 	}
 	if e, ok := apiError(r.ErrorMessage); ok {
 		p.emit(e)

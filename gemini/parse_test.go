@@ -3,6 +3,7 @@ package gemini_test
 import (
 	"encoding/json"
 	"errors"
+	"math"
 	"testing"
 	"time"
 
@@ -46,7 +47,7 @@ func TestParseLine(t *testing.T) {
 			[]gemini.Event{gemini.Result{Status: "success", Duration: 236 * time.Millisecond, ToolCalls: 2,
 				Stats: json.RawMessage(`{"duration_ms":236,"tool_calls":2,"total_tokens":5}`)}}, ""},
 		{"result with odd stats", `{"type":"result","status":"success","stats":{"duration_ms":-5,"tool_calls":1e30}}`,
-			[]gemini.Event{gemini.Result{Status: "success", ToolCalls: 9223372036854775807,
+			[]gemini.Event{gemini.Result{Status: "success", ToolCalls: math.MaxInt,
 				Stats: json.RawMessage(`{"duration_ms":-5,"tool_calls":1e30}`)}}, ""},
 		{"result stats not an object", `{"type":"result","status":"error","stats":[1]}`,
 			[]gemini.Event{gemini.Result{Status: "error"}}, ""},
