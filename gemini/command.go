@@ -33,12 +33,16 @@ type Options struct {
 // CommandLine returns the arguments for running the gemini binary with
 // options o, and the bytes to write to its standard input, which carry the
 // prompt: when its standard input is not a terminal the CLI reads it to the
-// end and runs headless with it as the prompt. Write them and then close
-// stdin. Passing the prompt there means that no prompt, however it begins
-// ("-rf", "--help"), can be read as a flag, and that its size is not
-// limited by the system's argument length (the CLI itself reads at most
-// 8 MiB). The CLI appends "\n\n" to a prompt read this way. args holds no
-// program name.
+// end and runs headless with it as the prompt. Passing the prompt there
+// means that no prompt, however it begins ("-rf", "--help"), can be read as
+// a flag, and that its size is not limited by the system's argument length.
+// The CLI appends "\n\n" to a prompt read this way. args holds no program
+// name.
+//
+// Write stdin as soon as the process starts, then close it: the CLI stops
+// waiting for its standard input when nothing has arrived 500 ms after it
+// starts reading, and runs with no prompt (exiting with [ExitInput]). It
+// also cuts a prompt longer than 8 Mi characters.
 //
 // Every option with a value uses the "--name=value" form, so that a value
 // starting with "-" stays a value. Lists are joined with commas, the form
