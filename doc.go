@@ -27,6 +27,9 @@
 //     command line and parses rate-limit reset times.
 //     [github.com/acpkit/acpkit/claude/claudetest] replays recorded
 //     transcripts as a fake CLI.
+//   - [github.com/acpkit/acpkit/gemini] does the same for the Gemini CLI
+//     (gemini --output-format stream-json), and also names its exit
+//     statuses; [github.com/acpkit/acpkit/gemini/geminitest] is its fake.
 //   - [github.com/acpkit/acpkit/usage] keeps session-cumulative token usage
 //     honestly (absent is not zero, overflow is not a number), proves which
 //     price list applies, prices turns, and computes per-turn deltas on the
@@ -51,8 +54,8 @@
 // The examples directory holds small programs to copy from:
 // examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
 // complete agent with sessions, cancellation, goose's extensions and usage
-// reports; and examples/fakeclaude, a stand-in for the claude binary that
-// replays recorded transcripts.
+// reports; and examples/fakeclaude and examples/fakegemini, stand-ins for
+// the claude and gemini binaries that replay recorded transcripts.
 //
 // # Stability
 //

@@ -13,7 +13,8 @@
 // turn a provider's usage JSON into a [Report] of Counts;
 // [ParseClaudeResult] reads the Claude CLI's own session totals and cost
 // from its result line, and [FromClaudeResult] from the line's two members
-// as a parsed result event keeps them.
+// as a parsed result event keeps them. [ParseGeminiStats] reads the Gemini
+// CLI's per-process, per-model statistics.
 //
 // The converters validate their input once and require one JSON object
 // (else the error wraps [ErrInvalidUsage]); unknown members are ignored. A

@@ -9,7 +9,8 @@ import (
 const (
 	AuthorityAnthropic  = "api.anthropic.com"
 	AuthorityOpenAI     = "api.openai.com"
-	AuthorityOpenRouter = "openrouter.ai" // for OpenRouter's own price list
+	AuthorityOpenRouter = "openrouter.ai"                     // for OpenRouter's own price list
+	AuthorityGoogleAI   = "generativelanguage.googleapis.com" // the Gemini API
 )
 
 // AuthorityFromBaseURL returns the pricing authority of a provider base URL
@@ -34,7 +35,7 @@ func AuthorityFromBaseURL(base string) (string, bool) {
 	}
 	host := strings.ToLower(u.Hostname())
 	switch host {
-	case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter:
+	case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter, AuthorityGoogleAI:
 		return host, true
 	}
 	return "", false
