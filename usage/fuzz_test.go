@@ -330,6 +330,7 @@ func FuzzLoadLiteLLM(f *testing.F) {
 func FuzzAuthorityFromBaseURL(f *testing.F) {
 	f.Add("https://api.anthropic.com/v1")
 	f.Add("https://api.anthropic.com.evil.example")
+	f.Add("https://generativelanguage.googleapis.com/v1beta")
 	f.Fuzz(func(t *testing.T, base string) {
 		auth, ok := AuthorityFromBaseURL(base)
 		if !ok {
@@ -339,7 +340,7 @@ func FuzzAuthorityFromBaseURL(f *testing.F) {
 			return
 		}
 		switch auth {
-		case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter:
+		case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter, AuthorityGoogleAI:
 		default:
 			t.Fatalf("AuthorityFromBaseURL(%q) = %q", base, auth)
 		}
