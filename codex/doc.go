@@ -1,0 +1,24 @@
+// Package codex reads the output of the OpenAI Codex CLI, so that a Go
+// program can drive `codex exec --json` as a coding agent.
+//
+// Run as `codex exec --json`, the CLI prints one JSON object per line, from
+// "thread.started" to "turn.completed" or "turn.failed", with the agent's
+// work in between as items: messages, reasoning, commands, file changes,
+// web searches, MCP tool calls and its to-do list, each item started,
+// perhaps updated, and completed. Its format changes between releases; this
+// package never breaks on that: a line type it does not know is skipped, an
+// item type it does not know is reported as an [UnknownItem], and a line
+// that is not JSON is an error the caller can log before reading on.
+//
+// The package is pure: it starts no process, reads no file and no clock.
+//
+// # Reading a run
+//
+// [ParseLine] turns one line into an [Event]: [ThreadStarted] with the
+// thread id to resume with, [Text] and [Reasoning], the tool calls
+// [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
+// their phase and status, [TodoList], [Notice] for non-fatal errors,
+// [Retry] and [APIError] for failed requests, and the final [TurnCompleted]
+// or [TurnFailed]. When a member name is repeated in one object, the last
+// occurrence wins, as with encoding/json.
+package codex
