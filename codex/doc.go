@@ -21,4 +21,13 @@
 // [Retry] and [APIError] for failed requests, and the final [TurnCompleted]
 // or [TurnFailed]. When a member name is repeated in one object, the last
 // occurrence wins, as with encoding/json.
+//
+// [Turn] wraps ParseLine for one run of the CLI, which is one turn of a
+// thread: it keeps the thread id to resume with (the CLI prints it only on
+// the first line), stops at the final event, says whether and why the run
+// failed, and reports a resume the CLI refused, which prints nothing on
+// stdout, as [ResumeFailed]. [Turn.Events] ranges over the events of the
+// CLI's whole output, read from an [io.Reader]: it skips, and reports,
+// lines that are not JSON or longer than [MaxLineLength], and never stops
+// on one.
 package codex
