@@ -30,4 +30,12 @@
 // CLI's whole output, read from an [io.Reader]: it skips, and reports,
 // lines that are not JSON or longer than [MaxLineLength], and never stops
 // on one.
+//
+// # Command line and exit status
+//
+// [CommandLine] builds the arguments from [Options], new thread or resume,
+// and returns the prompt as the bytes to write to the CLI's standard
+// input, where no prompt can be mistaken for a flag. [ExitStatus] types the
+// CLI's exit code, and [ResumeNotFound] reads its standard error to tell a
+// resume of an unknown thread from one that failed otherwise.
 package codex

@@ -1,0 +1,66 @@
+package codex_test
+
+import (
+	"testing"
+
+	"github.com/acpkit/acpkit/codex"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestCommandLine(t *testing.T) {
+	tests := []struct {
+		name string
+		o    codex.Options
+		want []string
+	}{
+		{"defaults", codex.Options{}, []string{"exec", "--json", "-"}},
+		{"resume", codex.Options{Resume: "01a23170-f4e4-79a3-8053-87c2b8ccf99b"},
+			[]string{"exec", "--json", "resume", "--", "01a23170-f4e4-79a3-8053-87c2b8ccf99b", "-"}},
+		{"resume id like a flag", codex.Options{Resume: "--last"}, []string{"exec", "--json", "resume", "--", "--last", "-"}},
+		{"everything", codex.Options{
+			Resume: "t", Model: "-m", Profile: "ci", Sandbox: codex.SandboxWorkspaceWrite, WorkDir: "/w",
+			AddDirs: []string{"/a", "", "/b"}, Config: []string{`model_reasoning_effort="high"`, ""}, SkipGitRepoCheck: true,
+		}, []string{
+			"exec", "--json", "--skip-git-repo-check", "--model=-m", "--profile=ci", "--sandbox=workspace-write",
+			"--cd=/w", "--add-dir=/a", "--add-dir=/b", `--config=model_reasoning_effort="high"`, "resume", "--", "t", "-",
+		}},
+		{"bypass wins over sandbox", codex.Options{Sandbox: codex.SandboxReadOnly, DangerouslyBypassApprovalsAndSandbox: true},
+			[]string{"exec", "--json", "--dangerously-bypass-approvals-and-sandbox", "-"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args, stdin := codex.CommandLine(tt.o, "--help me")
+			if diff := cmp.Diff([]any{tt.want, "--help me"}, []any{args, string(stdin)}); diff != "" {
+				t.Errorf("[args stdin] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestExitStatus(t *testing.T) {
+	var got []string
+	for _, s := range []codex.ExitStatus{codex.ExitOK, codex.ExitFailed, codex.ExitUsage, codex.ExitSignaled, 130} {
+		got = append(got, s.String())
+	}
+	want := []string{"ok (0)", "failed (1)", "usage error (2)", "killed by a signal", "exit status (130)"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("String mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestResumeNotFound(t *testing.T) {
+	tests := []struct {
+		stderr string
+		want   bool
+	}{
+		{"ERROR: No saved session found with ID 0199a213-0000-7000-8000-000000000000.\n", true},
+		{"Error: thread/resume failed: no rollout found for thread id 0199", true},
+		{"WARNING: proceeding, even though we could not create PATH aliases\n", false},
+		{"", false},
+	}
+	for _, tt := range tests {
+		if got := codex.ResumeNotFound([]byte(tt.stderr)); got != tt.want {
+			t.Errorf("ResumeNotFound(%q) = %v, want %v", tt.stderr, got, tt.want)
+		}
+	}
+}
