@@ -38,4 +38,11 @@
 // input, where no prompt can be mistaken for a flag. [ExitStatus] types the
 // CLI's exit code, and [ResumeNotFound] reads its standard error to tell a
 // resume of an unknown thread from one that failed otherwise.
+//
+// # Limits
+//
+// Codex gives no machine-readable reset time: a usage limit says "try again
+// at 2:00 PM" in the local time of the machine the CLI runs on, and an API
+// rate limit "try again in 11.054s". [ParseResetTime] reads either, with
+// the caller passing the current time and the zone.
 package codex
