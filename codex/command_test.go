@@ -39,12 +39,22 @@ func TestCommandLine(t *testing.T) {
 
 func TestExitStatus(t *testing.T) {
 	var got []string
-	for _, s := range []codex.ExitStatus{codex.ExitOK, codex.ExitFailed, codex.ExitUsage, codex.ExitSignaled, 130} {
-		got = append(got, s.String())
+	for _, code := range []int{0, 1, 2, -1, 130} {
+		s := codex.ExitStatus(code)
+		got = append(got, s.Kind().String()+": "+s.String())
 	}
-	want := []string{"ok (0)", "failed (1)", "usage error (2)", "killed by a signal", "exit status (130)"}
+	want := []string{
+		"success: exit status 0 (success)",
+		"failure: exit status 1 (failure)",
+		"usage error: exit status 2 (usage error)",
+		"killed by a signal: killed by a signal",
+		"unknown: exit status 130 (unknown)",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("String mismatch (-want +got):\n%s", diff)
+		t.Errorf("mismatch (-want +got):\n%s", diff)
+	}
+	if got := codex.ExitKind(200).String(); got != "ExitKind(200)" {
+		t.Errorf("ExitKind(200).String() = %q", got)
 	}
 }
 

@@ -24,20 +24,22 @@
 //
 // [Turn] wraps ParseLine for one run of the CLI, which is one turn of a
 // thread: it keeps the thread id to resume with (the CLI prints it only on
-// the first line), stops at the final event, says whether and why the run
-// failed, and reports a resume the CLI refused, which prints nothing on
-// stdout, as [ResumeFailed]. [Turn.Events] ranges over the events of the
-// CLI's whole output, read from an [io.Reader]: it skips, and reports,
-// lines that are not JSON or longer than [MaxLineLength], and never stops
-// on one.
+// the first line) and stops at the final event. [Turn.Events] ranges over
+// the events of the CLI's whole output, read from an [io.Reader]: it skips,
+// and reports, lines that are not JSON or longer than [MaxLineLength], and
+// never stops on one. [Turn.Finish] takes the exit code once the output is
+// over and ends a run that printed no final line: a resume the CLI refused,
+// which prints nothing on stdout, as [ResumeFailed], anything else as
+// [NoResult]. [Turn.Err] then says why the run failed, if it did.
 //
 // # Command line and exit status
 //
 // [CommandLine] builds the arguments from [Options], new thread or resume,
 // and returns the prompt as the bytes to write to the CLI's standard
 // input, where no prompt can be mistaken for a flag. [ExitStatus] types the
-// CLI's exit code, and [ResumeNotFound] reads its standard error to tell a
-// resume of an unknown thread from one that failed otherwise.
+// CLI's exit code, [ExitStatus.Kind] what it means, and [ResumeNotFound]
+// reads its standard error to tell a resume of an unknown thread from one
+// that failed otherwise.
 //
 // # Limits
 //

@@ -17,8 +17,8 @@ import "encoding/json"
 //   - [Retry]: the CLI is reconnecting after a failed request.
 //   - [APIError]: an error the CLI reports outside any item.
 //   - [TurnCompleted], [TurnFailed]: the final event of a run.
-//   - [ResumeFailed]: the final event of a resumed run that printed no
-//     thread (reported by [Turn] only).
+//   - [ResumeFailed], [NoResult]: the final event of a run that ended
+//     without one of those (reported by [Turn.Finish] only).
 //
 // Strings and raw JSON in events are copies: they stay valid after the line
 // they came from is reused.
@@ -247,12 +247,23 @@ type TurnFailed struct {
 	Status  int
 }
 
-// ResumeFailed is the final event of a [Turn] that resumed a thread and
-// whose output ended without a "thread.started" line: the CLI refused the
-// resume, and said why on its standard error (see [ResumeNotFound]).
-// ThreadID is the id that was resumed.
+// ResumeFailed is the final event of a [Turn] that resumed a thread the
+// CLI would not resume: it printed no "thread.started" line and exited
+// with [ExitFailure], saying why on its standard error (see
+// [ResumeNotFound]). ThreadID is the id that was resumed; Exit is the
+// process's exit status.
 type ResumeFailed struct {
 	ThreadID string
+	Exit     ExitStatus
+}
+
+// NoResult is the final event of a [Turn] whose process ended without a
+// "turn.completed" or "turn.failed" line, for any reason other than a
+// failed resume: a crash, a signal, an error outside the turn (see the
+// [APIError] events, and the CLI's standard error). Exit is the process's
+// exit status.
+type NoResult struct {
+	Exit ExitStatus
 }
 
 func (ThreadStarted) isEvent()    {}
@@ -271,3 +282,4 @@ func (APIError) isEvent()         {}
 func (TurnCompleted) isEvent()    {}
 func (TurnFailed) isEvent()       {}
 func (ResumeFailed) isEvent()     {}
+func (NoResult) isEvent()         {}

@@ -69,15 +69,14 @@ func ExampleTurn() {
 			}
 		}
 	}
-	turn.End(nil) // the CLI closed its stdout
-	_, failed := turn.Failed()
-	fmt.Println("failed:", failed)
+	turn.Finish(0, nil) // the CLI exited with status 0
+	fmt.Println("error:", turn.Err())
 	fmt.Println("next resume:", turn.ThreadID())
 	// Output:
 	// retry 1 of 5: stream disconnected before completion
 	// text: 2 + 2 = 4.
 	// thread totals: 9160 in, 26 out
-	// failed: false
+	// error: <nil>
 	// next resume: 01a23170-f4e4-79a3-8053-87c2b8ccf99b
 }
 
@@ -101,27 +100,30 @@ func ExampleTurn_Events() {
 			}
 		case codex.TurnFailed:
 			fmt.Println("failed:", e.Message)
-		case codex.ResumeFailed:
-			fmt.Println("the CLI did not resume", e.ThreadID)
 		}
 	}
+	turn.Finish(1, nil) // cmd.ProcessState.ExitCode(), once Wait returns
+	fmt.Println(errors.Is(turn.Err(), codex.ErrAPI))
 	// Output:
 	// add /work/hello.txt
 	// failed: You've hit your usage limit. Try again at 2:00 PM.
+	// true
 }
 
-// A resume of a thread the CLI does not have prints nothing on stdout: the
-// Turn ends with ResumeFailed, and stderr says whether the thread is
-// unknown.
+// A resume of a thread the CLI does not have prints nothing on stdout and
+// exits 1: Finish ends the Turn with ResumeFailed, and stderr says that
+// the thread is unknown.
 func ExampleResumeFailed() {
 	turn := codex.NewTurn("0199a213-0000-7000-8000-000000000000")
-	for e := range turn.Events(strings.NewReader("")) {
-		fmt.Printf("%T\n", e)
+	for range turn.Events(strings.NewReader("")) {
+	}
+	for _, e := range turn.Finish(1, nil) {
+		fmt.Printf("%T %+v\n", e, e)
 	}
 	stderr := []byte("ERROR: No saved session found with ID 0199a213-0000-7000-8000-000000000000.\n")
 	fmt.Println("unknown thread:", codex.ResumeNotFound(stderr))
 	// Output:
-	// codex.ResumeFailed
+	// codex.ResumeFailed {ThreadID:0199a213-0000-7000-8000-000000000000 Exit:exit status 1 (failure)}
 	// unknown thread: true
 }
 
@@ -160,14 +162,14 @@ func ExampleParseResetTime() {
 	// Dec 1 14:00:00.000
 	// Dec 5 14:00:00.000
 	// Dec 1 09:30:11.054
-	// codex: no reset time in the text
+	// codex: limit without a reset time
 }
 
 func ExampleExitStatus() {
 	// In a program: codex.ExitStatus(cmd.ProcessState.ExitCode()).
 	for _, code := range []int{0, 1, 2, -1} {
-		switch s := codex.ExitStatus(code); s {
-		case codex.ExitOK, codex.ExitFailed:
+		switch s := codex.ExitStatus(code); s.Kind() {
+		case codex.ExitSuccess, codex.ExitFailure:
 			fmt.Println(s, "- the output says more")
 		case codex.ExitUsage:
 			fmt.Println(s, "- the command line is wrong")
@@ -176,8 +178,8 @@ func ExampleExitStatus() {
 		}
 	}
 	// Output:
-	// ok (0) - the output says more
-	// failed (1) - the output says more
-	// usage error (2) - the command line is wrong
+	// exit status 0 (success) - the output says more
+	// exit status 1 (failure) - the output says more
+	// exit status 2 (usage error) - the command line is wrong
 	// killed by a signal
 }

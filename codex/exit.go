@@ -5,52 +5,69 @@ import (
 	"strconv"
 )
 
-// ExitStatus is the exit code of `codex exec`, typed so that a caller can
-// switch on what it means:
+// ExitStatus is the exit code of `codex exec`, as os.ProcessState.ExitCode
+// reports it: -1 when a signal ended the process. Its [ExitStatus.Kind]
+// says what it means:
 //
-//	switch codex.ExitStatus(cmd.ProcessState.ExitCode()) {
-//	case codex.ExitOK:
-//	case codex.ExitFailed: // see the Turn's Failed, and stderr
+//	switch codex.ExitStatus(cmd.ProcessState.ExitCode()).Kind() {
+//	case codex.ExitSuccess:
+//	case codex.ExitFailure: // the Turn's Err says why, and stderr
 //	…
 //	}
-//
-// The CLI's output says more than its status: a run that exits 1 after a
-// [TurnFailed] failed for the reason the event gives, one that exits 1
-// with a [ResumeFailed] could not resume its thread.
 type ExitStatus int
 
-// The statuses `codex exec` exits with. Any other value is passed through.
+// ExitKind is what an [ExitStatus] means, for a switch.
+type ExitKind uint8
+
+// What the CLI's exit codes mean. The CLI's output says more than its
+// status: a run that exits 1 after a [TurnFailed] failed for the reason the
+// event gives, one that exits 1 with a [ResumeFailed] could not resume its
+// thread.
 const (
-	// ExitOK: the turn completed.
-	ExitOK ExitStatus = 0
-	// ExitFailed: the turn failed, the CLI stopped on an error (a usage
-	// limit, a failed resume, no prompt), or it could not start.
-	ExitFailed ExitStatus = 1
-	// ExitUsage: the CLI refused its command line (an unknown flag, a
-	// missing value); the reason is on its standard error.
-	ExitUsage ExitStatus = 2
-	// ExitSignaled: a signal ended the process. It is the value
-	// os.ProcessState.ExitCode reports for that, not a code the CLI
-	// chooses.
-	ExitSignaled ExitStatus = -1
+	ExitSuccess  ExitKind = iota // 0: the turn completed
+	ExitFailure                  // 1: the turn failed, an error stopped the CLI, a resume was refused, no prompt
+	ExitUsage                    // 2: the CLI refused its command line (an unknown flag, a bad value)
+	ExitSignaled                 // -1: a signal ended the process
+	ExitOther                    // any other code
 )
 
-// String says what the status means, e.g. "failed (1)".
-func (s ExitStatus) String() string {
-	var what string
+// Kind returns what the status means.
+func (s ExitStatus) Kind() ExitKind {
 	switch s {
-	case ExitOK:
-		what = "ok"
-	case ExitFailed:
-		what = "failed"
-	case ExitUsage:
-		what = "usage error"
-	case ExitSignaled:
-		return "killed by a signal"
-	default:
-		what = "exit status"
+	case 0:
+		return ExitSuccess
+	case 1:
+		return ExitFailure
+	case 2:
+		return ExitUsage
+	case -1:
+		return ExitSignaled
 	}
-	return what + " (" + strconv.Itoa(int(s)) + ")"
+	return ExitOther
+}
+
+// String describes the status, as "exit status 1 (failure)".
+func (s ExitStatus) String() string {
+	if s.Kind() == ExitSignaled {
+		return "killed by a signal"
+	}
+	return "exit status " + strconv.Itoa(int(s)) + " (" + s.Kind().String() + ")"
+}
+
+var exitKindNames = [...]string{
+	ExitSuccess:  "success",
+	ExitFailure:  "failure",
+	ExitUsage:    "usage error",
+	ExitSignaled: "killed by a signal",
+	ExitOther:    "unknown",
+}
+
+// String names the kind, as "usage error".
+func (k ExitKind) String() string {
+	if int(k) < len(exitKindNames) {
+		return exitKindNames[k]
+	}
+	return "ExitKind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // resumeNotFound are the CLI's wordings, lowercased, for a resume whose

@@ -6,9 +6,29 @@ import (
 	"time"
 )
 
-// ErrNoResetTime is returned, or wrapped with the reason, by
-// [ParseResetTime] for a text that gives no reset time it can read.
-var ErrNoResetTime = errors.New("codex: no reset time in the text")
+// Reasons [ParseResetTime] finds no reset time, for errors.Is.
+var (
+	// ErrNotLimit: the text reports no usage or rate limit.
+	ErrNotLimit = errors.New("codex: no usage or rate limit in the text")
+	// ErrNoResetTime: the text reports a limit but gives no time it can
+	// read ("Try again later."); it is wrapped with the reason when the
+	// time is there but cannot be read.
+	ErrNoResetTime = errors.New("codex: limit without a reset time")
+)
+
+// limitWords mark a text, lowercased, as reporting a usage or rate limit.
+var limitWords = [...]string{"usage limit", "rate limit", "429", "too many requests", "quota"}
+
+// isLimit reports whether text reports a usage or rate limit.
+func isLimit(text string) bool {
+	lower := strings.ToLower(text)
+	for _, w := range limitWords {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	return false
+}
 
 // resetError is ErrNoResetTime with the reason a found phrase could not be
 // read.
@@ -34,9 +54,10 @@ func (e *resetError) Is(target error) bool { return target == ErrNoResetTime }
 // the moment the CLI wrote the text, or the current time when that is not
 // known, and the result is rounded up to the millisecond.
 //
-// The error is [ErrNoResetTime] when the text gives no reset time ("Try
-// again later."), or wraps it with the reason when the phrase is there but
-// cannot be read (a date that does not exist); ms is then 0.
+// Without a time, the error is [ErrNoResetTime] when the text reports a
+// limit ("Try again later.") or names a time it cannot read (wrapped with
+// the reason: a date that does not exist), and [ErrNotLimit] otherwise; ms
+// is then 0.
 func ParseResetTime(text string, now time.Time, loc *time.Location) (ms int64, err error) {
 	if loc == nil {
 		loc = time.UTC
@@ -57,7 +78,10 @@ func ParseResetTime(text string, now time.Time, loc *time.Location) (ms int64, e
 		}
 		return ceilMillis(now.Add(d)), nil
 	}
-	return 0, ErrNoResetTime
+	if isLimit(text) {
+		return 0, ErrNoResetTime
+	}
+	return 0, ErrNotLimit
 }
 
 // ceilMillis returns t in Unix epoch milliseconds, rounded up: a reset time

@@ -42,19 +42,21 @@ func TestParseResetTime(t *testing.T) {
 		{"22nd", "try again at Feb 22nd, 2027 1:00 AM", nil, "2027-02-22T01:00:00Z", ""},
 		{"date without a year", "try again at Jan 3rd 1:00 AM", nil, "2027-01-03T01:00:00Z", ""},
 		{"Feb 29 without a year", "try again at Feb 29th 1:00 AM", nil, "2028-02-29T01:00:00Z", ""},
-		{"Feb 30", "try again at Feb 30th, 2027 1:00 AM", nil, "", "codex: no reset time in the text: no such date"},
-		{"day 32", "try again at Feb 32nd, 2027 1:00 AM", nil, "", "codex: no reset time in the text: no such date"},
-		{"month without a day", "try again at May, 2027", nil, "", "codex: no reset time in the text: a month without a day"},
-		{"hour 13 PM", "try again at 13:00 PM", nil, "", "codex: no reset time in the text: \"try again at\" is not followed by a clock time"},
-		{"minute 60", "try again at 1:60 PM", nil, "", "codex: no reset time in the text: \"try again at\" is not followed by a clock time"},
+		{"Feb 30", "try again at Feb 30th, 2027 1:00 AM", nil, "", "codex: limit without a reset time: no such date"},
+		{"day 32", "try again at Feb 32nd, 2027 1:00 AM", nil, "", "codex: limit without a reset time: no such date"},
+		{"month without a day", "try again at May, 2027", nil, "", "codex: limit without a reset time: a month without a day"},
+		{"hour 13 PM", "try again at 13:00 PM", nil, "", "codex: limit without a reset time: \"try again at\" is not followed by a clock time"},
+		{"minute 60", "try again at 1:60 PM", nil, "", "codex: limit without a reset time: \"try again at\" is not followed by a clock time"},
 		{"the last phrase counts", "try again at 1:00 AM, or rather try again at 3:00 AM", nil, "2026-12-02T03:00:00Z", ""},
 		{"duration", "Rate limit reached for gpt-5.1-codex. Please try again in 11.054s. Visit https://platform.openai.com/account/rate-limits", nil, "2026-12-02T03:30:26.054Z", ""},
 		{"duration in minutes", "please try again in 1m30s", nil, "2026-12-02T03:31:45Z", ""},
-		{"duration in words", "please try again in a few minutes", nil, "", "codex: no reset time in the text: \"try again in\" is not followed by a duration"},
-		{"negative duration", "please try again in -5s", nil, "", "codex: no reset time in the text: \"try again in\" is not followed by a duration"},
-		{"later", "You've hit your usage limit. Try again later.", nil, "", "codex: no reset time in the text"},
-		{"nothing", "unexpected status 401 Unauthorized", nil, "", "codex: no reset time in the text"},
-		{"empty", "", nil, "", "codex: no reset time in the text"},
+		{"duration in words", "please try again in a few minutes", nil, "", "codex: limit without a reset time: \"try again in\" is not followed by a duration"},
+		{"negative duration", "please try again in -5s", nil, "", "codex: limit without a reset time: \"try again in\" is not followed by a duration"},
+		{"later", "You've hit your usage limit. Try again later.", nil, "", "codex: limit without a reset time"},
+		{"429 without a time", "unexpected status 429 Too Many Requests", nil, "", "codex: limit without a reset time"},
+		{"quota", "Quota exceeded for the day", nil, "", "codex: limit without a reset time"},
+		{"not a limit", "unexpected status 401 Unauthorized", nil, "", "codex: no usage or rate limit in the text"},
+		{"empty", "", nil, "", "codex: no usage or rate limit in the text"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -64,8 +66,8 @@ func TestParseResetTime(t *testing.T) {
 				got = time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
 			} else {
 				why = err.Error()
-				if !errors.Is(err, codex.ErrNoResetTime) || ms != 0 {
-					t.Errorf("error %v, ms %d: want ErrNoResetTime and 0", err, ms)
+				if errors.Is(err, codex.ErrNoResetTime) == errors.Is(err, codex.ErrNotLimit) || ms != 0 {
+					t.Errorf("error %v, ms %d: want ErrNoResetTime or ErrNotLimit, and 0", err, ms)
 				}
 			}
 			if diff := cmp.Diff([]string{tt.want, tt.why}, []string{got, why}); diff != "" {

@@ -38,14 +38,15 @@ func (e *LineTooLongError) Error() string {
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
 // Events returns the events of a run whose output is read from r (the
-// CLI's standard output), in order, as [Turn.Feed] returns them, and at the
-// end of r what [Turn.End] adds.
+// CLI's standard output), in order, as [Turn.Feed] returns them. Call
+// [Turn.Finish] with the process's exit code after the loop, for the
+// events that only the end of the run can give.
 //
 // A line that cannot be used yields a nil Event and its error, a
 // [*SyntaxError] or a [*LineTooLongError], and reading goes on with the
 // next line. Blank lines are skipped. An error from r itself is yielded
-// last; a line it cuts short is not fed, and End is not called, since the
-// output did not end. The sequence ends at the end of r: after the final
+// last; a line it cuts short is not fed. The sequence ends at the end of
+// r: after the final
 // event it goes on reading, and yields nothing more, so that the CLI never
 // blocks on a full pipe. A caller that stops the loop early takes that
 // duty over.
@@ -77,12 +78,6 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 			default: // the end of r
 				if err != io.EOF {
 					yield(nil, err)
-					return
-				}
-				for _, e := range t.End(events[:0]) {
-					if !yield(e, nil) {
-						return
-					}
 				}
 				return
 			}

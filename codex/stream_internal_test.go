@@ -35,7 +35,7 @@ func describe(turn *Turn, r io.Reader, maxLine int) []string {
 
 // TestTurnEventsLines checks how Events uses internal/lines, where the
 // splitting itself is tested: blank lines, the line limit and its error
-// type, read errors, and End at the end of the input only.
+// type, and read errors.
 func TestTurnEventsLines(t *testing.T) {
 	const (
 		started = `{"type":"thread.started","thread_id":"t"}`
@@ -57,8 +57,7 @@ func TestTurnEventsLines(t *testing.T) {
 		{"syntax error, then more", "", "[DEBUG] x\n" + done, nil, []string{"syntax", "codex.TurnCompleted"}},
 		{"nothing after the final event", "", done + "\n" + long + "\nnot JSON\n" + started + "\n", nil, []string{"codex.TurnCompleted"}},
 		{"read error last, cut line not fed", "", started + "\n" + `{"type":"turn.completed"`, broken, []string{"codex.ThreadStarted", "error: broken"}},
-		{"resume refused at the end", "r", "warning: not JSON\n", nil, []string{"syntax", "codex.ResumeFailed"}},
-		{"no resume failure on a read error", "r", "", broken, []string{"error: broken"}},
+		{"nothing at the end of a resume", "r", "warning: not JSON\n", nil, []string{"syntax"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -74,8 +73,8 @@ func TestTurnEventsLines(t *testing.T) {
 }
 
 // FuzzTurnEvents checks that Events, with a limit of maxLine, yields what
-// feeding the input's lines one by one and then End return, a line over
-// the limit being reported in its place until the final event.
+// feeding the input's lines one by one returns, a line over the limit
+// being reported in its place until the final event.
 func FuzzTurnEvents(f *testing.F) {
 	for _, s := range []string{
 		"{\"type\":\"thread.started\",\"thread_id\":\"t\"}\n{\"type\":\"turn.completed\",\"usage\":{}}\n",
@@ -108,9 +107,6 @@ func FuzzTurnEvents(f *testing.F) {
 					want = append(want, e)
 				}
 			}
-		}
-		for _, e := range byLine.End(nil) {
-			want = append(want, e)
 		}
 		var got []any
 		turn := NewTurn(id)

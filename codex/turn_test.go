@@ -17,9 +17,9 @@ import (
 type outcome struct {
 	Final    string // the final event's type; "" when none
 	ThreadID string
-	Failed   bool
-	Why      string
-	Resume   bool // ResumeFailed()
+	Err      string // Err's text; "" when nil
+	Reason   string // the sentinel Err matches
+	Resume   bool   // ResumeFailed()
 }
 
 func outcomeOf(turn *codex.Turn) outcome {
@@ -27,7 +27,15 @@ func outcomeOf(turn *codex.Turn) outcome {
 	if e, ok := turn.Final(); ok {
 		o.Final = fmt.Sprintf("%T", e)
 	}
-	o.Why, o.Failed = turn.Failed()
+	err := turn.Err()
+	if err != nil {
+		o.Err = err.Error()
+	}
+	for _, r := range []error{codex.ErrResumeNotFound, codex.ErrAPI, codex.ErrNoResult, codex.ErrFailed} {
+		if errors.Is(err, r) {
+			o.Reason = r.Error()
+		}
+	}
 	return o
 }
 
@@ -41,25 +49,34 @@ func TestTurnOutcomes(t *testing.T) {
 		resume string
 		path   string // a transcript, or
 		output string // the output itself
+		code   int
 		want   outcome
 	}{
-		{"completed", "", "testdata/cli-0.169.0/plain-text.jsonl", "",
+		{"completed", "", "testdata/cli-0.169.0/plain-text.jsonl", "", 0,
 			outcome{Final: "codex.TurnCompleted", ThreadID: "01a23170-f4e4-79a3-8053-87c2b8ccf99b"}},
-		{"resumed", "01a23170-f4e4-79a3-8053-87c2b8ccf99b", "testdata/cli-0.169.0/resume.jsonl", "",
+		{"resumed", "01a23170-f4e4-79a3-8053-87c2b8ccf99b", "testdata/cli-0.169.0/resume.jsonl", "", 0,
 			outcome{Final: "codex.TurnCompleted", ThreadID: "01a23170-f4e4-79a3-8053-87c2b8ccf99b"}},
-		{"usage limit", "", "testdata/cli-0.169.0/rate-limit-usage-limit.jsonl", "",
-			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-bd92-7f82-a483-249833528bbc", Failed: true, Why: limit}},
-		{"resume refused", "gone", "testdata/resume_failed.jsonl", "",
-			outcome{Final: "codex.ResumeFailed", ThreadID: "gone", Failed: true, Why: "codex: the CLI did not resume thread gone", Resume: true}},
-		{"resume started a new thread", "gone", "", started + `{"type":"turn.completed","usage":{}}`,
+		{"completed, then failed", "", "testdata/cli-0.169.0/plain-text.jsonl", "", 1,
+			outcome{Final: "codex.TurnCompleted", ThreadID: "01a23170-f4e4-79a3-8053-87c2b8ccf99b",
+				Err: "codex: run failed (exit status 1 (failure))", Reason: codex.ErrFailed.Error()}},
+		{"usage limit", "", "testdata/cli-0.169.0/rate-limit-usage-limit.jsonl", "", 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-bd92-7f82-a483-249833528bbc",
+				Err: "codex: API error: " + limit + " (exit status 1 (failure))", Reason: codex.ErrAPI.Error()}},
+		{"401", "", "testdata/cli-0.169.0/api-error-401.jsonl", "", 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-3b3d-72b3-9a38-5dbe4905a046", Reason: codex.ErrAPI.Error()}},
+		{"failed otherwise", "", "", started + `{"type":"turn.failed","error":{"message":"sandbox error"}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Err: "codex: run failed: sandbox error (exit status 1 (failure))", Reason: codex.ErrFailed.Error()}},
+		{"resume refused", "gone", "testdata/resume_failed.jsonl", "", 1,
+			outcome{Final: "codex.ResumeFailed", ThreadID: "gone", Err: "codex: resumed thread not found (exit status 1 (failure))",
+				Reason: codex.ErrResumeNotFound.Error(), Resume: true}},
+		{"resume killed", "gone", "", "", -1,
+			outcome{Final: "codex.NoResult", ThreadID: "gone", Err: "codex: run ended without the end of its turn (killed by a signal)", Reason: codex.ErrNoResult.Error()}},
+		{"resume started a new thread", "gone", "", started + `{"type":"turn.completed","usage":{}}`, 0,
 			outcome{Final: "codex.TurnCompleted", ThreadID: "t1"}},
-		{"resume with an empty thread id", "kept", "", `{"type":"thread.started","thread_id":""}` + "\n",
-			outcome{ThreadID: "kept", Failed: true, Why: "codex: the output ended before the turn did"}},
-		{"ended after an error", "", "", started + `{"type":"error","message":"first"}` + "\n" + `{"type":"error","message":"last"}` + "\n",
-			outcome{ThreadID: "t1", Failed: true, Why: "last"}},
-		{"ended with nothing", "", "", "", outcome{Failed: true, Why: "codex: the output ended before the turn did"}},
-		{"failed without a message", "", "", started + `{"type":"turn.failed","error":{}}`,
-			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Failed: true}},
+		{"ended after an error", "", "", started + `{"type":"error","message":"first"}` + "\n" + `{"type":"error","message":"last"}` + "\n", 1,
+			outcome{Final: "codex.NoResult", ThreadID: "t1", Err: "codex: run ended without the end of its turn: last (exit status 1 (failure))", Reason: codex.ErrNoResult.Error()}},
+		{"ended with nothing", "", "", "", 2,
+			outcome{Final: "codex.NoResult", Err: "codex: run ended without the end of its turn (exit status 2 (usage error))", Reason: codex.ErrNoResult.Error()}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -73,20 +90,29 @@ func TestTurnOutcomes(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			if diff := cmp.Diff(tt.want, outcomeOf(turn)); diff != "" {
+			turn.Finish(tt.code, nil)
+			got := outcomeOf(turn)
+			if tt.want.Err == "" && tt.want.Reason != "" {
+				got.Err = "" // long messages: the reason is what is checked
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("outcome mismatch (-want +got):\n%s", diff)
+			}
+			if s, ok := turn.Exit(); !ok || int(s) != tt.code {
+				t.Errorf("Exit() = %v, %v; want %d", s, ok, tt.code)
 			}
 		})
 	}
 }
 
-func TestTurnBeforeTheEnd(t *testing.T) {
+func TestTurnBeforeFinish(t *testing.T) {
 	turn := codex.NewTurn("r")
 	if _, err := turn.Feed([]byte(`{"type":"turn.started"}`), nil); err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(outcome{ThreadID: "r"}, outcomeOf(turn)); diff != "" {
-		t.Errorf("outcome before End (-want +got):\n%s", diff)
+	_, exited := turn.Exit()
+	if diff := cmp.Diff([]any{outcome{ThreadID: "r"}, false}, []any{outcomeOf(turn), exited}); diff != "" {
+		t.Errorf("[outcome exited] before Finish (-want +got):\n%s", diff)
 	}
 }
 
@@ -111,7 +137,7 @@ func TestTurnStopsAfterFinal(t *testing.T) {
 			kinds = append(kinds, fmt.Sprintf("%T", e))
 		}
 	}
-	kinds = append(kinds, fmt.Sprint(len(turn.End(nil))))
+	kinds = append(kinds, fmt.Sprint(len(turn.Finish(0, nil))))
 	got := []any{kinds, errs, outcomeOf(turn)}
 	want := []any{[]string{"codex.ThreadStarted", "codex.TurnCompleted", "0"}, 1, outcome{Final: "codex.TurnCompleted", ThreadID: "a"}}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -119,18 +145,20 @@ func TestTurnStopsAfterFinal(t *testing.T) {
 	}
 }
 
-func TestTurnEndOnce(t *testing.T) {
+func TestTurnFinishOnce(t *testing.T) {
 	turn := codex.NewTurn("x")
-	first, second := turn.End(nil), turn.End(nil)
+	first, second := turn.Finish(1, nil), turn.Finish(0, nil)
 	events, err := turn.Feed([]byte(`{"type":"thread.started","thread_id":"y"}`), nil)
-	got := []any{len(first), len(second), len(events), err, turn.ThreadID()}
-	if diff := cmp.Diff([]any{1, 0, 0, nil, "x"}, got, cmp.Comparer(func(a, b error) bool { return a == b })); diff != "" {
-		t.Errorf("[first second fed err thread] (-want +got):\n%s", diff)
+	exit, _ := turn.Exit()
+	got := []any{first, len(second), len(events), err == nil, turn.ThreadID(), exit}
+	want := []any{[]codex.Event{codex.ResumeFailed{ThreadID: "x", Exit: 1}}, 0, 0, true, "x", codex.ExitStatus(1)}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("[first second fed ok thread exit] (-want +got):\n%s", diff)
 	}
 }
 
 // TestTurnEventsMatchesFeed checks that Events yields, for every
-// transcript, what feeding its lines one by one and then End return.
+// transcript, what feeding its lines one by one returns.
 func TestTurnEventsMatchesFeed(t *testing.T) {
 	for _, path := range transcripts(t) {
 		t.Run(path, func(t *testing.T) {
@@ -146,9 +174,6 @@ func TestTurnEventsMatchesFeed(t *testing.T) {
 					for _, e := range events {
 						want = append(want, e)
 					}
-				}
-				for _, e := range byLine.End(nil) {
-					want = append(want, e)
 				}
 				var got []any
 				turn := codex.NewTurn(resume)

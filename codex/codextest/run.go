@@ -28,11 +28,11 @@ const (
 
 // Exit statuses of the fake CLI, as a shell reports them.
 const (
-	ExitOK        = int(codex.ExitOK)
-	ExitError     = int(codex.ExitFailed) // a failed turn, a refused resume, no prompt
-	ExitUsage     = int(codex.ExitUsage)  // a command line the real CLI refuses
-	ExitInterrupt = 130                   // stopped by SIGINT (128 + 2)
-	ExitTerminate = 143                   // stopped by SIGTERM (128 + 15)
+	ExitOK        = 0
+	ExitError     = 1   // a failed turn, a refused resume, no prompt
+	ExitUsage     = 2   // a command line the real CLI refuses
+	ExitInterrupt = 130 // stopped by SIGINT (128 + 2)
+	ExitTerminate = 143 // stopped by SIGTERM (128 + 15)
 )
 
 // Stopped is the cancellation cause a caller gives ctx to stop [Run] with a
@@ -90,9 +90,9 @@ type Env struct {
 //     [EnvTranscript], after copying its companion .stderr file (same name,
 //     ".stderr" instead of ".jsonl"), if there is one, to Stderr;
 //   - waits [EnvDelay] before each line when it is set;
-//   - returns [ExitOK] when the transcript's turn completed and
-//     [ExitError] otherwise, as read by [codex.Turn]: a failed turn, a
-//     resume that printed no thread, an output without its final line.
+//   - returns [ExitOK] when the transcript's turn completed, as read by a
+//     [codex.Turn], and [ExitError] otherwise: a failed turn, a resume
+//     that printed nothing, an output without its final line.
 //
 // When ctx ends, Run stops at once and returns [ExitInterrupt], or the
 // Code of a [Stopped] cause.
@@ -190,11 +190,7 @@ func (r *runner) run() int {
 		r.errorf("fakecodex: %v", err)
 		return ExitError
 	}
-	resumeID := inv.sessionID
-	if inv.resume && inv.last {
-		resumeID = "last"
-	}
-	return r.replay(transcript, delay, resumeID)
+	return r.replay(transcript, delay)
 }
 
 // openTranscript opens name, or the file for this call inside it when it
@@ -274,8 +270,8 @@ func (r *runner) copyCompanion(name string) error {
 
 // replay writes the transcript to Stdout line by line and works out the
 // exit status from what a [codex.Turn] reads in it.
-func (r *runner) replay(transcript io.Reader, delay time.Duration, resumeID string) int {
-	turn := codex.NewTurn(resumeID)
+func (r *runner) replay(transcript io.Reader, delay time.Duration) int {
+	var turn codex.Turn
 	br := bufio.NewReader(transcript)
 	var events []codex.Event
 	for {
@@ -308,8 +304,8 @@ func (r *runner) replay(transcript io.Reader, delay time.Duration, resumeID stri
 			return ExitError
 		}
 	}
-	turn.End(nil)
-	if _, failed := turn.Failed(); failed {
+	final, _ := turn.Final()
+	if _, ok := final.(codex.TurnCompleted); !ok {
 		return ExitError
 	}
 	return ExitOK

@@ -227,6 +227,7 @@ func runTurn(t *testing.T, env []string, o codex.Options, prompt string) (*codex
 			texts = append(texts, e.Text)
 		}
 	}
+	turn.Finish(got.Code, nil)
 	return turn, texts, got
 }
 
@@ -235,9 +236,9 @@ func runTurn(t *testing.T, env []string, o codex.Options, prompt string) (*codex
 func TestTwoTurnSession(t *testing.T) {
 	env := []string{codextest.EnvTranscript + "=" + session(t, "cli-0.169.0/plain-text", "cli-0.169.0/resume")}
 	o := codex.Options{Model: "gpt-5.1-codex", Sandbox: codex.SandboxReadOnly, SkipGitRepoCheck: true}
-	first, texts1, run1 := runTurn(t, env, o, "-what is 2 + 2?")
+	first, texts1, _ := runTurn(t, env, o, "-what is 2 + 2?")
 	o.Resume = first.ThreadID()
-	second, texts2, run2 := runTurn(t, env, o, "again")
+	second, texts2, _ := runTurn(t, env, o, "again")
 
 	totals := func(turn *codex.Turn) usage.CodexUsage {
 		final, _ := turn.Final()
@@ -248,13 +249,13 @@ func TestTwoTurnSession(t *testing.T) {
 		return u
 	}
 	turn2 := totals(second).Since(totals(first)).Report()
-	got := []any{run1.Code, run2.Code, texts1, texts2, first.ThreadID(), second.ThreadID(), turn2.Input.String(), turn2.Output.String()}
-	want := []any{0, 0,
+	got := []any{first.Err(), second.Err(), texts1, texts2, first.ThreadID(), second.ThreadID(), turn2.Input.String(), turn2.Output.String()}
+	want := []any{nil, nil,
 		[]string{"Hello from the mock server. 2 + 2 = 4."}, []string{"Hello from the mock server. 2 + 2 = 4."},
 		"01a23170-f4e4-79a3-8053-87c2b8ccf99b", "01a23170-f4e4-79a3-8053-87c2b8ccf99b", "9251", "26",
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
-		t.Errorf("[status1 status2 texts1 texts2 thread1 thread2 input2 output2] mismatch (-want +got):\n%s", diff)
+		t.Errorf("[err1 err2 texts1 texts2 thread1 thread2 input2 output2] mismatch (-want +got):\n%s", diff)
 	}
 }
 
@@ -265,9 +266,10 @@ func TestResumeRefused(t *testing.T) {
 	const gone = "0199a213-0000-7000-8000-000000000000"
 	turn, _, got := runTurn(t, env, codex.Options{Resume: gone}, "hello")
 	final, _ := turn.Final()
-	want := []any{codex.ExitFailed, "", final, true, true}
-	if diff := cmp.Diff(want, []any{codex.ExitStatus(got.Code), got.Stdout, codex.ResumeFailed{ThreadID: gone}, turn.ResumeFailed(), codex.ResumeNotFound([]byte(got.Stderr))}); diff != "" {
-		t.Errorf("[status stdout final resumeFailed notFound] mismatch (-want +got):\n%s", diff)
+	want := []any{codex.ExitFailure, "", codex.ResumeFailed{ThreadID: gone, Exit: 1}, true, true}
+	got2 := []any{codex.ExitStatus(got.Code).Kind(), got.Stdout, final, errors.Is(turn.Err(), codex.ErrResumeNotFound), codex.ResumeNotFound([]byte(got.Stderr))}
+	if diff := cmp.Diff(want, got2); diff != "" {
+		t.Errorf("[status stdout final errResumeNotFound notFound] mismatch (-want +got):\n%s", diff)
 	}
 }
 
