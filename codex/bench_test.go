@@ -140,22 +140,29 @@ func stdParseLine(line []byte, events []Event) ([]Event, error) {
 				events = append(events, Reasoning{ItemID: it.ID, Text: it.Text})
 			}
 		case "command_execution":
-			e := CommandExecution{ItemID: it.ID, Phase: phase, Command: it.Command, Output: it.AggregatedOutput, Status: Status(it.Status)}
+			e := CommandExecution{ItemID: it.ID, Phase: phase, Kind: ToolKindExecute, Command: it.Command, Output: it.AggregatedOutput, Status: Status(it.Status)}
 			if it.ExitCode != nil {
 				e.ExitCode, e.HasExitCode = int(*it.ExitCode), true
 			}
 			events = append(events, e)
 		case "file_change":
-			e := FileChange{ItemID: it.ID, Phase: phase, Status: Status(it.Status)}
+			e := FileChange{ItemID: it.ID, Phase: phase, Kind: ToolKindEdit, Status: Status(it.Status)}
 			if it.Changes != nil {
 				e.Changes = make([]Change, 0, len(it.Changes))
+				deletes := 0
 				for _, c := range it.Changes {
 					e.Changes = append(e.Changes, Change{Path: c.Path, Kind: ChangeKind(c.Kind)})
+					if c.Kind == "delete" {
+						deletes++
+					}
+				}
+				if deletes > 0 && deletes == len(it.Changes) {
+					e.Kind = ToolKindDelete
 				}
 			}
 			events = append(events, e)
 		case "web_search":
-			e := WebSearch{ItemID: it.ID, Phase: phase, Query: it.Query}
+			e := WebSearch{ItemID: it.ID, Phase: phase, Kind: ToolKindSearch, Query: it.Query}
 			if len(it.Action) > 0 && it.Action[0] == '{' {
 				var action struct {
 					Type string `json:"type"`
@@ -164,6 +171,9 @@ func stdParseLine(line []byte, events []Event) ([]Event, error) {
 					return events, err
 				}
 				e.ActionType, e.Action = action.Type, it.Action
+				if action.Type == "open_page" {
+					e.Kind = ToolKindFetch
+				}
 			}
 			events = append(events, e)
 		default:

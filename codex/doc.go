@@ -17,7 +17,7 @@
 // [ParseLine] turns one line into an [Event]: [ThreadStarted] with the
 // thread id to resume with, [Text] and [Reasoning], the tool calls
 // [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
-// their phase and status, [TodoList], [Notice] for non-fatal errors,
+// their phase, status and [ToolKind] (the Agent Client Protocol's kinds), [TodoList], [Notice] for non-fatal errors,
 // [Retry] and [APIError] for failed requests, and the final [TurnCompleted]
 // or [TurnFailed]. When a member name is repeated in one object, the last
 // occurrence wins, as with encoding/json.

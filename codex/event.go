@@ -79,6 +79,24 @@ const (
 	StatusDeclined   Status = "declined"
 )
 
+// ToolKind is the kind of action a tool call takes. Its values are those of
+// the Agent Client Protocol's tool kinds, so that a bridge passes them on.
+type ToolKind string
+
+// Tool kinds. ParseLine sets the Kind of each tool call event from the
+// item's type and content.
+const (
+	ToolKindRead    ToolKind = "read"
+	ToolKindEdit    ToolKind = "edit"
+	ToolKindDelete  ToolKind = "delete"
+	ToolKindMove    ToolKind = "move"
+	ToolKindSearch  ToolKind = "search"
+	ToolKindExecute ToolKind = "execute"
+	ToolKindThink   ToolKind = "think"
+	ToolKindFetch   ToolKind = "fetch"
+	ToolKindOther   ToolKind = "other"
+)
+
 // Text is the agent's message to the user (an "agent_message" item), whole:
 // the CLI prints agent text only once it is complete. ItemID names the item
 // within this run; ids restart at "item_0" in every process.
@@ -96,9 +114,11 @@ type Reasoning struct {
 
 // CommandExecution is a shell command the agent ran, at one phase of its
 // life: started (Status "in_progress", no exit code yet) and completed.
+// Kind is always [ToolKindExecute].
 type CommandExecution struct {
 	ItemID string
 	Phase  Phase
+	Kind   ToolKind
 	// Command is the command line as run, the CLI's shell wrapper
 	// included, e.g. "/bin/bash -lc 'go test ./...'".
 	Command string
@@ -131,10 +151,13 @@ type Change struct {
 }
 
 // FileChange is a patch the agent applied (a "file_change" item): Changes
-// lists the files it touches, nil when the item has no list.
+// lists the files it touches, nil when the item has no list. Kind is
+// [ToolKindDelete] when every change deletes a file, [ToolKindEdit]
+// otherwise.
 type FileChange struct {
 	ItemID  string
 	Phase   Phase
+	Kind    ToolKind
 	Changes []Change
 	Status  Status
 }
@@ -145,9 +168,13 @@ type FileChange struct {
 // and then the search's ("ws_…"); as everywhere in this module the last
 // wins, so ItemID is the search's id. It is the same on the item's started
 // and completed lines, which is what pairing them needs.
+//
+// Kind is [ToolKindFetch] when the action opens a page, [ToolKindSearch]
+// otherwise.
 type WebSearch struct {
 	ItemID string
 	Phase  Phase
+	Kind   ToolKind
 	// Query is what was searched for; "" until the search has begun.
 	Query string
 	// ActionType is the action's "type": "search", "open_page",
@@ -158,10 +185,12 @@ type WebSearch struct {
 }
 
 // MCPToolCall is a call to a tool of an MCP server (an "mcp_tool_call"
-// item).
+// item). Kind is always [ToolKindOther]: the CLI says nothing of what the
+// tool does.
 type MCPToolCall struct {
 	ItemID string
 	Phase  Phase
+	Kind   ToolKind
 	Server string
 	Tool   string
 	// Arguments, Result and Error's message are as the CLI sent them:

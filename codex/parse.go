@@ -172,18 +172,24 @@ func parseItem(item gjson.Result, phase Phase) (Event, bool) {
 		}
 		return Reasoning{ItemID: id, Text: str(f.text)}, true
 	case "command_execution":
-		e := CommandExecution{ItemID: id, Phase: phase, Command: str(f.command), Output: str(f.output), Status: Status(str(f.status))}
+		e := CommandExecution{ItemID: id, Phase: phase, Kind: ToolKindExecute, Command: str(f.command), Output: str(f.output), Status: Status(str(f.status))}
 		if code, ok := exitCode(f.exitCode); ok {
 			e.ExitCode, e.HasExitCode = code, true
 		}
 		return e, true
 	case "file_change":
-		return FileChange{ItemID: id, Phase: phase, Changes: parseChanges(f.changes), Status: Status(str(f.status))}, true
+		changes := parseChanges(f.changes)
+		return FileChange{ItemID: id, Phase: phase, Kind: changeKind(changes), Changes: changes, Status: Status(str(f.status))}, true
 	case "web_search":
-		return WebSearch{ItemID: id, Phase: phase, Query: str(f.query),
-			ActionType: str(members.Get(f.action, "type")), Action: objectCopy(f.action)}, true
+		action := str(members.Get(f.action, "type"))
+		kind := ToolKindSearch
+		if action == "open_page" {
+			kind = ToolKindFetch
+		}
+		return WebSearch{ItemID: id, Phase: phase, Kind: kind, Query: str(f.query),
+			ActionType: action, Action: objectCopy(f.action)}, true
 	case "mcp_tool_call":
-		return MCPToolCall{ItemID: id, Phase: phase, Server: str(f.server), Tool: str(f.tool),
+		return MCPToolCall{ItemID: id, Phase: phase, Kind: ToolKindOther, Server: str(f.server), Tool: str(f.tool),
 			Arguments: valueCopy(f.arguments), Result: valueCopy(f.result),
 			Error: str(members.Get(f.err, "message")), Status: Status(str(f.status))}, true
 	case "todo_list":
@@ -222,6 +228,20 @@ func parseChanges(changes gjson.Result) []Change {
 		return true
 	})
 	return out
+}
+
+// changeKind is the kind of a patch made of changes: delete when every
+// change deletes a file, edit otherwise.
+func changeKind(changes []Change) ToolKind {
+	if len(changes) == 0 {
+		return ToolKindEdit
+	}
+	for _, c := range changes {
+		if c.Kind != ChangeDelete {
+			return ToolKindEdit
+		}
+	}
+	return ToolKindDelete
 }
 
 // parseTodos reads a todo_list item's items; nil when it is not an array.
