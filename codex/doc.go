@@ -17,10 +17,11 @@
 // [ParseLine] turns one line into an [Event]: [ThreadStarted] with the
 // thread id to resume with, [Text] and [Reasoning], the tool calls
 // [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
-// their phase, status and [ToolKind] (the Agent Client Protocol's kinds), [TodoList], [Notice] for non-fatal errors,
-// [Retry] and [APIError] for failed requests, and the final [TurnCompleted]
-// or [TurnFailed]. When a member name is repeated in one object, the last
-// occurrence wins, as with encoding/json.
+// their phase, status and [ToolKind] (the Agent Client Protocol's kinds),
+// [TodoList], [Notice] for non-fatal errors, [Retry] and [APIError] for
+// failed requests, and the final [TurnCompleted] or [TurnFailed]. When a
+// member name is repeated in one object, the last occurrence wins, as with
+// encoding/json.
 //
 // [Turn] wraps ParseLine for one run of the CLI, which is one turn of a
 // thread: it keeps the thread id to resume with (the CLI prints it only on
@@ -31,6 +32,16 @@
 // over and ends a run that printed no final line: a resume the CLI refused,
 // which prints nothing on stdout, as [ResumeFailed], anything else as
 // [NoResult]. [Turn.Err] then says why the run failed, if it did.
+//
+// # Usage
+//
+// [TurnCompleted.Usage] keeps the CLI's usage object as raw JSON for the
+// module's usage package: usage.ParseCodexUsage reads it. Its figures are
+// running totals of the whole thread, earlier runs that resumed it
+// included, so a turn's own usage is the difference from the totals of the
+// turn before: cur.Since(prev).Report(). The first turn of a thread
+// resumed in a new process has no such baseline unless the caller kept the
+// previous run's totals with the thread id.
 //
 // # Command line and exit status
 //
