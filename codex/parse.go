@@ -178,7 +178,7 @@ func parseItem(item gjson.Result, phase Phase) (Event, bool) {
 		}
 		return e, true
 	case "file_change":
-		changes := parseChanges(f.changes)
+		changes := objects(f.changes, readChange)
 		return FileChange{ItemID: id, Phase: phase, Kind: changeKind(changes), Changes: changes, Status: Status(str(f.status))}, true
 	case "web_search":
 		action := str(members.Get(f.action, "type"))
@@ -193,41 +193,45 @@ func parseItem(item gjson.Result, phase Phase) (Event, bool) {
 			Arguments: valueCopy(f.arguments), Result: valueCopy(f.result),
 			Error: str(members.Get(f.err, "message")), Status: Status(str(f.status))}, true
 	case "todo_list":
-		return TodoList{ItemID: id, Phase: phase, Items: parseTodos(f.items)}, true
+		return TodoList{ItemID: id, Phase: phase, Items: objects(f.items, readTodo)}, true
 	case "error":
 		return Notice{ItemID: id, Message: str(f.message)}, true
 	}
 	return UnknownItem{ItemID: id, Phase: phase, Type: str(f.typ), Raw: rawCopy(item)}, true
 }
 
-// parseChanges reads a file_change item's changes; nil when it is not an
-// array. Elements that are not objects are skipped.
-func parseChanges(changes gjson.Result) []Change {
-	if !changes.IsArray() {
+// objects returns read of each object element of arr, skipping elements
+// of other kinds; nil when arr is not an array.
+func objects[T any](arr gjson.Result, read func(obj gjson.Result) T) []T {
+	if !arr.IsArray() {
 		return nil
 	}
-	out := []Change{}
-	changes.ForEach(func(_, c gjson.Result) bool {
-		if !c.IsObject() {
-			return true
+	out := []T{}
+	arr.ForEach(func(_, v gjson.Result) bool {
+		if v.IsObject() {
+			out = append(out, read(v))
 		}
-		var path, kind gjson.Result
-		c.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "path":
-				path = v
-			case "kind":
-				kind = v
-			}
-			return true
-		})
-		if kind.IsObject() { // {"type":"update","move_path":…} in newer protocols
-			kind = members.Get(kind, "type")
-		}
-		out = append(out, Change{Path: str(path), Kind: ChangeKind(str(kind))})
 		return true
 	})
 	return out
+}
+
+// readChange reads one element of a file_change item's changes.
+func readChange(c gjson.Result) Change {
+	var path, kind gjson.Result
+	c.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "path":
+			path = v
+		case "kind":
+			kind = v
+		}
+		return true
+	})
+	if kind.IsObject() { // {"type":"update","move_path":…} in newer protocols
+		kind = members.Get(kind, "type")
+	}
+	return Change{Path: str(path), Kind: ChangeKind(str(kind))}
 }
 
 // changeKind is the kind of a patch made of changes: delete when every
@@ -244,31 +248,19 @@ func changeKind(changes []Change) ToolKind {
 	return ToolKindDelete
 }
 
-// parseTodos reads a todo_list item's items; nil when it is not an array.
-// Elements that are not objects are skipped.
-func parseTodos(items gjson.Result) []TodoItem {
-	if !items.IsArray() {
-		return nil
-	}
-	out := []TodoItem{}
-	items.ForEach(func(_, it gjson.Result) bool {
-		if !it.IsObject() {
-			return true
+// readTodo reads one element of a todo_list item's items.
+func readTodo(it gjson.Result) TodoItem {
+	var text, completed gjson.Result
+	it.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "text":
+			text = v
+		case "completed":
+			completed = v
 		}
-		var text, completed gjson.Result
-		it.ForEach(func(k, v gjson.Result) bool {
-			switch k.Str {
-			case "text":
-				text = v
-			case "completed":
-				completed = v
-			}
-			return true
-		})
-		out = append(out, TodoItem{Text: str(text), Completed: completed.Type == gjson.True})
 		return true
 	})
-	return out
+	return TodoItem{Text: str(text), Completed: completed.Type == gjson.True}
 }
 
 // retryPrefix starts the message of an "error" line that announces a retry.
@@ -283,15 +275,13 @@ func parseError(msg string) Event {
 	}
 	counts, reason, _ := strings.Cut(rest, " ")
 	a, m, ok := strings.Cut(counts, "/")
-	attempt, err1 := strconv.Atoi(a)
-	maxRetries, err2 := strconv.Atoi(m)
-	if !ok || err1 != nil || err2 != nil || !isDigits(a) || !isDigits(m) {
+	if !ok || !isDigits(a) || !isDigits(m) {
 		return APIError{Message: msg, Status: httpStatus(msg)}
 	}
 	if r, ok := strings.CutPrefix(reason, "("); ok {
 		reason = strings.TrimSuffix(r, ")")
 	}
-	return Retry{Attempt: attempt, MaxRetries: maxRetries, Message: reason, Status: httpStatus(reason)}
+	return Retry{Attempt: atoi(a), MaxRetries: atoi(m), Message: reason, Status: httpStatus(reason)}
 }
 
 // statusMarker precedes the HTTP status in the CLI's request errors.
@@ -308,7 +298,7 @@ func httpStatus(msg string) int {
 	if len(s) < 3 || !isDigits(s[:3]) || len(s) > 3 && s[3] >= '0' && s[3] <= '9' {
 		return 0
 	}
-	n, _ := strconv.Atoi(s[:3])
+	n := atoi(s[:3])
 	if n < 100 {
 		return 0
 	}
@@ -316,7 +306,7 @@ func httpStatus(msg string) int {
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits, short
-// enough for strconv.Atoi to read without overflow.
+// enough for [atoi] to read without overflow.
 func isDigits(s string) bool {
 	if s == "" || len(s) > 9 {
 		return false
