@@ -185,3 +185,35 @@ func FuzzParseResetTime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResumeNotFound checks the stderr reader's two promises: more text
+// around what says "not found" never hides it, and ASCII case does not
+// matter.
+func FuzzResumeNotFound(f *testing.F) {
+	for _, s := range []string{
+		"ERROR: No saved session found with ID 0199a213-0000-7000-8000-000000000000.\n",
+		"no rollout found for thread id x",
+		"WARNING: proceeding, even though we could not create PATH aliases\n",
+		"",
+	} {
+		f.Add([]byte(s), []byte("before\n"), []byte("\nafter"))
+	}
+	f.Fuzz(func(t *testing.T, stderr, before, after []byte) {
+		found := ResumeNotFound(stderr)
+		if found && !ResumeNotFound(append(append(bytes.Clone(before), stderr...), after...)) {
+			t.Fatalf("found in %q but not with text around it", stderr)
+		}
+		if found != ResumeNotFound(bytes.ToUpper(stderr)) && isASCII(stderr) {
+			t.Fatalf("found in %q is %v, but not in upper case", stderr, found)
+		}
+	})
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
