@@ -27,6 +27,10 @@
 //     command line and parses rate-limit reset times.
 //     [github.com/acpkit/acpkit/claude/claudetest] replays recorded
 //     transcripts as a fake CLI.
+//   - [github.com/acpkit/acpkit/codex] does the same for the OpenAI Codex
+//     CLI (codex exec --json): events, the thread id to resume with, exit
+//     statuses, usage-limit reset times and the command line;
+//     [github.com/acpkit/acpkit/codex/codextest] is its fake CLI.
 //   - [github.com/acpkit/acpkit/usage] keeps session-cumulative token usage
 //     honestly (absent is not zero, overflow is not a number), proves which
 //     price list applies, prices turns, and computes per-turn deltas on the
