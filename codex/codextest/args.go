@@ -139,11 +139,6 @@ func (inv *invocation) set(name, value string) bool {
 			inv.usageErr = "error: invalid value '" + value + "' for '--sandbox <SANDBOX_MODE>'"
 			return false
 		}
-	case "--config", "-c":
-		if k, _, ok := strings.Cut(value, "="); !ok || strings.TrimSpace(k) == "" {
-			inv.usageErr = "Error: Invalid override (missing '='): " + value
-			return false
-		}
 	}
 	return true
 }

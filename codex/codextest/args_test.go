@@ -35,7 +35,7 @@ func FuzzParseArgs(f *testing.F) {
 		"exec\x00-mgpt\x00-s=read-only\x00--config=a=b\x00resume\x00--last\x00p",
 		"e\x00--model",
 		"exec\x00--sandbox\x00bad",
-		"exec\x00-c\x00novalue",
+		"exec\x00-c\x00key=value\x00hi",
 	} {
 		f.Add(s)
 	}
