@@ -63,6 +63,9 @@ func FuzzParseLine(f *testing.F) {
 				t.Fatal("an event from a blank line")
 			}
 		case errors.As(err, &se):
+			if len(trimmed) > 0 && trimmed[0] == '{' && jsonscan.Valid(trimmed) {
+				t.Fatalf("%v for a valid object", err)
+			}
 			if len(events) != 1 {
 				t.Fatal("ParseLine returned events with an error")
 			}

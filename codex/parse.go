@@ -40,15 +40,17 @@ func ParseLine(line []byte, events []Event) ([]Event, error) {
 	if len(line) == 0 {
 		return events, nil
 	}
-	// Not gjson.Valid: it recurses per nesting level, and a line of ten
-	// million '[' would overflow the stack, which no recover catches.
-	if err := jsonscan.Check(line); err != nil {
-		return events, newSyntaxError(len(line), err)
-	}
-	if line[0] != '{' {
+	var f topFields
+	if line[0] != '{' || !f.read(line) {
+		// Not gjson.Valid: it recurses per nesting level, and a line of
+		// ten million '[' would overflow the stack, which no recover
+		// catches. jsonscan says where and why the line is not JSON.
+		if err := jsonscan.Check(line); err != nil {
+			return events, newSyntaxError(len(line), err)
+		}
 		return events, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
 	}
-	if e, ok := parseObject(gjson.Parse(view(line))); ok {
+	if e, ok := f.event(); ok {
 		events = append(events, e)
 	}
 	return events, nil
@@ -62,47 +64,74 @@ func view(line []byte) string {
 	return unsafe.String(unsafe.SliceData(line), len(line))
 }
 
-// parseObject turns a line's top-level object into its event, if any.
-func parseObject(obj gjson.Result) (Event, bool) {
-	var typ, threadID, item, usage, errObj, message gjson.Result
-	obj.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			typ = v
-		case "thread_id":
-			threadID = v
-		case "item":
-			item = v
-		case "usage":
-			usage = v
-		case "error":
-			errObj = v
-		case "message":
-			message = v
+// topFields are the members of a line's object that ParseLine reads: of a
+// repeated name, the last value.
+type topFields struct {
+	typ, threadID, item, usage, err, message gjson.Result
+}
+
+// read validates line, an object, and gathers its members in the same
+// pass: jsonscan validates each member's value as it finds its end, and
+// gjson reads only the values kept, never the whole line again. It reports
+// false when line is not valid JSON.
+func (f *topFields) read(line []byte) bool {
+	i := jsonscan.SkipSpace(line, 1)
+	if i < len(line) && line[i] == '}' {
+		return jsonscan.SkipSpace(line, i+1) == len(line)
+	}
+	for {
+		key, escaped, val, next := jsonscan.Member(line, i, jsonscan.MaxDepth-1)
+		if next < 0 {
+			return false
 		}
-		return true
-	})
-	if typ.Type != gjson.String {
+		name := view(key)
+		if escaped {
+			name = gjson.Parse(`"` + name + `"`).Str // rare: allocation is fine
+		}
+		switch name {
+		case "type":
+			f.typ = gjson.Parse(view(val))
+		case "thread_id":
+			f.threadID = gjson.Parse(view(val))
+		case "item":
+			f.item = gjson.Parse(view(val))
+		case "usage":
+			f.usage = gjson.Parse(view(val))
+		case "error":
+			f.err = gjson.Parse(view(val))
+		case "message":
+			f.message = gjson.Parse(view(val))
+		}
+		if line[next] == '}' {
+			return jsonscan.SkipSpace(line, next+1) == len(line)
+		}
+		i = jsonscan.SkipSpace(line, next+1) // past ','
+	}
+}
+
+// event turns the line's members into its event, if any.
+func (f *topFields) event() (Event, bool) {
+	if f.typ.Type != gjson.String {
 		return nil, false
 	}
-	switch typ.Str {
+	switch f.typ.Str {
 	case "thread.started":
-		return ThreadStarted{ThreadID: str(threadID)}, true
+		return ThreadStarted{ThreadID: str(f.threadID)}, true
 	case "turn.started":
 		return TurnStarted{}, true
 	case "item.started":
-		return parseItem(item, PhaseStarted)
+		return parseItem(f.item, PhaseStarted)
 	case "item.updated":
-		return parseItem(item, PhaseUpdated)
+		return parseItem(f.item, PhaseUpdated)
 	case "item.completed":
-		return parseItem(item, PhaseCompleted)
+		return parseItem(f.item, PhaseCompleted)
 	case "turn.completed":
-		return TurnCompleted{Usage: objectCopy(usage)}, true
+		return TurnCompleted{Usage: objectCopy(f.usage)}, true
 	case "turn.failed":
-		msg := str(members.Get(errObj, "message"))
+		msg := str(members.Get(f.err, "message"))
 		return TurnFailed{Message: msg, Status: httpStatus(msg)}, true
 	case "error":
-		return parseError(str(message)), true
+		return parseError(str(f.message)), true
 	}
 	return nil, false
 }
