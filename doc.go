@@ -27,6 +27,10 @@
 //     command line and parses rate-limit reset times.
 //     [github.com/acpkit/acpkit/claude/claudetest] replays recorded
 //     transcripts as a fake CLI.
+//   - [github.com/acpkit/acpkit/codex] does the same for the OpenAI Codex
+//     CLI (codex exec --json): events, the thread id to resume with, exit
+//     statuses, usage-limit reset times and the command line;
+//     [github.com/acpkit/acpkit/codex/codextest] is its fake CLI.
 //   - [github.com/acpkit/acpkit/gemini] does the same for the Gemini CLI
 //     (gemini --output-format stream-json), and also names its exit
 //     statuses; [github.com/acpkit/acpkit/gemini/geminitest] is its fake.
