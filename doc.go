@@ -58,8 +58,9 @@
 // The examples directory holds small programs to copy from:
 // examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
 // complete agent with sessions, cancellation, goose's extensions and usage
-// reports; and examples/fakeclaude and examples/fakegemini, stand-ins for
-// the claude and gemini binaries that replay recorded transcripts.
+// reports; and examples/fakeclaude, examples/fakecodex and
+// examples/fakegemini, stand-ins for the claude, codex and gemini binaries
+// that replay recorded transcripts.
 //
 // # Stability
 //
