@@ -28,7 +28,7 @@
 // conversation that no longer exists as [ResumeFailed]. [Turn.Events]
 // ranges over the events of the CLI's whole output, read from an
 // [io.Reader]: it skips, and reports, lines that are not JSON or longer
-// than [MaxLineSize], and never stops on one.
+// than [MaxLineLength], and never stops on one.
 //
 // # Usage and cost
 //

@@ -34,7 +34,7 @@ func ExampleParseLine() {
 	// A line that is not JSON is reported without its content.
 	_, _, err = claude.ParseLine([]byte("[DEBUG] secret token abc123"), nil)
 	var syntaxErr *claude.SyntaxError
-	fmt.Println(errors.As(err, &syntaxErr), syntaxErr.Len, syntaxErr.Offset)
+	fmt.Println(errors.As(err, &syntaxErr), syntaxErr.Length, syntaxErr.Offset)
 	// Output:
 	// session 5f2c8a4e
 	// text: Running the tests.

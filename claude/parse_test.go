@@ -203,7 +203,7 @@ func TestParseLine(t *testing.T) {
 func TestParseLineSyntaxError(t *testing.T) {
 	tests := []struct {
 		line       string
-		wantLen    int
+		wantLength int
 		wantOffset int
 	}{
 		{"not json", 8, 1},
@@ -233,8 +233,8 @@ func TestParseLineSyntaxError(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Fatalf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
 			}
-			if diff := cmp.Diff([2]int{tt.wantLen, tt.wantOffset}, [2]int{se.Len, se.Offset}); diff != "" {
-				t.Errorf("[Len Offset] mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff([2]int{tt.wantLength, tt.wantOffset}, [2]int{se.Length, se.Offset}); diff != "" {
+				t.Errorf("[Length Offset] mismatch (-want +got):\n%s", diff)
 			}
 			if len(got) != 1 || sid != nil {
 				t.Errorf("ParseLine changed its output on error: %d events, session %q", len(got), sid)

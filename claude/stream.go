@@ -1,30 +1,41 @@
 package claude
 
 import (
+	"errors"
 	"io"
 	"iter"
-	"math"
 	"strconv"
 
 	"github.com/acpkit/acpkit/internal/lines"
 )
 
-// MaxLineSize is the longest line, in bytes without its terminator, that
+// MaxLineLength is the longest line, in bytes without its terminator, that
 // [Turn.Events] reads. Real lines, even tool results that carry images,
 // stay far below it; it bounds the memory a runaway line can take.
-const MaxLineSize = 64 << 20
+const MaxLineLength = 64 << 20
 
-// LineTooLongError reports a line longer than [MaxLineSize]. The line is
-// skipped, not kept: Len is its length in bytes, without its terminator
-// ("\n" or "\r\n").
+// ErrLineTooLong is matched (with [errors.Is]) by the [*LineTooLongError]
+// that [Turn.Events] yields for a line longer than [MaxLineLength].
+var ErrLineTooLong = errors.New("claude: line too long")
+
+// LineTooLongError reports a line longer than the maximum. The line has
+// been skipped whole, not kept.
 type LineTooLongError struct {
-	Len int
+	// Length is the skipped line's length in bytes, excluding its
+	// terminator ("\n" or "\r\n"). It is an int64 because the line was
+	// never held whole.
+	Length int64
+	// Max is the maximum line length, [MaxLineLength] for [Turn.Events].
+	Max int
 }
 
 // Error implements the error interface.
 func (e *LineTooLongError) Error() string {
-	return "claude: stream-json line of " + strconv.Itoa(e.Len) + " bytes is longer than MaxLineSize"
+	return "claude: line of " + strconv.FormatInt(e.Length, 10) + " bytes exceeds the maximum of " + strconv.Itoa(e.Max)
 }
+
+// Is reports whether target is [ErrLineTooLong].
+func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
 // Events returns the events of a run whose output is read from r (the
 // CLI's standard output), in order, as [Turn.Feed] returns them.
@@ -40,7 +51,7 @@ func (e *LineTooLongError) Error() string {
 // Events keeps no goroutine and reads r only while the loop asks for the
 // next event. Like [Turn] itself, it is not safe for concurrent use.
 func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
-	return t.events(r, MaxLineSize)
+	return t.events(r, MaxLineLength)
 }
 
 // events is Events with lines of at most maxLine bytes, so that tests can
@@ -57,7 +68,7 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 				if t.done {
 					continue // nothing is yielded after the final event
 				}
-				if !yield(nil, &LineTooLongError{Len: int(min(err.Length, math.MaxInt))}) {
+				if !yield(nil, &LineTooLongError{Length: err.Length, Max: err.Max}) {
 					return
 				}
 				continue

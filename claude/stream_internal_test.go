@@ -21,7 +21,10 @@ func describe(turn *Turn, r io.Reader, maxLine int) []string {
 		var syntax *SyntaxError
 		switch {
 		case errors.As(err, &tooLong):
-			got = append(got, fmt.Sprintf("too long: %d", tooLong.Len))
+			if !errors.Is(err, ErrLineTooLong) || tooLong.Max != maxLine {
+				got = append(got, fmt.Sprintf("bad too long: %v", err))
+			}
+			got = append(got, fmt.Sprintf("too long: %d", tooLong.Length))
 		case errors.As(err, &syntax):
 			got = append(got, "syntax")
 		case err != nil:
@@ -83,7 +86,7 @@ func FuzzTurnEvents(f *testing.F) {
 				line = bytes.TrimSuffix(line, []byte("\r"))
 				if len(line) > int(maxLine) {
 					if !byLine.Done() {
-						want = append(want, &LineTooLongError{Len: len(line)})
+						want = append(want, &LineTooLongError{Length: int64(len(line)), Max: int(maxLine)})
 					}
 					continue
 				}
