@@ -56,8 +56,8 @@ func TestFromClaudeResult(t *testing.T) {
 			}
 			got, err := FromClaudeResult(tt.cost, mu)
 			if tt.wantErr {
-				if !errors.Is(err, ErrInvalidUsage) {
-					t.Fatalf("error = %v, want ErrInvalidUsage", err)
+				if !errors.Is(err, ErrNotObject) {
+					t.Fatalf("error = %v, want ErrNotObject", err)
 				}
 				return
 			}

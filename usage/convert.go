@@ -13,9 +13,9 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// ErrInvalidUsage reports usage bytes that are not a JSON object. Errors
-// from the converters wrap it; test with [errors.Is].
-var ErrInvalidUsage = errors.New("usage: invalid usage JSON")
+// ErrNotObject reports usage bytes that are not one valid JSON object.
+// Errors from the converters wrap it; test with [errors.Is].
+var ErrNotObject = errors.New("usage: not a JSON object")
 
 // object validates data and returns it parsed as an object; its errors wrap
 // invalid, the caller's sentinel.
@@ -88,7 +88,7 @@ func picos(v gjson.Result) Count {
 // when present. Anthropic reports no total. Identity, Model, Cost and
 // ContextWindow are left for the caller.
 func FromAnthropic(data []byte) (Report, error) {
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		return Report{}, err
 	}
@@ -126,7 +126,7 @@ func FromOpenAIResponses(data []byte) (Report, error) {
 // member names: inclusive input, output, total_tokens, and a details object
 // holding cached_tokens and cache_write_tokens.
 func fromOpenAI(data []byte, input, output, details string) (Report, error) {
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		return Report{}, err
 	}
@@ -174,10 +174,10 @@ func (m ModelUsage) InclusiveInput() Count {
 
 // ParseClaudeResult reads total_cost_usd and modelUsage from a Claude CLI
 // `result` line (the whole line's JSON object), as [FromClaudeResult] reads
-// the two members. An error, wrapping [ErrInvalidUsage], means the line is
+// the two members. An error, wrapping [ErrNotObject], means the line is
 // not a JSON object.
 func ParseClaudeResult(line []byte) (CLIResult, error) {
-	obj, err := object(line, ErrInvalidUsage)
+	obj, err := object(line, ErrNotObject)
 	if err != nil {
 		return CLIResult{}, err
 	}
@@ -195,13 +195,13 @@ func ParseClaudeResult(line []byte) (CLIResult, error) {
 // picodollar; an amount that is "", negative or not a JSON number literal is
 // absent. A modelUsage that is nil, or JSON but not an object, gives no
 // models, and an entry in it that is not an object is skipped. The only
-// error, wrapping [ErrInvalidUsage], is a non-empty modelUsage that is not
+// error, wrapping [ErrNotObject], is a non-empty modelUsage that is not
 // valid JSON.
 func FromClaudeResult(totalCostUSD string, modelUsage []byte) (CLIResult, error) {
 	var mu gjson.Result
 	if len(modelUsage) > 0 {
 		if !jsonscan.Valid(modelUsage) {
-			return CLIResult{}, fmt.Errorf("%w: modelUsage is not valid JSON", ErrInvalidUsage)
+			return CLIResult{}, fmt.Errorf("%w: modelUsage is not valid JSON", ErrNotObject)
 		}
 		mu = gjson.ParseBytes(modelUsage)
 	}

@@ -119,8 +119,8 @@ func TestConvertersRejectNonObjects(t *testing.T) {
 	}
 	for name, conv := range convs {
 		for _, in := range []string{``, `null`, `[]`, `3`, `{"input_tokens":1`, `{"a":1}}`, `{"a":tru}`} {
-			if _, err := conv([]byte(in)); !errors.Is(err, ErrInvalidUsage) {
-				t.Errorf("%s(%q) error = %v, want ErrInvalidUsage", name, in, err)
+			if _, err := conv([]byte(in)); !errors.Is(err, ErrNotObject) {
+				t.Errorf("%s(%q) error = %v, want ErrNotObject", name, in, err)
 			}
 		}
 	}
@@ -221,7 +221,7 @@ func TestPicos(t *testing.T) {
 		{`null`, Count{}},
 	}
 	for _, tt := range tests {
-		obj, err := object([]byte(`{"v":`+tt.in+`}`), ErrInvalidUsage)
+		obj, err := object([]byte(`{"v":`+tt.in+`}`), ErrNotObject)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,11 +238,11 @@ func TestDeeplyNestedInput(t *testing.T) {
 	deep := []byte(strings.Repeat("[", 10<<20))
 	obj := []byte(`{"input_tokens":` + strings.Repeat("[", 10<<20))
 	for _, in := range [][]byte{deep, obj} {
-		if _, err := FromAnthropic(in); !errors.Is(err, ErrInvalidUsage) {
-			t.Errorf("FromAnthropic: error = %v, want ErrInvalidUsage", err)
+		if _, err := FromAnthropic(in); !errors.Is(err, ErrNotObject) {
+			t.Errorf("FromAnthropic: error = %v, want ErrNotObject", err)
 		}
-		if _, err := ParseClaudeResult(in); !errors.Is(err, ErrInvalidUsage) {
-			t.Errorf("ParseClaudeResult: error = %v, want ErrInvalidUsage", err)
+		if _, err := ParseClaudeResult(in); !errors.Is(err, ErrNotObject) {
+			t.Errorf("ParseClaudeResult: error = %v, want ErrNotObject", err)
 		}
 		if _, err := LoadLiteLLM(in); !errors.Is(err, ErrInvalidPrices) {
 			t.Errorf("LoadLiteLLM: error = %v, want ErrInvalidPrices", err)

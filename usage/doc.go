@@ -16,7 +16,7 @@
 // as a parsed result event keeps them.
 //
 // The converters validate their input once and require one JSON object
-// (else the error wraps [ErrInvalidUsage]); unknown members are ignored. A
+// (else the error wraps [ErrNotObject]); unknown members are ignored. A
 // missing or null member is absent. A token count is present only when it
 // is a JSON integer from 0 to 2⁶⁴−1 written without fraction or exponent —
 // what encoding/json decodes into a uint64 — so a string, a negative, 1.5,

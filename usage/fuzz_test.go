@@ -146,8 +146,8 @@ func FuzzAccumulator(f *testing.F) {
 			if !want.IsUint64() {
 				want.SetUint64(math.MaxUint64)
 			}
-			if got.Used() != want.Uint64() {
-				t.Fatalf("report %d: Used() = %d, want %v", n, got.Used(), want)
+			if got.UsedSaturating() != want.Uint64() {
+				t.Fatalf("report %d: UsedSaturating() = %d, want %v", n, got.UsedSaturating(), want)
 			}
 			prev = got
 		}
