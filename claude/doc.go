@@ -27,8 +27,9 @@
 // resume with, stops at the final event, and reports a resume of a
 // conversation that no longer exists as [ResumeFailed]. [Turn.Events]
 // ranges over the events of the CLI's whole output, read from an
-// [io.Reader]: it skips, and reports, lines that are not JSON or longer
-// than [MaxLineLength], and never stops on one.
+// [io.Reader]: it skips lines that are not JSON or longer than
+// [MaxLineLength], reports each as a [*LineError] with its line number and
+// byte offset, and never stops on one.
 //
 // # Usage and cost
 //

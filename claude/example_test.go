@@ -54,7 +54,7 @@ Sandbox: network access denied
 		var err error
 		events, err = turn.Feed([]byte(line), events[:0])
 		if err != nil {
-			fmt.Println("skipped:", err)
+			fmt.Println(err)
 			continue
 		}
 		for _, e := range events {
@@ -73,7 +73,7 @@ Sandbox: network access denied
 	fmt.Println("next --resume:", turn.SessionID())
 	// Output:
 	// started claude-sonnet-4-5
-	// skipped: claude: invalid stream-json line (30 bytes): invalid character at offset 0
+	// claude: skipped line 2 (byte 87): invalid stream-json line (30 bytes): invalid character at offset 0
 	// text: Your favourite colour is teal.
 	// done: failed=false usage={"input_tokens":3,"output_tokens":9}
 	// next --resume: 7d1e4b2a
@@ -90,7 +90,7 @@ func ExampleTurn_Events() {
 	turn := &claude.Turn{}
 	for e, err := range turn.Events(stdout) {
 		if err != nil {
-			fmt.Println("skipped:", err) // a bad line; reading goes on
+			fmt.Println(err) // a bad line; reading goes on
 			continue
 		}
 		switch e := e.(type) {
@@ -105,7 +105,7 @@ func ExampleTurn_Events() {
 	fmt.Println("next --resume:", turn.SessionID())
 	// Output:
 	// Bash {"command":"ls"}
-	// skipped: claude: invalid stream-json line (28 bytes): invalid character at offset 1
+	// claude: skipped line 3 (byte 231): invalid stream-json line (28 bytes): invalid character at offset 1
 	// result: "go.mod\nmain.go"
 	// done: Two files.
 	// next --resume: 7d1e4b2a

@@ -5,6 +5,7 @@ import (
 	"io"
 	"iter"
 	"strconv"
+	"strings"
 
 	"github.com/acpkit/acpkit/internal/lines"
 )
@@ -37,12 +38,34 @@ func (e *LineTooLongError) Error() string {
 // Is reports whether target is [ErrLineTooLong].
 func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
 
+// LineError reports a line of the CLI's output that [Turn.Feed] or
+// [Turn.Events] skipped, and where it was, so that a log can say "line 17
+// skipped". Err is why: a [*SyntaxError] or a [*LineTooLongError], which
+// [errors.As] and [errors.Is] find through it.
+type LineError struct {
+	// Line is the line's 1-based number in the output, blank lines
+	// included.
+	Line int64
+	// Offset is the byte offset of the line's first byte in the output.
+	Offset int64
+	Err    error
+}
+
+// Error says which line was skipped and why, without quoting it.
+func (e *LineError) Error() string {
+	return "claude: skipped line " + strconv.FormatInt(e.Line, 10) + " (byte " + strconv.FormatInt(e.Offset, 10) +
+		"): " + strings.TrimPrefix(e.Err.Error(), "claude: ")
+}
+
+// Unwrap returns Err.
+func (e *LineError) Unwrap() error { return e.Err }
+
 // Events returns the events of a run whose output is read from r (the
 // CLI's standard output), in order, as [Turn.Feed] returns them.
 //
-// A line that cannot be used yields a nil Event and its error, a
-// [*SyntaxError] or a [*LineTooLongError], and reading goes on with the
-// next line. Blank lines, for which Feed returns nothing, are skipped. An
+// A line that cannot be used yields a nil Event and a [*LineError] that
+// says where it is and wraps why, a [*SyntaxError] or a
+// [*LineTooLongError]; reading goes on with the next line. Blank lines, for which Feed returns nothing, are skipped. An
 // error from r itself is yielded last; a line it cuts short is not fed.
 // The sequence ends at the end of r: after the final event it goes on
 // reading, and yields nothing more, so that the CLI never blocks on a full
@@ -68,7 +91,8 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 				if t.done {
 					continue // nothing is yielded after the final event
 				}
-				if !yield(nil, &LineTooLongError{Length: err.Length, Max: err.Max}) {
+				line, offset := lr.Pos()
+				if !yield(nil, &LineError{Line: line, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
 					return
 				}
 				continue
@@ -78,7 +102,8 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 				}
 				return
 			}
-			events, err = t.Feed(line, events[:0])
+			n, offset := lr.Pos()
+			events, err = t.feed(line, events[:0], n, offset)
 			if err != nil {
 				if !yield(nil, err) {
 					return

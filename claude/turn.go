@@ -13,6 +13,8 @@ type Turn struct {
 	sessionID string
 	done      bool
 	result    Result
+	lines     int64 // lines given to Feed
+	next      int64 // offset of the next line given to Feed
 }
 
 // NewTurn returns a Turn for a run that resumes the conversation resumeID
@@ -31,16 +33,29 @@ func NewTurn(resumeID string) *Turn {
 // [Result], and the session id goes back to the resumed one: the id the CLI
 // printed for the failed attempt names no conversation.
 //
-// A line that is not JSON gives a [*SyntaxError] and changes nothing; the
-// caller may log it and keep feeding lines.
+// A line that is not JSON gives a [*LineError] wrapping a [*SyntaxError]
+// and changes nothing; the caller may log it and keep feeding lines. Feed
+// numbers the lines by counting its calls, and computes their offsets by
+// adding up their lengths, counting a "\n" after a line given without one.
 func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
+	t.lines++
+	offset := t.next
+	t.next += int64(len(line))
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		t.next++
+	}
+	return t.feed(line, events, t.lines, offset)
+}
+
+// feed is Feed for the line numbered n, starting at offset.
+func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, error) {
 	if t.done {
 		return events, nil
 	}
 	start := len(events)
 	out, sid, err := ParseLine(line, events)
 	if err != nil {
-		return events, err
+		return events, &LineError{Line: n, Offset: offset, Err: err}
 	}
 	for i := start; i < len(out); i++ {
 		r, ok := out[i].(Result)
