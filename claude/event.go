@@ -25,6 +25,12 @@ import (
 //
 // Strings and raw JSON in events are copies: they stay valid after the line
 // they came from is reused.
+//
+// Every event has a Timestamp: when the CLI wrote the line it comes from
+// (the line's "timestamp", RFC 3339), in Unix epoch milliseconds, or 0
+// when the line carries none or an unreadable one. The CLI stamps its
+// assistant and user lines; system, stream_event, rate_limit_event and
+// result lines have no stamp in Claude Code 2.1.
 type Event interface {
 	isEvent()
 }
@@ -34,8 +40,9 @@ type Event interface {
 // "status", "compact_boundary", "hook_started", …; empty when absent).
 // Model is the model the CLI announced; only init lines carry it.
 type Heartbeat struct {
-	Subtype string
-	Model   string
+	Subtype   string
+	Model     string
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Retry reports that the CLI is retrying an API request after a failure
@@ -46,6 +53,7 @@ type Retry struct {
 	Delay      time.Duration // wait before the retry
 	Status     int           // HTTP status of the failure (e.g. 429, 529); 0 if unknown
 	Error      string        // the CLI's error kind, e.g. "overloaded"
+	Timestamp  int64         `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Text is a text block of an assistant message: model output meant for the
@@ -54,6 +62,7 @@ type Retry struct {
 type Text struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Thinking is a thinking block of an assistant message (the model's visible
@@ -61,6 +70,7 @@ type Text struct {
 type Thinking struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // ToolUse is a tool call the model made. Input is the tool's argument object,
@@ -70,6 +80,7 @@ type ToolUse struct {
 	Name            string
 	Input           json.RawMessage
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // UnknownBlock is an assistant content block of a type this package does not
@@ -79,6 +90,7 @@ type UnknownBlock struct {
 	Type            string
 	Raw             json.RawMessage
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // ToolResult is the outcome of a tool call, reported on a user line. Text is
@@ -89,6 +101,7 @@ type ToolResult struct {
 	IsError         bool
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PartialText is a streamed piece of a text block (a "text_delta" of a
@@ -98,12 +111,14 @@ type ToolResult struct {
 type PartialText struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PartialThinking is a streamed piece of a thinking block; see [PartialText].
 type PartialThinking struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // APIError is an assistant line that carries an "error" field: the CLI
@@ -116,6 +131,7 @@ type APIError struct {
 	Kind            string
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // RateLimitStatus is the state the CLI reports in a rate_limit_event.
@@ -148,7 +164,8 @@ type RateLimit struct {
 	// Raw is the whole rate_limit_info object, for the members not modelled
 	// here (overageStatus, overageResetsAt, isUsingOverage, …); nil when
 	// the line has none.
-	Raw json.RawMessage
+	Raw       json.RawMessage
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Blocked reports whether the limit is refusing requests now.
@@ -189,6 +206,7 @@ type Result struct {
 	// on each assistant line.
 	Usage      json.RawMessage
 	ModelUsage json.RawMessage
+	Timestamp  int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PermissionDenial is a tool call the CLI did not run because its

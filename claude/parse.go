@@ -72,13 +72,14 @@ type lineParser struct {
 	line      []byte
 	events    []Event
 	sessionID []byte
+	ts        int64 // the line's timestamp, epoch ms; 0 if none
 }
 
 // topFields are the top-level members ParseLine reads, gathered in one pass.
 // A repeated name keeps its last value, as with encoding/json.
 type topFields struct {
 	typ, subtype, sessionID, parentToolUseID, errorKind gjson.Result
-	message, event, rateLimitInfo, model                gjson.Result
+	message, event, rateLimitInfo, model, timestamp     gjson.Result
 	// system api_retry
 	attempt, maxRetries, retryDelayMS, errorStatus gjson.Result
 	// result
@@ -107,6 +108,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.rateLimitInfo = v
 	case "model":
 		f.model = v
+	case "timestamp":
+		f.timestamp = v
 	case "attempt":
 		f.attempt = v
 	case "max_retries":
@@ -151,6 +154,7 @@ func (p *lineParser) parse() {
 	if f.sessionID.Type == gjson.String && f.sessionID.Str != "" {
 		p.sessionID = p.slice(f.sessionID)
 	}
+	p.ts = epochMillis(f.timestamp)
 	if f.typ.Type != gjson.String {
 		return
 	}
@@ -164,7 +168,9 @@ func (p *lineParser) parse() {
 	case "stream_event":
 		p.streamEvent(&f)
 	case "rate_limit_event":
-		p.emit(parseRateLimitInfo(f.rateLimitInfo))
+		rl := parseRateLimitInfo(f.rateLimitInfo)
+		rl.Timestamp = p.ts
+		p.emit(rl)
 	case "result":
 		p.result(&f)
 	}
@@ -182,11 +188,12 @@ func (p *lineParser) system(f *topFields) {
 			Delay:      millis(integer(f.retryDelayMS)),
 			Status:     int(integer(f.errorStatus)),
 			Error:      str(f.errorKind),
+			Timestamp:  p.ts,
 		})
 	case "init":
-		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model)})
+		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model), Timestamp: p.ts})
 	default:
-		p.emit(Heartbeat{Subtype: subtype})
+		p.emit(Heartbeat{Subtype: subtype, Timestamp: p.ts})
 	}
 }
 
@@ -231,7 +238,7 @@ func (p *lineParser) assistant(f *topFields) {
 	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
 		// A synthetic message standing for an API failure: its text is a
 		// diagnostic, not model output.
-		e := APIError{Kind: str(f.errorKind), ParentToolUseID: parent}
+		e := APIError{Kind: str(f.errorKind), ParentToolUseID: parent, Timestamp: p.ts}
 		if f.errorKind.Type != gjson.String {
 			e.Kind = strings.Clone(f.errorKind.Raw)
 		}
@@ -249,13 +256,13 @@ func (p *lineParser) assistant(f *topFields) {
 		k := readBlock(b)
 		switch k.typ.Str {
 		case "text":
-			p.emit(Text{Text: str(k.text), ParentToolUseID: parent})
+			p.emit(Text{Text: str(k.text), ParentToolUseID: parent, Timestamp: p.ts})
 		case "thinking":
-			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent})
+			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent, Timestamp: p.ts})
 		case "tool_use":
-			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent})
+			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent, Timestamp: p.ts})
 		default:
-			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent})
+			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent, Timestamp: p.ts})
 		}
 		return true
 	})
@@ -275,7 +282,7 @@ func (p *lineParser) user(f *topFields) {
 		if k.typ.Str != "tool_result" {
 			return true
 		}
-		r := ToolResult{ToolUseID: str(k.toolUseID), IsError: k.isError.Bool(), ParentToolUseID: parent}
+		r := ToolResult{ToolUseID: str(k.toolUseID), IsError: k.isError.Bool(), ParentToolUseID: parent, Timestamp: p.ts}
 		switch {
 		case k.content.Type == gjson.String:
 			r.Text = str(k.content)
@@ -339,9 +346,9 @@ func (p *lineParser) streamEvent(f *topFields) {
 	d := readBlock(delta)
 	switch d.typ.Str {
 	case "text_delta":
-		p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID)})
+		p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
 	case "thinking_delta":
-		p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID)})
+		p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
 	}
 }
 
@@ -357,6 +364,7 @@ func (p *lineParser) result(f *topFields) {
 		StopReason:     str(f.stopReason),
 		Usage:          objectCopy(f.usage),
 		ModelUsage:     objectCopy(f.modelUsage),
+		Timestamp:      p.ts,
 	}
 	if f.totalCostUSD.Type == gjson.Number {
 		// Raw may alias the line; the event must not.

@@ -70,6 +70,26 @@ func TestParseLine(t *testing.T) {
 			},
 		},
 		{
+			name: "timestamp in epoch milliseconds",
+			line: `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"timestamp":"2026-11-30T13:48:39.975Z"}`,
+			want: []claude.Event{claude.ToolResult{ToolUseID: "t1", Text: "ok", Timestamp: 1796046519975}},
+		},
+		{
+			name: "timestamp with an offset, last of two",
+			line: `{"type":"system","subtype":"status","timestamp":"bogus","timestamp":"2026-11-30T14:48:39+01:00"}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status", Timestamp: 1796046519000}},
+		},
+		{
+			name: "unreadable timestamps are absent",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"a"}]},"timestamp":"yesterday"}`,
+			want: []claude.Event{claude.Text{Text: "a"}},
+		},
+		{
+			name: "numeric timestamp, read as an epoch",
+			line: `{"type":"system","subtype":"status","timestamp":1796046519.975}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status", Timestamp: 1796046519975}},
+		},
+		{
 			name: "subagent lines carry their parent",
 			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"sub"}]},"parent_tool_use_id":"toolu_task"}`,
 			want: []claude.Event{claude.Text{Text: "sub", ParentToolUseID: "toolu_task"}},
@@ -390,7 +410,7 @@ func TestParseLineEventAllocs(t *testing.T) {
 	for _, line := range []string{
 		`{"type":"system","subtype":"init","model":"claude-sonnet-4-5-20250929","session_id":"s"}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s","timestamp":"2026-11-30T13:48:39.284Z"}`,
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/a.go"}}]},"session_id":"s"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,

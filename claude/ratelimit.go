@@ -54,7 +54,7 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 	}
 	for _, r := range resets {
 		if r.Exists() {
-			rl.ResetsAt = resetMillis(r)
+			rl.ResetsAt = epochMillis(r)
 			break
 		}
 	}
@@ -62,11 +62,13 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 	return rl
 }
 
-// resetMillis converts a reset-time value to epoch milliseconds; 0 when it
-// is unusable (null, a bool, an object, zero, out of range, bad text). A
-// JSON number's text is read as timeparse reads a numeric string, which is
-// what it is.
-func resetMillis(r gjson.Result) int64 {
+// epochMillis converts an instant (a reset time, a line's timestamp) to
+// epoch milliseconds, as [timeparse.ParseMillis] reads it: an epoch in
+// seconds or milliseconds, or RFC 3339 text. It is 0 when the value is
+// unusable (null, a bool, an object, zero, out of range, bad text). A JSON
+// number's text is read as timeparse reads a numeric string, which is what
+// it is.
+func epochMillis(r gjson.Result) int64 {
 	var text string
 	switch r.Type {
 	case gjson.Number:

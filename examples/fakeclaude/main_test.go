@@ -98,6 +98,14 @@ var wantExit = map[string]int{
 	"subagent.jsonl":       0,
 	"tool_roundtrip.jsonl": 0,
 	"unknown.jsonl":        0,
+
+	"cli-2.1.328/api-error-529.jsonl":       1,
+	"cli-2.1.328/partial.jsonl":             0,
+	"cli-2.1.328/plain-text.jsonl":          0,
+	"cli-2.1.328/rate-limit-rejected.jsonl": 1,
+	"cli-2.1.328/rate-limit-warning.jsonl":  0,
+	"cli-2.1.328/resume.jsonl":              0,
+	"cli-2.1.328/tool-use.jsonl":            0,
 }
 
 // TestTranscripts replays every transcript through the real binary and
