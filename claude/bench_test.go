@@ -217,7 +217,7 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 				rl.ResetsAt = int64(*info.ResetsAt) * 1000
 			}
 			if info.Utilization != nil {
-				rl.Utilization, rl.HasUtilization = *info.Utilization, true
+				rl.Utilization = info.Utilization
 			}
 		}
 		events = append(events, rl)

@@ -190,7 +190,14 @@ func TestParseLineDuplicatesAgreeWithEncodingJSON(t *testing.T) {
 		{"rate limit resetsAt", `{"type":"rate_limit_event","rate_limit_info":{"resetsAt":1,"resetsAt":1778598000}}`,
 			[]any{"rate_limit_info", "resetsAt"}, from(func(r claude.RateLimit) any { return float64(r.ResetsAt / 1000) })},
 		{"rate limit utilization", `{"type":"rate_limit_event","rate_limit_info":{"utilization":0.5,"utilization":0.75}}`,
-			[]any{"rate_limit_info", "utilization"}, from(func(r claude.RateLimit) any { return r.Utilization })},
+			[]any{"rate_limit_info", "utilization"}, from(func(r claude.RateLimit) any { return *r.Utilization })},
+		{"rate limit window", `{"type":"rate_limit_event","rate_limit_info":{"unifiedWindows":{"five_hour":{"utilization":0.5},"seven_day":{},"five_hour":{"utilization":0.75,"utilization":0.8}}}}`,
+			[]any{"rate_limit_info", "unifiedWindows", "five_hour", "utilization"}, from(func(r claude.RateLimit) any {
+				if len(r.Windows) != 2 || r.Windows[0].Name != "five_hour" {
+					return r.Windows
+				}
+				return *r.Windows[0].Utilization
+			})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

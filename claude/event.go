@@ -145,27 +145,51 @@ const (
 	RateLimitRejected RateLimitStatus = "rejected"
 )
 
-// RateLimit is the account's rate-limit state from a rate_limit_event line.
+// RateLimit is the account's rate-limit state from a rate_limit_event line
+// (or from an [APIError] that a limit caused).
 type RateLimit struct {
 	// Status is "allowed", "allowed_warning" or "rejected" (empty if absent;
 	// other values are passed through).
 	Status RateLimitStatus
-	// Type names the limit window: "five_hour", "seven_day",
-	// "seven_day_opus", "seven_day_sonnet", "overage", … (empty if absent).
+	// Type names the limit window the status is about: "five_hour",
+	// "seven_day", "seven_day_opus", "seven_day_sonnet", "overage", …
+	// (empty if absent).
 	Type string
-	// Utilization is the fraction of the window used (0.0–1.0), meaningful
-	// only when HasUtilization is true: the CLI sends it only when a
-	// threshold is crossed.
-	Utilization    float64
-	HasUtilization bool
+	// Utilization is the fraction of that window used (0.0–1.0); nil when
+	// absent: the CLI sends it only when a threshold is crossed.
+	Utilization *float64
+	// ResetsAt is when that window resets, in Unix epoch milliseconds; 0
+	// means unknown.
+	ResetsAt int64
+	// Windows are the states of every window the account has
+	// ("unifiedWindows"), sorted by name; nil when the line has none.
+	Windows []RateLimitWindow
+	// OverageStatus is the state of pay-as-you-go use beyond the plan's
+	// limits ("overageStatus"); empty when absent.
+	OverageStatus RateLimitStatus
+	// UsingOverage reports that requests are being billed as overage
+	// ("isUsingOverage"); false when the line does not say so.
+	UsingOverage bool
+	// Raw is the whole rate_limit_info object, for the members not modelled
+	// here (overageDisabledReason, surpassedThreshold, …); nil when the
+	// line has none.
+	Raw       json.RawMessage
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// RateLimitWindow is one window of a [RateLimit]'s Windows.
+type RateLimitWindow struct {
+	// Name is the window's key in unifiedWindows: "five_hour",
+	// "seven_day", …
+	Name string
+	// Status is the window's own state (empty if absent).
+	Status RateLimitStatus
+	// Utilization is the fraction of the window used (0.0–1.0); nil when
+	// absent.
+	Utilization *float64
 	// ResetsAt is when the window resets, in Unix epoch milliseconds; 0
 	// means unknown.
 	ResetsAt int64
-	// Raw is the whole rate_limit_info object, for the members not modelled
-	// here (overageStatus, overageResetsAt, isUsingOverage, …); nil when
-	// the line has none.
-	Raw       json.RawMessage
-	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Blocked reports whether the limit is refusing requests now.

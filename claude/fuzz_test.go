@@ -134,6 +134,7 @@ func FuzzRateLimitInfo(f *testing.F) {
 		`{"resetAt":-1,"rate_limit_type":"seven_day"}`,
 		`[]`,
 		`{"resetsAt":99999999999999999999}`,
+		`{"utilization":0.5,"unifiedWindows":{"a":{"utilization":1,"resetsAt":1},"b":{},"a":{"status":"x"},"c":1}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -155,8 +156,15 @@ func FuzzRateLimitInfo(f *testing.F) {
 		if !hasKey && !bytes.Contains(info, []byte(`\`)) && rl.ResetsAt != 0 {
 			t.Fatalf("reset time %d from input without a reset key", rl.ResetsAt)
 		}
-		if !rl.HasUtilization && rl.Utilization != 0 {
-			t.Fatal("utilization without HasUtilization")
+		if !bytes.Contains(info, []byte("utilization")) && !bytes.Contains(info, []byte(`\`)) && rl.Utilization != nil {
+			t.Fatal("utilization from input without one")
+		}
+		names := map[string]bool{}
+		for i, w := range rl.Windows {
+			if w.ResetsAt < 0 || names[w.Name] || i > 0 && rl.Windows[i-1].Name > w.Name {
+				t.Fatalf("windows not sorted, repeated or with a negative reset time: %+v", rl.Windows)
+			}
+			names[w.Name] = true
 		}
 	})
 }

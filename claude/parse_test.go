@@ -158,8 +158,38 @@ func TestParseLine(t *testing.T) {
 			name: "rate limit",
 			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}}`,
 			want: []claude.Event{claude.RateLimit{
-				Status: claude.RateLimitRejected, Type: "five_hour", HasUtilization: true, ResetsAt: 1778598000000,
+				Status: claude.RateLimitRejected, Type: "five_hour", Utilization: ptr(0.0), ResetsAt: 1778598000000,
 				Raw: json.RawMessage(`{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}`),
+			}},
+		},
+		{
+			name: "rate limit windows and overage",
+			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,` +
+				`"overageStatus":"rejected","isUsingOverage":false,"unifiedWindows":{` +
+				`"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"},` +
+				`"five_hour":{"utilization":0.92,"resetsAt":"2026-11-30T16:00:00Z","status":"allowed_warning","surpassedThreshold":0.9},` +
+				`"overage":{},"junk":7}}}`,
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitWarning, Type: "five_hour", Utilization: ptr(0.92), ResetsAt: 1796054400000,
+				OverageStatus: claude.RateLimitRejected,
+				Windows: []claude.RateLimitWindow{
+					{Name: "five_hour", Status: claude.RateLimitWarning, Utilization: ptr(0.92), ResetsAt: 1796054400000},
+					{Name: "overage"},
+					{Name: "seven_day", Status: claude.RateLimitAllowed, Utilization: ptr(0.41), ResetsAt: 1796400000000},
+				},
+				Raw: json.RawMessage(`{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,` +
+					`"overageStatus":"rejected","isUsingOverage":false,"unifiedWindows":{` +
+					`"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"},` +
+					`"five_hour":{"utilization":0.92,"resetsAt":"2026-11-30T16:00:00Z","status":"allowed_warning","surpassedThreshold":0.9},` +
+					`"overage":{},"junk":7}}`),
+			}},
+		},
+		{
+			name: "using overage, windows not an object",
+			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","isUsingOverage":true,"overageStatus":"allowed","unifiedWindows":[]}}`,
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitAllowed, UsingOverage: true, OverageStatus: claude.RateLimitAllowed,
+				Raw: json.RawMessage(`{"status":"allowed","isUsingOverage":true,"overageStatus":"allowed","unifiedWindows":[]}`),
 			}},
 		},
 		{
@@ -415,6 +445,7 @@ func TestParseLineEventAllocs(t *testing.T) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false,"surpassedThreshold":0.9,"unifiedWindows":{"five_hour":{"utilization":0.92,"resetsAt":1796054400,"status":"allowed_warning","surpassedThreshold":0.9},"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"}}},"session_id":"s"}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0123,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
 	} {
 		b := []byte(line)
@@ -434,3 +465,6 @@ func TestParseLineEventAllocs(t *testing.T) {
 		}
 	}
 }
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }

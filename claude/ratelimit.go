@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,51 +16,132 @@ import (
 // key that is repeated takes its last value, like every other member.
 var resetKeys = [...]string{"resetsAt", "resets_at", "reset_at", "resetAt", "reset"}
 
-// parseRateLimitInfo reads a rate_limit_info object. Anything it does not
-// recognise leaves the matching field zero; it never fails.
-func parseRateLimitInfo(info gjson.Result) RateLimit {
-	var rl RateLimit
-	if !info.IsObject() {
-		return rl
-	}
-	var status, typ, typSnake, utilization gjson.Result
-	var resets [len(resetKeys)]gjson.Result
-	info.ForEach(func(k, v gjson.Result) bool {
+// window holds the members of a rate-limit window that the parser reads:
+// rate_limit_info itself, or an entry of its unifiedWindows. Of a repeated
+// name, the last value.
+type window struct {
+	status, typ, typSnake, utilization gjson.Result
+	resets                             [len(resetKeys)]gjson.Result
+	// rate_limit_info only
+	overageStatus, usingOverage, windows gjson.Result
+}
+
+func readWindow(obj gjson.Result) window {
+	var w window
+	obj.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
-			status = v
+			w.status = v
 		case "rateLimitType":
-			typ = v
+			w.typ = v
 		case "rate_limit_type":
-			typSnake = v
+			w.typSnake = v
 		case "utilization":
-			utilization = v
+			w.utilization = v
+		case "overageStatus":
+			w.overageStatus = v
+		case "isUsingOverage":
+			w.usingOverage = v
+		case "unifiedWindows":
+			w.windows = v
 		default:
 			for i, name := range resetKeys {
 				if k.Str == name {
-					resets[i] = v
+					w.resets[i] = v
 				}
 			}
 		}
 		return true
 	})
-	rl.Status = RateLimitStatus(str(status))
-	if typ.Exists() {
-		rl.Type = str(typ)
-	} else {
-		rl.Type = str(typSnake)
-	}
-	if utilization.Type == gjson.Number {
-		rl.Utilization, rl.HasUtilization = utilization.Num, true
-	}
-	for _, r := range resets {
+	return w
+}
+
+// resetsAt is the window's reset time in epoch milliseconds; 0 if unknown.
+func (w *window) resetsAt() int64 {
+	for _, r := range w.resets {
 		if r.Exists() {
-			rl.ResetsAt = epochMillis(r)
-			break
+			return epochMillis(r)
 		}
+	}
+	return 0
+}
+
+// parseRateLimitInfo reads a rate_limit_info object. Anything it does not
+// recognise leaves the matching field zero; it never fails. The fractions
+// of the top level and of every window share one allocation.
+func parseRateLimitInfo(info gjson.Result) RateLimit {
+	var rl RateLimit
+	if !info.IsObject() {
+		return rl
+	}
+	w := readWindow(info)
+	rl.Status = RateLimitStatus(str(w.status))
+	if w.typ.Exists() {
+		rl.Type = str(w.typ)
+	} else {
+		rl.Type = str(w.typSnake)
+	}
+	rl.ResetsAt = w.resetsAt()
+	rl.OverageStatus = RateLimitStatus(str(w.overageStatus))
+	rl.UsingOverage = w.usingOverage.Type == gjson.True
+
+	n := 0 // windows that are objects, an upper bound on distinct names
+	if w.windows.IsObject() {
+		w.windows.ForEach(func(_, v gjson.Result) bool {
+			if v.IsObject() {
+				n++
+			}
+			return true
+		})
+	}
+	fractions := fractionPool{n: n + 1}
+	rl.Utilization = fractions.of(w.utilization)
+	if n > 0 {
+		rl.Windows = make([]RateLimitWindow, 0, n)
+		w.windows.ForEach(func(k, v gjson.Result) bool {
+			if !v.IsObject() {
+				return true
+			}
+			ww := readWindow(v)
+			rw := RateLimitWindow{
+				Name:        str(k),
+				Status:      RateLimitStatus(str(ww.status)),
+				Utilization: fractions.of(ww.utilization),
+				ResetsAt:    ww.resetsAt(),
+			}
+			// A repeated name keeps its last value, in its first place.
+			for i := range rl.Windows {
+				if rl.Windows[i].Name == rw.Name {
+					rl.Windows[i] = rw
+					return true
+				}
+			}
+			rl.Windows = append(rl.Windows, rw)
+			return true
+		})
+		slices.SortFunc(rl.Windows, func(a, b RateLimitWindow) int { return strings.Compare(a.Name, b.Name) })
 	}
 	rl.Raw = objectCopy(info)
 	return rl
+}
+
+// fractionPool hands out pointers to the utilization fractions of one
+// rate_limit_info, allocated together on first use.
+type fractionPool struct {
+	n    int // how many fractions at most
+	vals []float64
+}
+
+// of returns a pointer to v's value when v is a number, nil otherwise.
+func (fp *fractionPool) of(v gjson.Result) *float64 {
+	if v.Type != gjson.Number {
+		return nil
+	}
+	if fp.vals == nil {
+		fp.vals = make([]float64, 0, fp.n)
+	}
+	fp.vals = append(fp.vals, v.Num)
+	return &fp.vals[len(fp.vals)-1]
 }
 
 // epochMillis converts an instant (a reset time, a line's timestamp) to
