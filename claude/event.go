@@ -123,12 +123,29 @@ type PartialThinking struct {
 
 // APIError is an assistant line that carries an "error" field: the CLI
 // could not get an answer from the API and wrote a synthetic message
-// instead. It is not model output. Kind is the error field ("rate_limit",
+// instead. It is not model output.
+//
+// Kind is the CLI's classification, the error field ("rate_limit",
 // "authentication_failed", "billing_error", "invalid_request",
-// "server_error", "unknown", …); Text is the message's text, which for a
-// usage limit names the reset time (see [ParseResetTime]).
+// "server_error", "unknown", …). Text is the message's text, which for a
+// usage limit names the reset time in words; when the line carries the
+// limit itself, RateLimit.ResetsAt has it exactly, and [ParseResetTime]
+// reads the words otherwise.
 type APIError struct {
-	Kind            string
+	Kind string
+	// Status is the HTTP status of the failed request
+	// ("api_error_status"); 0 when absent.
+	Status int
+	// Type is the API's error type ("api_error_type": "rate_limit_error",
+	// "overloaded_error", …); empty when absent.
+	Type string
+	// Code names the failure more precisely when the CLI knows it
+	// ("api_error": "usage_limit_reached", …); empty when absent.
+	Code string
+	// RateLimit is the limit that refused the request
+	// ("api_error_params.rate_limit_info"), with its window and reset
+	// time; nil when the line has none.
+	RateLimit       *RateLimit
 	Text            string
 	ParentToolUseID string
 	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
@@ -207,9 +224,17 @@ type Result struct {
 	Text string
 	// Errors are the messages of an error subtype (nil when absent).
 	Errors []string
-	// APIErrorStatus is the HTTP status of the API error that ended the run;
-	// 0 when there was none.
+	// APIErrorStatus, APIErrorType and APIErrorCode describe the API error
+	// that ended the run, as the [APIError] before the result did
+	// ("api_error_status", "api_error_type", "api_error"); 0 or empty
+	// when absent.
 	APIErrorStatus int
+	APIErrorType   string
+	APIErrorCode   string
+	// TerminalReason is why the run ended ("terminal_reason":
+	// "completed", "api_error", "max_turns", "aborted_streaming",
+	// "aborted_tools", …); empty when absent (older releases omit it).
+	TerminalReason string
 	NumTurns       int           // agentic turns the run took (num_turns)
 	Duration       time.Duration // wall time of the run (duration_ms)
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)

@@ -82,8 +82,10 @@ type topFields struct {
 	message, event, rateLimitInfo, model, timestamp     gjson.Result
 	// system api_retry
 	attempt, maxRetries, retryDelayMS, errorStatus gjson.Result
+	// assistant API errors, and result
+	apiErrorStatus, apiErrorType, apiError, apiErrorParams gjson.Result
 	// result
-	isError, result, errors, apiErrorStatus, numTurns gjson.Result
+	isError, result, errors, numTurns, terminalReason gjson.Result
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
 	stopReason, usage, modelUsage, permissionDenials  gjson.Result
 }
@@ -126,6 +128,14 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.errors = v
 	case "api_error_status":
 		f.apiErrorStatus = v
+	case "api_error_type":
+		f.apiErrorType = v
+	case "api_error":
+		f.apiError = v
+	case "api_error_params":
+		f.apiErrorParams = v
+	case "terminal_reason":
+		f.terminalReason = v
 	case "num_turns":
 		f.numTurns = v
 	case "duration_ms":
@@ -238,9 +248,21 @@ func (p *lineParser) assistant(f *topFields) {
 	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
 		// A synthetic message standing for an API failure: its text is a
 		// diagnostic, not model output.
-		e := APIError{Kind: str(f.errorKind), ParentToolUseID: parent, Timestamp: p.ts}
+		e := APIError{
+			Kind:            str(f.errorKind),
+			Status:          int(integer(f.apiErrorStatus)),
+			Type:            str(f.apiErrorType),
+			Code:            str(f.apiError),
+			ParentToolUseID: parent,
+			Timestamp:       p.ts,
+		}
 		if f.errorKind.Type != gjson.String {
 			e.Kind = strings.Clone(f.errorKind.Raw)
+		}
+		if info := members.Get(f.apiErrorParams, "rate_limit_info"); info.IsObject() {
+			rl := parseRateLimitInfo(info)
+			rl.Timestamp = p.ts
+			e.RateLimit = &rl
 		}
 		e.Text = p.joinText(content)
 		p.emit(e)
@@ -358,6 +380,9 @@ func (p *lineParser) result(f *topFields) {
 		IsError:        f.isError.Bool(),
 		Text:           str(f.result),
 		APIErrorStatus: int(integer(f.apiErrorStatus)),
+		APIErrorType:   str(f.apiErrorType),
+		APIErrorCode:   str(f.apiError),
+		TerminalReason: str(f.terminalReason),
 		NumTurns:       int(integer(f.numTurns)),
 		Duration:       millis(integer(f.durationMS)),
 		APIDuration:    millis(integer(f.durationAPIMS)),

@@ -100,6 +100,25 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.APIError{Kind: "rate_limit", Text: "You've hit your limit · resets 3pm"}},
 		},
 		{
+			name: "api error with its structure",
+			line: `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},` +
+				`"timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","is_api_error_message":true,"api_error_status":429,"api_error":"usage_limit_reached",` +
+				`"api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
+			want: []claude.Event{claude.APIError{
+				Kind: "rate_limit", Status: 429, Type: "rate_limit_error", Code: "usage_limit_reached",
+				RateLimit: &claude.RateLimit{
+					Status: claude.RateLimitRejected, Type: "five_hour", ResetsAt: 1796054400000, Timestamp: 1796046525722,
+					Raw: json.RawMessage(`{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","isUsingOverage":false}`),
+				},
+				Text: "You've hit your 5-hour limit · resets 4pm (UTC)", Timestamp: 1796046525722,
+			}},
+		},
+		{
+			name: "api error params without a rate limit",
+			line: `{"type":"assistant","message":{"content":[]},"error":"server_error","api_error_status":529,"api_error_type":"overloaded_error","api_error_params":{"rate_limit_info":null}}`,
+			want: []claude.Event{claude.APIError{Kind: "server_error", Status: 529, Type: "overloaded_error"}},
+		},
+		{
 			name: "api error with several text blocks",
 			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"a"},{"type":"image"},{"type":"text","text":"b"}]},"error":"unknown"}`,
 			want: []claude.Event{claude.APIError{Kind: "unknown", Text: "a\nb"}},
@@ -211,6 +230,14 @@ func TestParseLine(t *testing.T) {
 					{ToolName: "Write", ToolUseID: "toolu_1", Input: json.RawMessage(`{"file_path":"/etc/x","content":"y"}`)},
 					{ToolName: "Bash", ToolUseID: "toolu_2"},
 				},
+			}},
+		},
+		{
+			name: "result of an api error",
+			line: `{"type":"result","subtype":"success","is_error":true,"terminal_reason":"api_error","api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","result":"x"}`,
+			want: []claude.Event{claude.Result{
+				Subtype: "success", IsError: true, Text: "x", TerminalReason: "api_error",
+				APIErrorStatus: 429, APIErrorType: "rate_limit_error", APIErrorCode: "usage_limit_reached",
 			}},
 		},
 		{
@@ -442,6 +469,7 @@ func TestParseLineEventAllocs(t *testing.T) {
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s","timestamp":"2026-11-30T13:48:39.284Z"}`,
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/a.go"}}]},"session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"session_id":"s","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","api_error_status":429,"api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
