@@ -45,10 +45,15 @@
 // # Rate limits
 //
 // A rate_limit_event becomes a [RateLimit] with its reset time in epoch
-// milliseconds. The CLI sends one with status "allowed" on ordinary runs, so
-// only [RateLimit.Blocked] means requests are refused. When a limit stops a
-// run, the CLI also says so in words ("You've hit your limit · resets 8pm
-// (America/New_York)"); [ParseResetTime] reads the reset time out of them.
+// milliseconds and the state of each of the account's windows. The CLI
+// sends one with status "allowed" on ordinary runs, so only
+// [RateLimit.Blocked] means requests are refused. When a limit stops a
+// run, the CLI writes an [APIError] whose RateLimit holds the exact reset
+// time, and says so in words too ("You've hit your limit · resets 8pm
+// (America/New_York)"). For lines that carry only the words,
+// [ParseResetTime] reads them, given the resolver time.LoadLocation, and
+// tells a zone it could not resolve ([*ZoneError]) from a text without a
+// reset time ([ErrNoResetTime]).
 //
 // # Command line
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	_ "time/tzdata" // so that time.LoadLocation works without a zone database
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/usage"
@@ -147,35 +148,59 @@ func ExampleResult_usage() {
 	// cost: 0.0342 dollars = 34200000000 picodollars
 }
 
-func ExampleParseResetTime() {
-	// Tests and examples use fixed zones; programs can pass
-	// time.LoadLocation.
-	zones := func(name string) (*time.Location, error) {
-		if name == "America/New_York" {
-			return time.FixedZone("EDT", -4*3600), nil
-		}
-		return nil, fmt.Errorf("unknown zone %q", name)
-	}
-	now := time.Date(2026, 5, 12, 21, 30, 0, 0, time.UTC) // 17:30 in New York
-
-	for _, text := range []string{
-		"You've hit your limit · resets 8pm (America/New_York)",
-		"Claude AI usage limit reached|1778598000",
-		"Claude AI usage limit reached|0",
-		"5-hour limit reached ∙ resets 3am",
-	} {
-		ms, ok := claude.ParseResetTime(text, now, zones)
-		if !ok {
-			fmt.Println("unknown")
+// A usage limit's reset time is on the line that reports it: read it from
+// the structured fields, and from the words only when a line has none.
+func ExampleAPIError() {
+	stdout := `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","unifiedWindows":{"five_hour":{"utilization":1,"resetsAt":1796054400,"status":"rejected"},"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"}}},"session_id":"a3366949"}
+{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"session_id":"a3366949","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","api_error_status":429,"api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour"}},"api_error_type":"rate_limit_error"}
+`
+	for e, err := range (&claude.Turn{}).Events(strings.NewReader(stdout)) {
+		if err != nil {
+			fmt.Println(err)
 			continue
 		}
-		fmt.Println(time.UnixMilli(ms).UTC().Format(time.RFC3339))
+		switch e := e.(type) {
+		case claude.RateLimit:
+			for _, w := range e.Windows {
+				fmt.Printf("%s: %s, %.0f%% used\n", w.Name, w.Status, *w.Utilization*100)
+			}
+		case claude.APIError:
+			var resets int64
+			if e.RateLimit != nil {
+				resets = e.RateLimit.ResetsAt // exact, in epoch milliseconds
+			}
+			if resets == 0 { // an older CLI: only the words
+				resets, _ = claude.ParseResetTime(e.Text, time.UnixMilli(e.Timestamp), time.LoadLocation)
+			}
+			fmt.Println(e.Status, e.Code, "until", time.UnixMilli(resets).UTC().Format(time.RFC3339))
+		}
 	}
 	// Output:
-	// 2026-05-13T00:00:00Z
-	// 2026-05-12T15:00:00Z
-	// unknown
-	// 2026-05-13T03:00:00Z
+	// five_hour: rejected, 100% used
+	// seven_day: allowed, 41% used
+	// 429 usage_limit_reached until 2026-11-30T16:00:00Z
+}
+
+func ExampleParseResetTime() {
+	// An APIError's text, and the time its line was written
+	// (time.UnixMilli(e.Timestamp)): 17:30 in New York.
+	text := "You've hit your limit · resets 8pm (America/New_York)"
+	written := time.Date(2026, 5, 12, 21, 30, 0, 0, time.UTC)
+
+	ms, err := claude.ParseResetTime(text, written, time.LoadLocation)
+	fmt.Println(time.UnixMilli(ms).UTC().Format(time.RFC3339), err)
+
+	// Without a resolver only UTC resolves, and the error says which zone
+	// did not, unlike a text that names no reset time at all.
+	_, err = claude.ParseResetTime(text, written, nil)
+	var zoneErr *claude.ZoneError
+	fmt.Println(errors.As(err, &zoneErr), zoneErr.Zone)
+	_, err = claude.ParseResetTime("Claude AI usage limit reached|0", written, time.LoadLocation)
+	fmt.Println(errors.Is(err, claude.ErrNoResetTime))
+	// Output:
+	// 2026-05-13T00:00:00Z <nil>
+	// true America/New_York
+	// true
 }
 
 func ExampleCommandLine() {

@@ -194,10 +194,18 @@ func FuzzParseResetTime(f *testing.F) {
 		}
 		loc := time.FixedZone("now", int(offsetMin%(18*60))*60)
 		now := time.Unix(nowSec, 0).In(loc)
-		ms, ok := ParseResetTime(text, now, zones)
-		if !ok {
-			if ms != 0 {
-				t.Fatalf("not ok but ms = %d", ms)
+		ms, err := ParseResetTime(text, now, zones)
+		if err != nil {
+			var ze *ZoneError
+			switch {
+			case ms != 0:
+				t.Fatalf("error %v but ms = %d", err, ms)
+			case errors.As(err, &ze):
+				if ze.Err == nil || !strings.Contains(text, "("+ze.Zone+")") {
+					t.Fatalf("ZoneError for %q (resolver error %v) from %q", ze.Zone, ze.Err, text)
+				}
+			case err != ErrNoResetTime:
+				t.Fatalf("unexpected error %v", err)
 			}
 			return
 		}

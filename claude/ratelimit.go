@@ -1,6 +1,7 @@
 package claude
 
 import (
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -168,13 +169,45 @@ func epochMillis(r gjson.Result) int64 {
 }
 
 // ZoneResolver maps an IANA zone name such as "Europe/Paris" to its
-// location. time.LoadLocation is one (it reads the system's zone database);
-// tests can supply fixed zones instead.
+// location. [time.LoadLocation] is one (it reads the system's zone
+// database); tests can supply fixed zones instead.
 type ZoneResolver func(name string) (*time.Location, error)
+
+// ErrNoResetTime is returned by [ParseResetTime] for a text that names no
+// reset time it can read.
+var ErrNoResetTime = errors.New("claude: no reset time in the text")
+
+// ZoneError is returned by [ParseResetTime] for a text whose reset time
+// names a zone that could not be resolved: the time is there, but not
+// where it is.
+type ZoneError struct {
+	// Zone is the name the text gives, such as "America/New_York".
+	Zone string
+	// Err is the resolver's error; nil when there was no resolver.
+	Err error
+}
+
+// Error names the zone, and the resolver's reason when there is one.
+func (e *ZoneError) Error() string {
+	msg := "claude: cannot resolve the reset time's zone " + strconv.Quote(e.Zone)
+	if e.Err == nil {
+		return msg + " without a ZoneResolver"
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *ZoneError) Unwrap() error { return e.Err }
 
 // ParseResetTime reads the reset time out of the text the CLI shows when a
 // usage limit stops it (an [APIError]'s Text, or a [Result]'s), and returns
-// it in Unix epoch milliseconds. It knows these wordings:
+// it in Unix epoch milliseconds. Prefer [APIError].RateLimit.ResetsAt when
+// the line carries it; this is for the lines that carry only words:
+//
+//	ms, err := claude.ParseResetTime(e.Text, time.UnixMilli(e.Timestamp), time.LoadLocation)
+//
+// now is the moment the CLI wrote the text (an event's Timestamp), or the
+// current time when that is unknown. It knows these wordings:
 //
 //	Claude AI usage limit reached|1778598000
 //	5-hour limit reached ∙ resets 3am
@@ -186,16 +219,21 @@ type ZoneResolver func(name string) (*time.Location, error)
 //
 // After "|" comes an epoch (seconds or milliseconds; 0 means unknown). A
 // clock time is in the named zone, resolved with zones, or in now's
-// location when the text names none. A nil zones resolves only "UTC"; a
-// zone it cannot resolve makes the time unknown. A clock time earlier than
-// now on the current day in that zone means the next day; a date already
-// past this year (in that zone) means next year; a time within the same
-// minute as now gives now.
+// location when the text names none. A nil zones resolves only "UTC", so
+// that the package reads no file itself. A clock time earlier than now on
+// the current day in that zone means the next day; a date already past
+// this year (in that zone) means next year; a time within the same minute
+// as now gives now.
 //
-// ok is false when text carries no reset time it can read.
-func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, ok bool) {
+// The error is a [*ZoneError] when the text names a zone that zones
+// cannot resolve, and [ErrNoResetTime] when the text carries no reset time
+// it can read; ms is then 0.
+func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, err error) {
 	if ms, ok, found := pipeReset(text); found {
-		return ms, ok
+		if !ok {
+			return 0, ErrNoResetTime
+		}
+		return ms, nil
 	}
 	return clockReset(text, now, zones)
 }
@@ -228,26 +266,27 @@ func isWordByte(c byte) bool {
 }
 
 // clockReset reads "…limit… resets [Mon D, ]H[:MM](am|pm) [(Zone)]".
-func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
+func clockReset(text string, now time.Time, zones ZoneResolver) (int64, error) {
 	li := indexLimit(text)
 	if li < 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	const marker = "resets "
 	ri := strings.Index(text[li:], marker)
 	if ri < 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	c := cursor{s: text[li+ri+len(marker):]}
 	month, day, hasDate := c.date()
 	hour, minute, ok := c.clock()
 	if !ok {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	loc := now.Location()
 	if name, has := c.zone(); has {
-		if loc, ok = resolve(name, zones); !ok {
-			return 0, false
+		var err error
+		if loc, err = resolve(name, zones); err != nil {
+			return 0, err
 		}
 	}
 	local := now.In(loc)
@@ -265,7 +304,7 @@ func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
 			}
 		}
 		if !found {
-			return 0, false
+			return 0, ErrNoResetTime
 		}
 	} else {
 		at = time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
@@ -278,23 +317,27 @@ func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
 	}
 	ms := at.UnixMilli()
 	if ms <= 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
-	return ms, true
+	return ms, nil
 }
 
-func resolve(name string, zones ZoneResolver) (*time.Location, bool) {
+// resolve returns the location of the zone name, or a *ZoneError.
+func resolve(name string, zones ZoneResolver) (*time.Location, error) {
 	if zones == nil {
 		if name == "UTC" {
-			return time.UTC, true
+			return time.UTC, nil
 		}
-		return nil, false
+		return nil, &ZoneError{Zone: name}
 	}
 	loc, err := zones(name)
-	if err != nil || loc == nil {
-		return nil, false
+	if err == nil && loc == nil {
+		err = errors.New("the resolver returned no location")
 	}
-	return loc, true
+	if err != nil {
+		return nil, &ZoneError{Zone: name, Err: err}
+	}
+	return loc, nil
 }
 
 // cursor reads the tail of a reset message left to right.
