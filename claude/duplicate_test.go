@@ -64,7 +64,7 @@ func lineType(events []claude.Event, _ []byte) any {
 		return nil
 	}
 	switch events[0].(type) {
-	case claude.Heartbeat, claude.Retry:
+	case claude.Heartbeat, claude.Retry, claude.PermissionDenied:
 		return "system"
 	case claude.Text, claude.Thinking, claude.ToolUse, claude.UnknownBlock, claude.APIError:
 		return "assistant"

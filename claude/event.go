@@ -12,6 +12,7 @@ import (
 //
 //   - [Heartbeat]: the CLI is alive (system lines, including init).
 //   - [Retry]: the CLI is retrying a failed API call.
+//   - [PermissionDenied]: the CLI refused a tool call, as it happens.
 //   - [Text], [Thinking], [ToolUse], [UnknownBlock]: content blocks of an
 //     assistant message.
 //   - [ToolResult]: the outcome of a tool call, from a user line.
@@ -54,6 +55,19 @@ type Retry struct {
 	Status     int           // HTTP status of the failure (e.g. 429, 529); 0 if unknown
 	Error      string        // the CLI's error kind, e.g. "overloaded"
 	Timestamp  int64         `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PermissionDenied reports a tool call the CLI refused under its
+// permission mode, as the refusal happens (system subtype
+// "permission_denied"). The run goes on: the model sees the refusal as the
+// call's error result, and the final [Result] lists every refusal in
+// PermissionDenials. Fields the line does not carry are empty.
+type PermissionDenied struct {
+	ToolName        string // "Write", "Bash", …
+	ToolUseID       string // the refused [ToolUse]'s ID
+	Message         string // the CLI's explanation
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Text is a text block of an assistant message: model output meant for the
@@ -296,16 +310,17 @@ type ResumeFailed struct {
 	Result    Result
 }
 
-func (Heartbeat) isEvent()       {}
-func (Retry) isEvent()           {}
-func (Text) isEvent()            {}
-func (Thinking) isEvent()        {}
-func (ToolUse) isEvent()         {}
-func (UnknownBlock) isEvent()    {}
-func (ToolResult) isEvent()      {}
-func (PartialText) isEvent()     {}
-func (PartialThinking) isEvent() {}
-func (APIError) isEvent()        {}
-func (RateLimit) isEvent()       {}
-func (Result) isEvent()          {}
-func (ResumeFailed) isEvent()    {}
+func (Heartbeat) isEvent()        {}
+func (Retry) isEvent()            {}
+func (PermissionDenied) isEvent() {}
+func (Text) isEvent()             {}
+func (Thinking) isEvent()         {}
+func (ToolUse) isEvent()          {}
+func (UnknownBlock) isEvent()     {}
+func (ToolResult) isEvent()       {}
+func (PartialText) isEvent()      {}
+func (PartialThinking) isEvent()  {}
+func (APIError) isEvent()         {}
+func (RateLimit) isEvent()        {}
+func (Result) isEvent()           {}
+func (ResumeFailed) isEvent()     {}

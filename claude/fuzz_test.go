@@ -23,6 +23,7 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000}}`,
 		`{"type":"result","subtype":"success","is_error":true,"result":"r","usage":{},"modelUsage":{},"errors":["e"]}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":9e99}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Write","tool_use_id":"t","message":"m","timestamp":"2026-11-30T13:48:39.975Z"}`,
 		`{"type":"assistant","message":{"con`,
 		`{"a":"\u00e9\ud83d\ude00"}`,
 		`{"type":"result","session_id":"a","type":"system","session_id":"b\u0041"}`,
@@ -109,7 +110,7 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 // eventLineType is the type of the line an event comes from.
 func eventLineType(e Event) string {
 	switch e.(type) {
-	case Heartbeat, Retry:
+	case Heartbeat, Retry, PermissionDenied:
 		return "system"
 	case Text, Thinking, ToolUse, UnknownBlock, APIError:
 		return "assistant"

@@ -11,6 +11,8 @@ func known(s string) (string, bool) {
 		return "status", true
 	case "api_retry":
 		return "api_retry", true
+	case "permission_denied":
+		return "permission_denied", true
 	case "compact_boundary":
 		return "compact_boundary", true
 	case "hook_started":

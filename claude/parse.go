@@ -80,8 +80,9 @@ type lineParser struct {
 type topFields struct {
 	typ, subtype, sessionID, parentToolUseID, errorKind gjson.Result
 	message, event, rateLimitInfo, model, timestamp     gjson.Result
-	// system api_retry
+	// system api_retry, permission_denied
 	attempt, maxRetries, retryDelayMS, errorStatus gjson.Result
+	toolName, toolUseID                            gjson.Result
 	// assistant API errors, and result
 	apiErrorStatus, apiErrorType, apiError, apiErrorParams gjson.Result
 	// result
@@ -120,6 +121,10 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.retryDelayMS = v
 	case "error_status":
 		f.errorStatus = v
+	case "tool_name":
+		f.toolName = v
+	case "tool_use_id":
+		f.toolUseID = v
 	case "is_error":
 		f.isError = v
 	case "result":
@@ -199,6 +204,14 @@ func (p *lineParser) system(f *topFields) {
 			Status:     int(integer(f.errorStatus)),
 			Error:      str(f.errorKind),
 			Timestamp:  p.ts,
+		})
+	case "permission_denied":
+		p.emit(PermissionDenied{
+			ToolName:        str(f.toolName),
+			ToolUseID:       str(f.toolUseID),
+			Message:         str(f.message),
+			ParentToolUseID: str(f.parentToolUseID),
+			Timestamp:       p.ts,
 		})
 	case "init":
 		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model), Timestamp: p.ts})

@@ -43,6 +43,19 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.Retry{Attempt: 3}},
 		},
 		{
+			name: "permission denied",
+			line: `{"type":"system","subtype":"permission_denied","tool_name":"Write","tool_use_id":"toolu_01","message":"Claude requested permissions to write to /etc/hosts, but you haven't granted it yet.","parent_tool_use_id":null,"timestamp":"2026-11-30T13:48:39.975Z"}`,
+			want: []claude.Event{claude.PermissionDenied{
+				ToolName: "Write", ToolUseID: "toolu_01", Timestamp: 1796046519975,
+				Message: "Claude requested permissions to write to /etc/hosts, but you haven't granted it yet.",
+			}},
+		},
+		{
+			name: "permission denied with nothing else",
+			line: `{"type":"system","subtype":"permission_denied","message":{"not":"a string"}}`,
+			want: []claude.Event{claude.PermissionDenied{}},
+		},
+		{
 			name: "escaped session id is unescaped",
 			line: `{"type":"x","session_id":"a\u002db"}`, session: "a-b",
 		},
@@ -467,6 +480,7 @@ func TestParseLineEventAllocs(t *testing.T) {
 	for _, line := range []string{
 		`{"type":"system","subtype":"init","model":"claude-sonnet-4-5-20250929","session_id":"s"}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"toolu_01","message":"Permission to use Bash has been denied.","session_id":"s"}`,
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s","timestamp":"2026-11-30T13:48:39.284Z"}`,
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/a.go"}}]},"session_id":"s"}`,
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"session_id":"s","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","api_error_status":429,"api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
