@@ -70,7 +70,7 @@ func lineType(events []claude.Event, _ []byte) any {
 		return "assistant"
 	case claude.ToolResult:
 		return "user"
-	case claude.PartialText, claude.PartialThinking:
+	case claude.PartialText, claude.PartialThinking, claude.PartialToolUse, claude.PartialToolInput:
 		return "stream_event"
 	case claude.RateLimit:
 		return "rate_limit_event"

@@ -16,7 +16,8 @@ import (
 //   - [Text], [Thinking], [ToolUse], [UnknownBlock]: content blocks of an
 //     assistant message.
 //   - [ToolResult]: the outcome of a tool call, from a user line.
-//   - [PartialText], [PartialThinking]: streamed deltas, only with
+//   - [PartialText], [PartialThinking], [PartialToolUse],
+//     [PartialToolInput]: streamed pieces, only with
 //     --include-partial-messages.
 //   - [APIError]: an assistant line that reports an API failure.
 //   - [RateLimit]: the account's rate-limit state.
@@ -131,6 +132,35 @@ type PartialText struct {
 // PartialThinking is a streamed piece of a thinking block; see [PartialText].
 type PartialThinking struct {
 	Text            string
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PartialToolUse is the start of a tool call in a streamed message (a
+// "content_block_start" of a tool_use block): its id and name, before its
+// input, so that a bridge can show the call while the model still writes
+// it. Its input follows as [PartialToolInput] pieces with the same Index,
+// and the complete call arrives as a [ToolUse] on the assistant line; see
+// [PartialText] for showing one or the other.
+type PartialToolUse struct {
+	// Index is the block's position in its message, which the input's
+	// pieces name; -1 when absent.
+	Index           int
+	ID              string
+	Name            string
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PartialToolInput is a piece of a streamed tool call's input (an
+// "input_json_delta"). The pieces of the block at Index, concatenated in
+// order, are the call's input as JSON text; one piece alone is seldom
+// valid JSON.
+type PartialToolInput struct {
+	// Index is the position of the block, and so of the [PartialToolUse]
+	// that started it, in its message; -1 when absent.
+	Index           int
+	JSON            string // the piece ("partial_json")
 	ParentToolUseID string
 	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
@@ -320,6 +350,8 @@ func (UnknownBlock) isEvent()     {}
 func (ToolResult) isEvent()       {}
 func (PartialText) isEvent()      {}
 func (PartialThinking) isEvent()  {}
+func (PartialToolUse) isEvent()   {}
+func (PartialToolInput) isEvent() {}
 func (APIError) isEvent()         {}
 func (RateLimit) isEvent()        {}
 func (Result) isEvent()           {}

@@ -20,6 +20,8 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"error":"rate_limit"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"}],"is_error":true}]}}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a"}}}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000}}`,
 		`{"type":"result","subtype":"success","is_error":true,"result":"r","usage":{},"modelUsage":{},"errors":["e"]}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":9e99}`,
@@ -116,7 +118,7 @@ func eventLineType(e Event) string {
 		return "assistant"
 	case ToolResult:
 		return "user"
-	case PartialText, PartialThinking:
+	case PartialText, PartialThinking, PartialToolUse, PartialToolInput:
 		return "stream_event"
 	case RateLimit:
 		return "rate_limit_event"

@@ -225,6 +225,7 @@ func (p *lineParser) system(f *topFields) {
 type block struct {
 	typ, text, thinking, id, name, input gjson.Result
 	toolUseID, content, isError          gjson.Result
+	partialJSON                          gjson.Result // input_json_delta
 }
 
 func readBlock(b gjson.Result) block {
@@ -249,6 +250,8 @@ func readBlock(b gjson.Result) block {
 			k.content = v
 		case "is_error":
 			k.isError = v
+		case "partial_json":
+			k.partialJSON = v
 		}
 		return true
 	})
@@ -365,26 +368,49 @@ func (p *lineParser) streamEvent(f *topFields) {
 	if !f.event.IsObject() {
 		return
 	}
-	var typ, delta gjson.Result
+	var typ, delta, index, start gjson.Result
 	f.event.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			typ = v
 		case "delta":
 			delta = v
+		case "index":
+			index = v
+		case "content_block":
+			start = v
 		}
 		return true
 	})
-	if typ.Str != "content_block_delta" || !delta.IsObject() {
-		return
+	switch {
+	case typ.Str == "content_block_delta" && delta.IsObject():
+		d := readBlock(delta)
+		switch d.typ.Str {
+		case "text_delta":
+			p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		case "thinking_delta":
+			p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		case "input_json_delta":
+			p.emit(PartialToolInput{Index: blockIndex(index), JSON: str(d.partialJSON), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		}
+	case typ.Str == "content_block_start" && start.IsObject():
+		if b := readBlock(start); b.typ.Str == "tool_use" {
+			p.emit(PartialToolUse{Index: blockIndex(index), ID: str(b.id), Name: str(b.name), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		}
 	}
-	d := readBlock(delta)
-	switch d.typ.Str {
-	case "text_delta":
-		p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
-	case "thinking_delta":
-		p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+}
+
+// blockIndex reads a content block's index: a JSON integer that fits in an
+// int, -1 for anything else.
+func blockIndex(r gjson.Result) int {
+	if r.Type != gjson.Number {
+		return -1
 	}
+	n, err := strconv.ParseInt(r.Raw, 10, 0)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return int(n)
 }
 
 func (p *lineParser) result(f *topFields) {

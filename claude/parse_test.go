@@ -183,6 +183,25 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.PartialThinking{Text: "Hm"}},
 		},
 		{
+			name: "tool call start",
+			line: `{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}},"parent_tool_use_id":"p"}`,
+			want: []claude.Event{claude.PartialToolUse{Index: 1, ID: "toolu_01", Name: "Bash", ParentToolUseID: "p"}},
+		},
+		{
+			name: "tool input piece",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"go t"}}}`,
+			want: []claude.Event{claude.PartialToolInput{Index: 1, JSON: `{"command": "go t`}},
+		},
+		{
+			name: "tool input without an index",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","index":1.5,"delta":{"type":"input_json_delta","partial_json":""}}}`,
+			want: []claude.Event{claude.PartialToolInput{Index: -1}},
+		},
+		{
+			name: "text block start is no event",
+			line: `{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}}`,
+		},
+		{
 			name: "other stream events",
 			line: `{"type":"stream_event","event":{"type":"message_stop"}}`,
 		},
@@ -486,6 +505,8 @@ func TestParseLineEventAllocs(t *testing.T) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"session_id":"s","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","api_error_status":429,"api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}},"session_id":"s"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"go t"}},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false,"surpassedThreshold":0.9,"unifiedWindows":{"five_hour":{"utilization":0.92,"resetsAt":1796054400,"status":"allowed_warning","surpassedThreshold":0.9},"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"}}},"session_id":"s"}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0123,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,

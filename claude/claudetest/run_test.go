@@ -61,6 +61,7 @@ var wantExit = map[string]int{
 	"multiblock.jsonl":        0,
 	"no_result.jsonl":         1, // no result line
 	"partial.jsonl":           0,
+	"partial_tool.jsonl":      0,
 	"permission_denied.jsonl": 0,
 	"rate_limited.jsonl":      1, // success with is_error
 	"rate_warning.jsonl":      1, // success with is_error

@@ -90,6 +90,7 @@ var wantExit = map[string]int{
 	"multiblock.jsonl":        0,
 	"no_result.jsonl":         1,
 	"partial.jsonl":           0,
+	"partial_tool.jsonl":      0,
 	"permission_denied.jsonl": 0,
 	"rate_limited.jsonl":      1,
 	"rate_warning.jsonl":      1,
