@@ -17,11 +17,14 @@
 //
 // [ParseLine] turns one line into [Event] values: [Text], [Thinking] and
 // [ToolUse] blocks of the assistant's messages, [ToolResult] outcomes,
-// [Heartbeat] and [Retry] signs of life, [RateLimit] state, [APIError]
-// failures and the final [Result]. Its session id comes back as a slice of
-// the line, so that the common case, a line repeating the id already known,
-// costs nothing. When a member name is repeated in one object, the last
-// occurrence wins, as with encoding/json.
+// [Heartbeat] and [Retry] signs of life, [PermissionDenied] refusals,
+// [RateLimit] state, [APIError] failures, streamed pieces ([PartialText],
+// [PartialToolUse], …) and the final [Result], each with the time its line
+// was written. Its session id comes back as a slice of the line, so that
+// the common case, a line repeating the id already known, costs nothing.
+// When a member name is repeated in one object, the last occurrence wins,
+// as with encoding/json. A [Parser] with ReportUnknown also reports the
+// lines it does not model, as [Unknown] events a bridge can log.
 //
 // [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
 // resume with, stops at the final event, and reports a resume of a

@@ -21,6 +21,8 @@ import (
 //     --include-partial-messages.
 //   - [APIError]: an assistant line that reports an API failure.
 //   - [RateLimit]: the account's rate-limit state.
+//   - [Unknown]: a line this package does not model, reported only when
+//     asked for ([Parser.ReportUnknown], [Turn.ReportUnknown]).
 //   - [Result]: the final event of a run.
 //   - [ResumeFailed]: the final event of a run whose resume found no
 //     conversation (reported by [Turn] only).
@@ -39,8 +41,10 @@ type Event interface {
 
 // Heartbeat reports a system line: proof that the CLI is alive and working,
 // nothing a user needs to read. Subtype is the line's subtype ("init",
-// "status", "compact_boundary", "hook_started", …; empty when absent).
-// Model is the model the CLI announced; only init lines carry it.
+// "status", "compact_boundary", "hook_started", …; empty when absent),
+// including subtypes this package does not know, unless they are asked
+// for as [Unknown] events. Model is the model the CLI announced; only init
+// lines carry it.
 type Heartbeat struct {
 	Subtype   string
 	Model     string
@@ -332,6 +336,22 @@ func (r Result) ResumeNotFound() bool {
 	return strings.Contains(r.Text, resumeNotFound)
 }
 
+// Unknown reports a line this package does not model, so that a bridge
+// can log what it did not understand without parsing the line again: a
+// line whose type it does not know (Type is that type, empty when the line
+// has none or a type that is not a string), or a system line whose subtype
+// it does not know (Type is "system", and the line is a sign of life as a
+// [Heartbeat] is). Subtype is the line's "subtype", empty when absent.
+//
+// Only a [Parser] or a [Turn] with ReportUnknown set reports Unknown
+// events; otherwise the first kind of line yields no event and the second
+// a Heartbeat.
+type Unknown struct {
+	Type      string
+	Subtype   string
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
 // ResumeFailed is the final event of a [Turn] that resumed a conversation
 // the CLI could not find. SessionID is the id that was resumed; Result is
 // the CLI's result line, whose own session id must not be used.
@@ -354,5 +374,6 @@ func (PartialToolUse) isEvent()   {}
 func (PartialToolInput) isEvent() {}
 func (APIError) isEvent()         {}
 func (RateLimit) isEvent()        {}
+func (Unknown) isEvent()          {}
 func (Result) isEvent()           {}
 func (ResumeFailed) isEvent()     {}

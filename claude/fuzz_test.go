@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
@@ -64,6 +65,7 @@ func FuzzParseLine(f *testing.F) {
 			if len(trimmed) > 0 {
 				checkAgainstEncodingJSON(t, trimmed, events[1:], sid)
 			}
+			checkReportUnknown(t, line, events[1:], sid)
 		case errors.As(err, &se):
 			if len(events) != 1 || sid != nil {
 				t.Fatal("ParseLine returned output with an error")
@@ -109,11 +111,40 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 	}
 }
 
+// checkReportUnknown checks that a Parser with ReportUnknown reports what
+// ParseLine does, with an Unknown event where ParseLine has none (a line
+// of an unknown type) or a Heartbeat (a system line of an unknown
+// subtype).
+func checkReportUnknown(t *testing.T, line []byte, plain []Event, sid []byte) {
+	all, allSID, err := Parser{ReportUnknown: true}.ParseLine(line, nil)
+	if err != nil || !bytes.Equal(sid, allSID) {
+		t.Fatalf("with ReportUnknown: error %v, session %q; without: session %q", err, allSID, sid)
+	}
+	var unknowns int
+	asDefault := []Event{}
+	for _, e := range all {
+		u, ok := e.(Unknown)
+		switch {
+		case !ok:
+			asDefault = append(asDefault, e)
+		case u.Type == "system":
+			asDefault = append(asDefault, Heartbeat{Subtype: u.Subtype, Timestamp: u.Timestamp})
+		default:
+			unknowns++
+		}
+	}
+	if diff := cmp.Diff(append([]Event{}, plain...), asDefault); diff != "" || unknowns > 1 || unknowns == 1 && len(plain) > 0 {
+		t.Fatalf("ReportUnknown events %v, without %v", all, plain)
+	}
+}
+
 // eventLineType is the type of the line an event comes from.
 func eventLineType(e Event) string {
 	switch e.(type) {
 	case Heartbeat, Retry, PermissionDenied:
 		return "system"
+	case Unknown:
+		return "unknown"
 	case Text, Thinking, ToolUse, UnknownBlock, APIError:
 		return "assistant"
 	case ToolResult:

@@ -41,6 +41,23 @@ import (
 // ParseLine only reads line, and keeps no reference to it in the events:
 // every string in them is a copy.
 func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
+	return Parser{}.ParseLine(line, events)
+}
+
+// A Parser parses lines of the CLI's output as [ParseLine] does, with
+// options. The zero Parser is ParseLine's. A Parser holds no state, so one
+// value may be used for any number of lines, concurrently.
+type Parser struct {
+	// ReportUnknown makes the parser report a line whose type this
+	// package does not know, and a system line whose subtype it does not
+	// know, as an [Unknown] event. Without it the first yields no event
+	// and the second a [Heartbeat].
+	ReportUnknown bool
+}
+
+// ParseLine parses one line as the package's [ParseLine] does, with p's
+// options.
+func (p Parser) ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return events, nil, nil
@@ -53,9 +70,9 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 	if line[0] != '{' {
 		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
 	}
-	p := lineParser{line: line, events: events}
-	p.parse()
-	return p.events, p.sessionID, nil
+	lp := lineParser{line: line, events: events, reportUnknown: p.ReportUnknown}
+	lp.parse()
+	return lp.events, lp.sessionID, nil
 }
 
 // view returns line as a string without copying it, so that gjson can read
@@ -73,6 +90,8 @@ type lineParser struct {
 	events    []Event
 	sessionID []byte
 	ts        int64 // the line's timestamp, epoch ms; 0 if none
+
+	reportUnknown bool // Parser.ReportUnknown
 }
 
 // topFields are the top-level members ParseLine reads, gathered in one pass.
@@ -171,6 +190,7 @@ func (p *lineParser) parse() {
 	}
 	p.ts = epochMillis(f.timestamp)
 	if f.typ.Type != gjson.String {
+		p.unknown(&f)
 		return
 	}
 	switch f.typ.Str {
@@ -188,7 +208,26 @@ func (p *lineParser) parse() {
 		p.emit(rl)
 	case "result":
 		p.result(&f)
+	default:
+		p.unknown(&f)
 	}
+}
+
+// unknown reports the line as an Unknown event, if asked to.
+func (p *lineParser) unknown(f *topFields) {
+	if p.reportUnknown {
+		p.emit(Unknown{Type: str(f.typ), Subtype: str(f.subtype), Timestamp: p.ts})
+	}
+}
+
+// isHeartbeat reports whether a system subtype is a known sign of life.
+func isHeartbeat(subtype string) bool {
+	switch subtype {
+	case "init", "status", "compact_boundary", "hook_started", "hook_progress", "hook_response",
+		"task_started", "task_progress", "task_notification", "background_tasks_changed", "files_persisted":
+		return true
+	}
+	return false
 }
 
 func (p *lineParser) emit(e Event) { p.events = append(p.events, e) }
@@ -216,6 +255,10 @@ func (p *lineParser) system(f *topFields) {
 	case "init":
 		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model), Timestamp: p.ts})
 	default:
+		if p.reportUnknown && !isHeartbeat(subtype) {
+			p.unknown(f)
+			return
+		}
 		p.emit(Heartbeat{Subtype: subtype, Timestamp: p.ts})
 	}
 }

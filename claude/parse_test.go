@@ -309,6 +309,46 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+func TestParserReportUnknown(t *testing.T) {
+	tests := []struct {
+		line string
+		want []claude.Event // from Parser{ReportUnknown: true}
+	}{
+		{`{"type":"keep_alive"}`, []claude.Event{claude.Unknown{Type: "keep_alive"}}},
+		{`{"type":"control_request","subtype":"x","timestamp":"2026-11-30T13:48:39.975Z"}`,
+			[]claude.Event{claude.Unknown{Type: "control_request", Subtype: "x", Timestamp: 1796046519975}}},
+		{`{"type":42}`, []claude.Event{claude.Unknown{}}},
+		{`{}`, []claude.Event{claude.Unknown{}}},
+		{`{"type":"system","subtype":"some_future_subtype"}`, []claude.Event{claude.Unknown{Type: "system", Subtype: "some_future_subtype"}}},
+		{`{"type":"system"}`, []claude.Event{claude.Unknown{Type: "system"}}},
+		{`{"type":"system","subtype":"hook_started"}`, []claude.Event{claude.Heartbeat{Subtype: "hook_started"}}},
+		{`{"type":"system","subtype":"status"}`, []claude.Event{claude.Heartbeat{Subtype: "status"}}},
+		{`{"type":"stream_event","event":{"type":"message_stop"}}`, nil},
+		{`{"type":"user","message":{"content":"a prompt"}}`, nil},
+		{"  ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			got, _, err := claude.Parser{ReportUnknown: true}.ParseLine([]byte(tt.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			// Turn.ReportUnknown asks for the same.
+			turn := &claude.Turn{ReportUnknown: true}
+			fed, err := turn.Feed([]byte(tt.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, fed); diff != "" {
+				t.Errorf("Turn.Feed events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseLineSyntaxError(t *testing.T) {
 	tests := []struct {
 		line       string

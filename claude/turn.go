@@ -9,6 +9,11 @@ package claude
 // A Turn is not safe for concurrent use. The zero value is a Turn for a new
 // conversation.
 type Turn struct {
+	// ReportUnknown makes Feed and Events report the lines this package
+	// does not model as [Unknown] events, as [Parser.ReportUnknown] does.
+	// Set it before the first line.
+	ReportUnknown bool
+
 	resumeID  string
 	sessionID string
 	done      bool
@@ -24,8 +29,9 @@ func NewTurn(resumeID string) *Turn {
 	return &Turn{resumeID: resumeID, sessionID: resumeID}
 }
 
-// Feed parses one line of the run's output as [ParseLine] does, appends its
-// events to events and returns the extended slice.
+// Feed parses one line of the run's output as [ParseLine] does (with
+// ReportUnknown, as a [Parser] with it does), appends its events to events
+// and returns the extended slice.
 //
 // After the final event (a [Result] or [ResumeFailed]) has been returned,
 // Feed ignores every further line. A result that says the resumed
@@ -53,7 +59,7 @@ func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, erro
 		return events, nil
 	}
 	start := len(events)
-	out, sid, err := ParseLine(line, events)
+	out, sid, err := Parser{ReportUnknown: t.ReportUnknown}.ParseLine(line, events)
 	if err != nil {
 		return events, &LineError{Line: n, Offset: offset, Err: err}
 	}
