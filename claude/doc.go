@@ -38,12 +38,14 @@
 //
 // The CLI writes one assistant line per content block and repeats the
 // message's token usage on each, so usage read from assistant lines would
-// be counted several times. Token accounting takes [Result.Usage] and
-// [Result.ModelUsage] instead, kept as the raw JSON the CLI sent, and
-// [Result.TotalCostUSD] keeps the cost's decimal literal exactly, so that
-// the module's usage package can read all three without the line:
-// usage.FromAnthropic(r.Usage) and
-// usage.FromClaudeResult(r.TotalCostUSD.String(), r.ModelUsage).
+// be counted several times. Accounting takes the [Result] instead: this
+// run's usage ([Result.Usage], and per model with its cost
+// [Result.RunModelUsage]) and the session's running totals
+// ([Result.ModelUsage] and [Result.TotalCostUSD]), which a resumed run
+// continues. The Result keeps them as the CLI sent them, the cost's decimal
+// literal exactly, so that the module's usage package reads them all from
+// it, once the line is gone: usage.FromClaudeResult(r) gives the session's
+// totals and this run's own usage and cost.
 //
 // # Rate limits
 //

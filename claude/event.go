@@ -286,24 +286,37 @@ type Result struct {
 	NumTurns       int           // agentic turns the run took (num_turns)
 	Duration       time.Duration // wall time of the run (duration_ms)
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
-	// TotalCostUSD is total_cost_usd, the CLI's running cost of the session
-	// in dollars: the decimal literal exactly as the CLI sent it, or ""
-	// when the member is absent or not a number (absent, never $0). Use
-	// its Float64 method for display; for exact accounting pass its String
-	// to usage.FromClaudeResult, which reads it as integer picodollars. It
-	// is omitted when "" if the Result is marshalled as JSON.
+	// TotalCostUSD is total_cost_usd, the CLI's running cost of the
+	// session in dollars, which a resumed run continues: the decimal
+	// literal exactly as the CLI sent it, or "" when the member is absent
+	// or not a number (absent, never $0). Use its Float64 method for
+	// display; usage.FromClaudeResult reads it exactly, as integer
+	// picodollars. It is omitted when "" if the Result is marshalled as
+	// JSON.
 	TotalCostUSD json.Number `json:",omitempty"`
 	StopReason   string
 	// PermissionDenials are the tool calls the CLI refused under its
 	// permission mode ("permission_denials"); nil when absent.
 	PermissionDenials []PermissionDenial
-	// Usage is the run's token usage object and ModelUsage the per-model
-	// breakdown ("modelUsage"), raw JSON as the CLI sent them; nil when
-	// absent. Per-turn accounting must use these, never the usage repeated
-	// on each assistant line.
-	Usage      json.RawMessage
-	ModelUsage json.RawMessage
-	Timestamp  int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+	// Usage, ModelUsage and RunModelUsage are the token accounting of the
+	// result, raw JSON objects as the CLI sent them; nil when absent. On a
+	// resumed run they cover different spans:
+	//
+	//   - Usage ("usage") is this run's tokens, all models together.
+	//   - ModelUsage ("modelUsage") is the whole session's, per model,
+	//     with each model's cost: running totals like TotalCostUSD.
+	//   - RunModelUsage ("model_usage_since_last_result") is this run's,
+	//     per model, with each model's cost: the CLI's own per-run
+	//     accounting, absent from older releases.
+	//
+	// usage.FromClaudeResult reads all three. Accounting must use these,
+	// never the usage repeated on each assistant line. The three share
+	// one backing array; each is capped, so appending to one cannot
+	// overwrite another.
+	Usage         json.RawMessage
+	ModelUsage    json.RawMessage
+	RunModelUsage json.RawMessage
+	Timestamp     int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PermissionDenial is a tool call the CLI did not run because its

@@ -112,40 +112,31 @@ func ExampleTurn_Events() {
 	// next --resume: 7d1e4b2a
 }
 
-// The result event keeps what the usage package needs, so the line itself
-// need not be kept: the token usage of the run, the per-model usage, and the
-// cost exactly as the CLI wrote it.
+// The result of a resumed run reports the session so far and the run
+// itself; the usage package reads both from the Result, exactly, after the
+// line is gone.
 func ExampleResult_usage() {
-	line := []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"7d1e4b2a",` +
-		`"total_cost_usd":0.0342,"usage":{"input_tokens":12,"cache_creation_input_tokens":1520,"cache_read_input_tokens":28422,"output_tokens":311},` +
-		`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":12,"outputTokens":311,"cacheReadInputTokens":28422,"cacheCreationInputTokens":1520,"costUSD":0.0342}}}`)
-	turn := claude.NewTurn("")
+	// The last line of `claude -p --resume a096a09b … --output-format stream-json --verbose`.
+	line := []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"a096a09b",` +
+		`"total_cost_usd":0.0967893,"usage":{"input_tokens":4350,"cache_creation_input_tokens":0,"cache_read_input_tokens":17396,"output_tokens":16},` +
+		`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8686,"outputTokens":32,"cacheReadInputTokens":17396,"cacheCreationInputTokens":17342,"costUSD":0.0967893}},` +
+		`"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":4350,"outputTokens":16,"cacheReadInputTokens":17396,"cacheCreationInputTokens":0,"costUSD":0.0185088}}}`)
+	turn := claude.NewTurn("a096a09b")
 	if _, err := turn.Feed(line, nil); err != nil {
 		panic(err)
 	}
-	r, ok := turn.Result()
-	if !ok {
-		panic("no result")
-	}
-	run, err := usage.FromAnthropic(r.Usage)
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println("run input:", run.Input, "output:", run.Output)
+	r, _ := turn.Result()
+	fmt.Println("session cost:", r.TotalCostUSD, "dollars")
 
-	session, err := usage.FromClaudeResult(r.TotalCostUSD.String(), r.ModelUsage)
+	res, err := usage.FromClaudeResult(r)
 	if err != nil {
 		panic(err)
 	}
-	for _, m := range session.Models {
-		fmt.Println(m.Model, "input:", m.InclusiveInput())
-	}
-	pico, _ := session.TotalCost.Get()
-	fmt.Println("cost:", r.TotalCostUSD, "dollars =", pico, "picodollars")
+	pico, _ := res.Run.Cost.Get()
+	fmt.Printf("this run: %v input tokens, %v output, $%.7f\n", res.Run.Input, res.Run.Output, usage.USD(pico))
 	// Output:
-	// run input: 29954 output: 311
-	// claude-sonnet-4-5 input: 29954
-	// cost: 0.0342 dollars = 34200000000 picodollars
+	// session cost: 0.0967893 dollars
+	// this run: 21746 input tokens, 16 output, $0.0185088
 }
 
 // A usage limit's reset time is on the line that reports it: read it from

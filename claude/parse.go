@@ -108,6 +108,7 @@ type topFields struct {
 	isError, result, errors, numTurns, terminalReason gjson.Result
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
 	stopReason, usage, modelUsage, permissionDenials  gjson.Result
+	runModelUsage                                     gjson.Result
 }
 
 func (f *topFields) set(key string, v gjson.Result) {
@@ -174,6 +175,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.usage = v
 	case "modelUsage":
 		f.modelUsage = v
+	case "model_usage_since_last_result":
+		f.runModelUsage = v
 	case "permission_denials":
 		f.permissionDenials = v
 	}
@@ -469,10 +472,9 @@ func (p *lineParser) result(f *topFields) {
 		Duration:       millis(integer(f.durationMS)),
 		APIDuration:    millis(integer(f.durationAPIMS)),
 		StopReason:     str(f.stopReason),
-		Usage:          objectCopy(f.usage),
-		ModelUsage:     objectCopy(f.modelUsage),
 		Timestamp:      p.ts,
 	}
+	objectCopies([]gjson.Result{f.usage, f.modelUsage, f.runModelUsage}, &r.Usage, &r.ModelUsage, &r.RunModelUsage)
 	if f.totalCostUSD.Type == gjson.Number {
 		// Raw may alias the line; the event must not.
 		r.TotalCostUSD = json.Number(strings.Clone(f.totalCostUSD.Raw))
@@ -561,6 +563,29 @@ func objectCopy(r gjson.Result) json.RawMessage {
 		return nil
 	}
 	return rawCopy(r)
+}
+
+// objectCopies sets each dst to a copy of the matching object value's JSON
+// text, nil for anything else (absent, null), in one allocation: a slice
+// of one backing array, capped so that appending to it reallocates.
+func objectCopies(values []gjson.Result, dst ...*json.RawMessage) {
+	n := 0
+	for _, v := range values {
+		if v.IsObject() {
+			n += len(v.Raw)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]byte, 0, n)
+	for i, v := range values {
+		if v.IsObject() {
+			start := len(buf)
+			buf = append(buf, v.Raw...)
+			*dst[i] = json.RawMessage(buf[start:len(buf):len(buf)])
+		}
+	}
 }
 
 // integer reads a JSON number as an int64, truncating a fraction; 0 for

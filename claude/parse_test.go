@@ -440,6 +440,23 @@ func TestParseLineCopies(t *testing.T) {
 	}
 }
 
+// TestResultUsageCopies checks that the three usage members, which share
+// one backing array, cannot overwrite each other.
+func TestResultUsageCopies(t *testing.T) {
+	line := `{"type":"result","usage":{"a":1},"modelUsage":{"b":2},"model_usage_since_last_result":{"c":3}}`
+	events, _, err := claude.ParseLine([]byte(line), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := events[0].(claude.Result)
+	_ = append(r.Usage, "XXXX"...)
+	_ = append(r.ModelUsage, "YYYY"...)
+	got := []string{string(r.Usage), string(r.ModelUsage), string(r.RunModelUsage)}
+	if diff := cmp.Diff([]string{`{"a":1}`, `{"b":2}`, `{"c":3}`}, got); diff != "" {
+		t.Errorf("[Usage ModelUsage RunModelUsage] after appends (-want +got):\n%s", diff)
+	}
+}
+
 func TestResultHelpers(t *testing.T) {
 	tests := []struct {
 		name               string
@@ -550,6 +567,9 @@ func TestParseLineEventAllocs(t *testing.T) {
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false,"surpassedThreshold":0.9,"unifiedWindows":{"five_hour":{"utilization":0.92,"resetsAt":1796054400,"status":"allowed_warning","surpassedThreshold":0.9},"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"}}},"session_id":"s"}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0123,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0967893,"usage":{"input_tokens":4350,"output_tokens":16},` +
+			`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8686,"outputTokens":32,"costUSD":0.0967893}},"terminal_reason":"completed","api_error_status":null,` +
+			`"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":4350,"outputTokens":16,"costUSD":0.0185088}},"session_id":"s"}`,
 	} {
 		b := []byte(line)
 		events := make([]claude.Event, 0, 4)

@@ -11,9 +11,9 @@
 // figure — absent or a value — and absent never turns into 0. The
 // converters [FromAnthropic], [FromOpenAIChat] and [FromOpenAIResponses]
 // turn a provider's usage JSON into a [Report] of Counts;
-// [ParseClaudeResult] reads the Claude CLI's own session totals and cost
-// from its result line, and [FromClaudeResult] from the line's two members
-// as a parsed result event keeps them.
+// [FromClaudeResult] reads a Claude CLI result, as package claude parsed
+// it, into the session's running totals and cost and this run's own
+// usage and cost.
 //
 // The converters validate their input once and require one JSON object
 // (else the error wraps [ErrNotObject]); unknown members are ignored. A
@@ -52,5 +52,7 @@
 // A [Tracker] turns the cumulative snapshots an editor receives, several per
 // turn and possibly late or repeated, into per-turn deltas, and says when a
 // delta cannot be trusted: the first turn, or a turn after the agent
-// restarted.
+// restarted. When the producer reports each turn's own figures, as the
+// Claude CLI does ([CLIResult].Run), no baseline is needed and none is
+// lost with a restart.
 package usage
