@@ -309,14 +309,8 @@ func (r CLIResult) Totals() Totals {
 	if len(r.Models) == 0 {
 		return Totals{Cost: r.TotalCost}
 	}
-	t := Totals{Input: CountOf(0), Output: CountOf(0), CacheRead: CountOf(0), CacheWrite: CountOf(0), Cost: CountOf(0)}
-	for _, m := range r.Models {
-		t.Input = t.Input.add(m.InclusiveInput())
-		t.Output = t.Output.add(m.OutputTokens)
-		t.CacheRead = t.CacheRead.add(m.CacheReadInputTokens)
-		t.CacheWrite = t.CacheWrite.add(m.CacheCreationInputTokens)
-		t.Cost = t.Cost.add(m.Cost)
-	}
+	sum := sumModels(r.Models)
+	t := Totals{Input: sum.Input, Output: sum.Output, CacheRead: sum.CacheRead, CacheWrite: sum.CacheWrite, Cost: sum.Cost}
 	if r.TotalCost.ok {
 		t.Cost = r.TotalCost
 	}
