@@ -27,14 +27,16 @@ import (
 //   - [ResumeFailed]: the final event of a run whose resume found no
 //     conversation (reported by [Turn] only).
 //
-// Strings and raw JSON in events are copies: they stay valid after the line
-// they came from is reused.
+// Strings, slices and raw JSON in events are copies the caller owns: they
+// stay valid after the line they came from is reused.
 //
-// Every event has a Timestamp: when the CLI wrote the line it comes from
-// (the line's "timestamp", RFC 3339), in Unix epoch milliseconds, or 0
-// when the line carries none or an unreadable one. The CLI stamps its
-// assistant and user lines; system, stream_event, rate_limit_event and
-// result lines have no stamp in Claude Code 2.1.
+// Every event type but ResumeFailed (whose Result has one) has a
+// Timestamp: when the CLI wrote the line the event comes from (the line's
+// "timestamp", RFC 3339 or an epoch), in Unix epoch milliseconds, or 0
+// when the line carries none or an unreadable one; it is omitted when 0 if
+// the event is marshalled as JSON. Claude Code 2.1.328 stamps its
+// assistant and user lines, and not its system, stream_event,
+// rate_limit_event or result lines.
 type Event interface {
 	isEvent()
 }
