@@ -200,40 +200,40 @@ func (m ModelUsage) InclusiveInput() Count {
 // the picodollar; a cost that is "", negative or not a JSON number literal
 // is absent. A model entry that is not an object is skipped; of a repeated
 // model id, the last entry counts. The only error, wrapping
-// [ErrNotObject], is a usage member that is present but not a JSON
-// object, which a Result from claude.ParseLine never has.
+// [ErrNotObject], is a usage member it reads that is present but not a
+// JSON object, which a Result from claude.ParseLine never has.
 func FromClaudeResult(r claude.Result) (CLIResult, error) {
-	var mu, run gjson.Result
-	for _, m := range []struct {
-		name string
-		raw  []byte
-		dst  *gjson.Result
-	}{{"modelUsage", r.ModelUsage, &mu}, {"model_usage_since_last_result", r.RunModelUsage, &run}, {"usage", r.Usage, nil}} {
-		if m.raw == nil {
-			continue
-		}
-		obj, err := object(m.raw, ErrNotObject)
-		if err != nil {
-			return CLIResult{}, fmt.Errorf("%s: %w", m.name, err)
-		}
-		if m.dst != nil {
-			*m.dst = obj
-		}
-	}
 	res := CLIResult{TotalCost: picos(numberLiteral(r.TotalCostUSD.String()))}
-	if r.ModelUsage != nil {
-		res.Models = modelUsages(mu)
+	var err error
+	if res.Models, err = modelUsageMember("modelUsage", r.ModelUsage); err != nil {
+		return CLIResult{}, err
 	}
-	if r.RunModelUsage != nil {
-		res.RunModels = modelUsages(run)
+	if res.RunModels, err = modelUsageMember("model_usage_since_last_result", r.RunModelUsage); err != nil {
+		return CLIResult{}, err
+	}
+	switch {
+	case r.RunModelUsage != nil:
 		res.Run = sumModels(res.RunModels)
-	} else if r.Usage != nil {
-		var err error
+	case r.Usage != nil:
 		if res.Run, err = FromAnthropic(r.Usage); err != nil {
-			return CLIResult{}, fmt.Errorf("usage: %w", err)
+			return CLIResult{}, fmt.Errorf("%w (the result's usage)", err)
 		}
 	}
 	return res, nil
+}
+
+// modelUsageMember reads a result's modelUsage-shaped member, raw JSON as
+// claude.Result keeps it: nil when raw is nil, else the models (see
+// modelUsages), or an error wrapping ErrNotObject.
+func modelUsageMember(name string, raw []byte) ([]ModelUsage, error) {
+	if raw == nil {
+		return nil, nil
+	}
+	obj, err := object(raw, ErrNotObject)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the result's %s)", err, name)
+	}
+	return modelUsages(obj), nil
 }
 
 // numberLiteral returns s parsed when it is exactly one JSON number, with no
