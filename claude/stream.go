@@ -53,8 +53,11 @@ type LineError struct {
 
 // Error says which line was skipped and why, without quoting it.
 func (e *LineError) Error() string {
-	return "claude: skipped line " + strconv.FormatInt(e.Line, 10) + " (byte " + strconv.FormatInt(e.Offset, 10) +
-		"): " + strings.TrimPrefix(e.Err.Error(), "claude: ")
+	msg := "claude: skipped line " + strconv.FormatInt(e.Line, 10) + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	if e.Err == nil {
+		return msg
+	}
+	return msg + ": " + strings.TrimPrefix(e.Err.Error(), "claude: ")
 }
 
 // Unwrap returns Err.

@@ -78,6 +78,12 @@ func TestTurnEventsLines(t *testing.T) {
 	}
 }
 
+func TestLineErrorWithoutCause(t *testing.T) {
+	if got, want := (&LineError{Line: 17, Offset: 4096}).Error(), "claude: skipped line 17 (byte 4096)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
 // FuzzTurnEvents checks that Events, with a limit of maxLine, yields what
 // feeding the input's lines one by one, terminators included, returns, a
 // line over the limit being reported in its place until the final event,
