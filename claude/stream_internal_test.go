@@ -87,12 +87,13 @@ func TestLineErrorWithoutCause(t *testing.T) {
 // FuzzTurnEvents checks that Events, with a limit of maxLine, yields what
 // feeding the input's lines one by one, terminators included, returns, a
 // line over the limit being reported in its place until the final event,
-// and that both say where each skipped line is. The seed corpus is in
+// and that both say where each skipped line is. An odd maxLine also asks
+// both for Unknown events. The seed corpus is in
 // testdata/fuzz/FuzzTurnEvents.
 func FuzzTurnEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, maxLine uint8) {
 		var want []any
-		byLine := &Turn{}
+		byLine := &Turn{ReportUnknown: maxLine%2 == 1}
 		offset := 0
 		for n, line := range bytes.SplitAfter(input, []byte("\n")) {
 			if len(line) == 0 {
@@ -118,7 +119,7 @@ func FuzzTurnEvents(f *testing.F) {
 			offset += len(line)
 		}
 		var got []any
-		turn := &Turn{}
+		turn := &Turn{ReportUnknown: byLine.ReportUnknown}
 		for e, err := range turn.events(iotest.HalfReader(bytes.NewReader(input)), int(maxLine)) {
 			if err != nil {
 				got = append(got, err)
