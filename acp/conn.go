@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
@@ -167,8 +168,8 @@ type ConnOptions struct {
 	// ends (or at [Conn.Shutdown]), waiting requests still run in turn,
 	// with their contexts already cancelled like those of the running
 	// ones, so that every request the peer sent before closing its side
-	// gets its handler's answer; after [Conn.Close] or a failure, when no
-	// answer can be written, they are dropped without running.
+	// gets its handler's answer; after [Conn.Close] or a failure to write,
+	// when no answer can be written, they are dropped without running.
 	//
 	// At most as many requests as the limit may wait, to bound the memory
 	// a peer can make the Conn hold. Only then, as a last resort, does the
@@ -372,20 +373,24 @@ func (c *Conn) Close() error {
 // [ErrClosed]) and lets them finish, writing their responses and the
 // notifications they send before returning, then waits as [Conn.Wait] does
 // and returns what it returns. Requests still waiting for a slot run in
-// turn, as at the end of the input. That is how an agent
-// should stop on SIGTERM: the editor gets an answer, "cancelled" for a
-// prompt, to every request it sent.
+// turn, as at the end of the input. That is how an agent should stop on
+// SIGTERM: the editor gets an answer, "cancelled" for a prompt, to every
+// request the agent has read.
 //
 // To stop reading at once, Shutdown closes the reader if it implements
 // CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
-// writer; see [Conn.Wait] for which Reads that interrupts. If ctx ends
-// before the Conn has finished, Shutdown closes it as [Conn.Close] does,
-// dropping what is unwritten, and returns the context's error at once.
+// writer; see [Conn.Wait] for which Reads that interrupts. Once every
+// answer is written it closes the reader and the writer as [Conn.Close]
+// does, so that the peer sees the end of its input. If ctx ends before the
+// Conn has finished, Shutdown closes it as Close does, dropping what is
+// unwritten, and returns the context's error at once. A handler must not
+// call Shutdown: it would wait for itself until ctx ends.
 func (c *Conn) Shutdown(ctx context.Context) error {
 	c.shutdown(nil)
 	c.closeReader()
 	select {
 	case <-c.finished:
+		c.closeIO()
 		return c.err
 	case <-ctx.Done():
 		c.Close()
@@ -415,11 +420,13 @@ func sameObject(r io.Reader, w io.Writer) (same bool) {
 // encoding/json before Request sends them; nil omits them) and waits for the
 // response. Params must encode to a JSON object or array, in valid UTF-8:
 // anything else is refused before anything is written, with an error
-// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the response's raw result, which the caller owns, or
-// the peer's error as an [*Error], which matches the sentinels such as
-// [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
-// id but is not a valid response (both result and error, say) fails it
-// with an error matching [ErrInvalidResponse].
+// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the
+// response's raw result, which the caller owns, or the peer's error as an
+// [*Error], which matches the sentinels such as [ErrMethodNotFound] under
+// [errors.Is]. A line that carries the request's id but is not a valid
+// response (both result and error, say) fails it with an error matching
+// [ErrInvalidResponse], and so does a response too long to read with an
+// error matching [ErrLineTooLong] (see [ConnOptions].MaxLineLength).
 //
 // When ctx ends first, Request sends $/cancel_request for it and returns an
 // error that wraps ctx.Err() and the context's cause; a response arriving
@@ -517,10 +524,10 @@ func (c *Conn) cancelOutbound(n int64) {
 
 // Notify sends a notification for method with params (encoded with
 // encoding/json before Notify returns; nil omits them), which it refuses as
-// [Conn.Request] does. It returns once the
-// message is queued to be written, in order after everything sent before
-// it; if the peer reads slowly and the queue is full, it waits, until ctx
-// ends (so a ctx that has already ended matters only then). A nil error
+// [Conn.Request] does. It returns once the message is queued to be written,
+// in order after everything sent before it; if the peer reads slowly and
+// the queue is full, it waits, until ctx ends (so a ctx that has already
+// ended matters only then). A nil error
 // means queued, not delivered: [Conn.Close] drops what is still queued, and
 // an error from the write itself ends the connection and is reported by
 // [Conn.Wait].
@@ -683,32 +690,51 @@ func (c *Conn) write(line []byte) {
 	}
 }
 
-// writeLine and readLine turn a panic in the caller's writer or reader
-// into an error that ends the connection: it happens on a goroutine of the
-// Conn, where the caller cannot recover it, and must not take the process
-// down.
+// writeLine and readLine call the caller's writer and reader on a
+// goroutine of the Conn, where the caller cannot recover a panic: a panic
+// becomes an error that ends the connection. A call to runtime.Goexit (as
+// a test's fake calling t.FailNow makes) ends the goroutine whatever is
+// done, so it fails the connection, and a new goroutine finishes the
+// reader's work.
 func (c *Conn) writeLine(line []byte) (err error) {
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panicked: %v", p)
+		} else if !returned {
+			c.fail(errors.New("acp: writing: the writer exited its goroutine"))
 		}
 	}()
-	return c.fw.writeTerminated(line)
+	err = c.fw.writeTerminated(line)
+	returned = true
+	return err
 }
 
 func (c *Conn) readLine() (line []byte, err error) {
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panicked: %v", p)
+		} else if !returned {
+			go c.endRead(errors.New("acp: reading: the reader exited its goroutine"))
 		}
 	}()
-	return c.fr.Next()
+	line, err = c.fr.lr.Next()
+	returned = true
+	return line, err
 }
 
 // readLoop reads and dispatches messages until the connection ends, then
 // waits for the handlers and the writer and marks the Conn finished.
 func (c *Conn) readLoop() {
-	c.shutdown(c.read())
+	c.endRead(c.read())
+}
+
+// endRead ends the connection's reading because of cause (nil for the end
+// of input), waits for the handlers and the writer, and marks the Conn
+// finished.
+func (c *Conn) endRead(cause error) {
+	c.shutdown(cause)
 	// Requests waiting for a slot run as slots free, unless the output is
 	// broken: then next leaves them here, and no answer could be sent.
 	c.handlers.Wait()
@@ -735,9 +761,11 @@ func (c *Conn) read() error {
 		default:
 		}
 		if err != nil {
-			var tooLong *LineTooLongError
+			// The line reader's own error, told by its type: the caller's
+			// reader may return any error, with any Is or As method.
+			tooLong, isTooLong := err.(*lines.TooLongError)
 			switch {
-			case errors.As(err, &tooLong):
+			case isTooLong:
 				c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
 				if !c.failTooLong(tooLong) {
 					c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
@@ -824,13 +852,13 @@ func (c *Conn) serve(in *inbound) {
 // for it and hands the slot to a new goroutine, so that neither the
 // requester nor the requests waiting for a slot wait forever.
 func (c *Conn) run(in *inbound) (next *inbound) {
-	returned := false
+	encoded := false
 	defer func() {
-		if returned {
+		if encoded {
 			return
 		}
 		c.log.Error("acp: request handler exited its goroutine", "method", echo(in.method))
-		c.answer(in, nil, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method)))
+		c.answer(in, errorLine(in.id, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method))))
 		if next := c.next(); next != nil {
 			c.handlers.Add(1) // this goroutine's own count is not yet done
 			go c.serve(next)
@@ -838,20 +866,23 @@ func (c *Conn) run(in *inbound) (next *inbound) {
 		<-c.admit
 	}()
 	result, err := c.callHandler(in.ctx, in.method, in.params)
-	returned = true
-	c.answer(in, result, err)
+	// Encoding runs the handler's code too (a MarshalJSON, the error's
+	// methods), which may call runtime.Goexit as well.
+	line := c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load())
+	encoded = true
+	c.answer(in, line)
 	next = c.next()
 	<-c.admit // the answered request's token, after next has taken its slot
 	return next
 }
 
-// answer retires in and sends its response.
-func (c *Conn) answer(in *inbound, result any, err error) {
+// answer retires in and sends line, its response.
+func (c *Conn) answer(in *inbound, line []byte) {
 	c.mu.Lock()
 	delete(c.inflight, in.key)
 	c.mu.Unlock()
 	in.cancel(nil)
-	c.reply(c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load()))
+	c.reply(line)
 }
 
 // next hands the caller's slot to the oldest waiting request and returns
@@ -1046,8 +1077,8 @@ func (c *Conn) failPending(msg Message, line []byte) bool {
 // and reports whether the line was a response, which gets no reply. Only
 // the line's first bytes were kept, so it can tell only when the id comes
 // before the result or error, as peers write them.
-func (c *Conn) failTooLong(tooLong *LineTooLongError) bool {
-	raw, ok := responseIDInHead(tooLong.head)
+func (c *Conn) failTooLong(tooLong *lines.TooLongError) bool {
+	raw, ok := responseIDInHead(tooLong.Head)
 	if !ok {
 		return false
 	}
@@ -1058,7 +1089,7 @@ func (c *Conn) failTooLong(tooLong *LineTooLongError) bool {
 		delete(c.pending, n)
 		c.mu.Unlock()
 		if ch != nil {
-			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, tooLong)}
+			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
 			return true
 		}
 	}

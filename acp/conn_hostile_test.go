@@ -49,6 +49,16 @@ func (panicErr) As(any) bool     { panic("As") }
 func (panicErr) Is(error) bool   { panic("Is") }
 func (panicErr) Unwrap() []error { panic("Unwrap") }
 
+// goexitJSON and goexitErr call runtime.Goexit, as t.FailNow does, when
+// the Conn encodes them.
+type goexitJSON struct{}
+
+func (goexitJSON) MarshalJSON() ([]byte, error) { runtime.Goexit(); return nil, nil }
+
+type goexitErr struct{}
+
+func (goexitErr) Error() string { runtime.Goexit(); return "" }
+
 // badUTF8 encodes to a JSON string holding a byte that is not UTF-8, which
 // encoding/json lets through from a MarshalJSON method.
 type badUTF8 struct{}
@@ -100,6 +110,20 @@ func TestConnHandlerMisbehaves(t *testing.T) {
 			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
 				runtime.Goexit()
 				return nil, nil
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m exited without returning"}`,
+		},
+		{
+			name: "runtime.Goexit in the result's MarshalJSON",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return goexitJSON{}, nil
+			},
+			want: `{"code":-32603,"message":"Internal error: the handler for m exited without returning"}`,
+		},
+		{
+			name: "runtime.Goexit in the error's Error method",
+			handler: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+				return nil, goexitErr{}
 			},
 			want: `{"code":-32603,"message":"Internal error: the handler for m exited without returning"}`,
 		},
@@ -537,6 +561,74 @@ type panicWriter struct{}
 
 func (panicWriter) Write([]byte) (int, error) { panic("write") }
 func (panicWriter) Close() error              { panic("close") }
+
+type goexitReader struct{}
+
+func (goexitReader) Read([]byte) (int, error) { runtime.Goexit(); return 0, nil }
+
+type goexitWriter struct{}
+
+func (goexitWriter) Write([]byte) (int, error) { runtime.Goexit(); return 0, nil }
+
+// asTrueErr claims to be every error type errors.As asks for, and sets
+// none of them.
+type asTrueErr struct{}
+
+func (asTrueErr) Error() string { return "as" }
+func (asTrueErr) As(any) bool   { return true }
+
+type errorReader struct{ err error }
+
+func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
+
+// TestConnHostileReaderWriter checks that a reader or writer that panics,
+// calls runtime.Goexit or returns an error of a misleading type ends the
+// connection with an error instead of the process, a hang or a busy loop.
+func TestConnHostileReaderWriter(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		r    io.Reader
+		want string
+	}{
+		{"reader calls Goexit", goexitReader{}, "acp: reading: the reader exited its goroutine"},
+		{"reader error's As lies", errorReader{asTrueErr{}}, "acp: reading: as"},
+		{"reader returns a LineTooLongError", errorReader{&acp.LineTooLongError{Length: 5, Max: 1}}, "acp: reading: acp: line of 5 bytes exceeds the maximum of 1"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				noGoroutineLeft(t)
+				var out strings.Builder
+				conn := acp.NewConn(t.Context(), tt.r, &out, nil, nil)
+				if err := conn.Wait(); err == nil || err.Error() != tt.want {
+					t.Errorf("Wait = %v, want %s", err, tt.want)
+				}
+				if out.Len() != 0 {
+					t.Errorf("wrote %q", out.String())
+				}
+			})
+		})
+	}
+	t.Run("writer calls Goexit", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			noGoroutineLeft(t)
+			inR, inW := io.Pipe()
+			defer inW.Close()
+			conn := acp.NewConn(t.Context(), inR, goexitWriter{}, nil, nil)
+			conn.Notify(t.Context(), "n", nil)
+			for range 200 { // more than the queue holds: none may block
+				if err := conn.Notify(t.Context(), "n", nil); err != nil {
+					if !errors.Is(err, acp.ErrClosed) {
+						t.Errorf("Notify = %v, want ErrClosed", err)
+					}
+					break
+				}
+			}
+			if err := conn.Wait(); err == nil || err.Error() != "acp: writing: the writer exited its goroutine" {
+				t.Errorf("Wait = %v", err)
+			}
+		})
+	})
+}
 
 // TestConnReaderWriterPanic checks that a reader or writer that panics ends
 // the connection with an error instead of the process.

@@ -83,14 +83,15 @@ func trimLine(line []byte, err error) ([]byte, error) {
 const lineHead = `{"jsonrpc":"2.0"`
 
 // encodeLine returns the message {"jsonrpc":"2.0","id":<id>,"method":<method>,
-// <member>:<value>} and its terminating newline. An absent id and an empty
-// method are left out, and so is a nil or null value of the member
-// "params", which must otherwise be an object or an array. The line is
+// <member>:<value>} and its terminating newline. An absent id is left out,
+// and so is the method unless member is "params" (a request or a
+// notification), and a nil or null value of "params", which must
+// otherwise be an object or an array. The line is
 // allocated once, at its final size, and a json.RawMessage is compacted
 // straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	var name []byte
-	if method != "" {
+	if member == "params" { // a request or a notification, whose method may be ""
 		name, _ = json.Marshal(method) // a string always encodes, to valid UTF-8
 	}
 	val, raw := value.(json.RawMessage)

@@ -109,6 +109,8 @@ func TestMarshalRefuses(t *testing.T) {
 		want string // the line, when it is built
 		err  error
 	}{
+		{"empty method name", func() ([]byte, error) { return MarshalNotification("", []int{1}) }, `{"jsonrpc":"2.0","method":"","params":[1]}`, nil},
+		{"empty method name, no params", func() ([]byte, error) { return MarshalRequest(IntID(3), "", nil) }, `{"jsonrpc":"2.0","id":3,"method":""}`, nil},
 		{"string params", func() ([]byte, error) { return MarshalNotification("n", "s") }, "", ErrParamsNotStructured},
 		{"number params", func() ([]byte, error) { return MarshalRequest(IntID(1), "r", 5) }, "", ErrParamsNotStructured},
 		{"raw number params", func() ([]byte, error) { return MarshalRequest(IntID(1), "r", json.RawMessage(" 5 ")) }, "", ErrParamsNotStructured},

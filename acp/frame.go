@@ -30,8 +30,6 @@ type LineTooLongError struct {
 	Length int64
 	// Max is the reader's maximum line length.
 	Max int
-
-	head []byte // the line's first bytes, for Conn to find a response's id
 }
 
 // Error implements the error interface.
@@ -93,7 +91,7 @@ func (fr *FrameReader) Next() ([]byte, error) {
 // frameError gives an error from [lines.Reader.Next] this package's type.
 func frameError(err error) error {
 	if tooLong, ok := err.(*lines.TooLongError); ok {
-		return &LineTooLongError{Length: tooLong.Length, Max: tooLong.Max, head: tooLong.Head}
+		return &LineTooLongError{Length: tooLong.Length, Max: tooLong.Max}
 	}
 	return err
 }

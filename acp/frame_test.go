@@ -276,7 +276,7 @@ func FuzzFrameReader(f *testing.F) {
 func sameError(a, b error) bool {
 	var ta, tb *LineTooLongError
 	if errors.As(a, &ta) && errors.As(b, &tb) {
-		return ta.Length == tb.Length && ta.Max == tb.Max
+		return *ta == *tb
 	}
 	return a == b
 }

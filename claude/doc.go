@@ -65,4 +65,20 @@
 // [CommandLine] builds the arguments from [Options] and returns the prompt
 // as the bytes to write to the CLI's standard input, where no prompt can be
 // mistaken for a flag.
+//
+// # Streaming input
+//
+// The official Claude Agent SDKs drive the CLI differently: one long-lived
+// process per conversation ([SessionCommandLine]), with user turns and
+// control requests written to its standard input and control messages
+// mixed into its output, so that a client can grant or refuse each tool
+// call, interrupt a turn and keep the process, and switch the permission
+// mode or the model between turns. [Session] is that client, still pure:
+// it writes whole, validated lines to the io.Writer it is given (a
+// malformed line kills the CLI) and reads the output the caller feeds it.
+// Besides the events above, it reports the CLI's requests
+// ([PermissionRequest] and the others, each to be answered once, by
+// [Session.Decline] if by nothing else), the answers to the client's own
+// requests ([ControlResponse]), withdrawn requests ([ControlCancel]) and
+// the end of each turn ([TurnEnd]).
 package claude

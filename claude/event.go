@@ -26,17 +26,20 @@ import (
 //   - [Result]: the final event of a run.
 //   - [ResumeFailed]: the final event of a run whose resume found no
 //     conversation (reported by [Turn] only).
+//   - [PermissionRequest], [MCPRequest], [HookRequest], [UnknownRequest],
+//     [ControlResponse], [ControlCancel], [TurnEnd]: the control protocol
+//     of streaming-input mode (reported by [Session] only).
 //
 // Strings, slices and raw JSON in events are copies the caller owns: they
 // stay valid after the line they came from is reused.
 //
-// Every event type but ResumeFailed (whose Result has one) has a
-// Timestamp: when the CLI wrote the line the event comes from (the line's
-// "timestamp", RFC 3339 or an epoch), in Unix epoch milliseconds, or 0
-// when the line carries none or an unreadable one; it is omitted when 0 if
-// the event is marshalled as JSON. Claude Code 2.1.328 stamps its
-// assistant and user lines, and not its system, stream_event,
-// rate_limit_event or result lines.
+// Every event type that [ParseLine] reports has a Timestamp (a
+// [ResumeFailed] has its Result's): when the CLI wrote the line the event
+// comes from (the line's "timestamp", RFC 3339 or an epoch), in Unix epoch
+// milliseconds, or 0 when the line carries none or an unreadable one; it
+// is omitted when 0 if the event is marshalled as JSON. Claude Code
+// 2.1.328 stamps its assistant and user lines, and not its system,
+// stream_event, rate_limit_event or result lines.
 type Event interface {
 	isEvent()
 }
@@ -351,11 +354,12 @@ func (r Result) ResumeNotFound() bool {
 	return strings.Contains(r.Text, resumeNotFound)
 }
 
-// Unknown reports a line this package does not model, so that a bridge
-// can log what it did not understand without parsing the line again: a
-// line whose type it does not know (Type is that type, empty when the line
-// has none or a type that is not a string), or a system line whose subtype
-// it does not know (Type is "system", and the line is a sign of life as a
+// Unknown reports a line [ParseLine] does not model, so that a bridge can
+// log what it did not understand without parsing the line again: a line
+// of a type it does not read (Type is that type, empty when the line has
+// none or a type that is not a string; control messages, which only a
+// [Session] reads, are among them), or a system line whose subtype it does
+// not know (Type is "system", and the line is a sign of life as a
 // [Heartbeat] is). Subtype is the line's "subtype", empty when absent.
 //
 // Only a [Parser] or a [Turn] with ReportUnknown set reports Unknown

@@ -68,8 +68,9 @@ func (e *LineError) Unwrap() error { return e.Err }
 //
 // A line that cannot be used yields a nil Event and a [*LineError] that
 // says where it is and wraps why, a [*SyntaxError] or a
-// [*LineTooLongError]; reading goes on with the next line. Blank lines, for which Feed returns nothing, are skipped. An
-// error from r itself is yielded last; a line it cuts short is not fed.
+// [*LineTooLongError]; reading goes on with the next line. Blank lines,
+// for which Feed returns nothing, are skipped. An error from r itself is
+// yielded last; a line it cuts short is not fed.
 // The sequence ends at the end of r: after the final event it goes on
 // reading, and yields nothing more, so that the CLI never blocks on a full
 // pipe. A caller that stops the loop early takes that duty over.

@@ -94,3 +94,24 @@ func TestCloseOneSideWhileOtherWrites(t *testing.T) {
 		})
 	}
 }
+
+// TestShutdownEndsPeer checks that when one side shuts down, the other
+// sees the end of its input: a request it sends then fails instead of
+// waiting for an answer that cannot come.
+func TestShutdownEndsPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, agent, closePair := acptest.NewPair(t.Context(), nil, nil, nil)
+		if err := agent.Shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := client.Wait(); err != nil {
+			t.Errorf("client Wait = %v, want nil", err)
+		}
+		if _, err := client.Request(context.Background(), "x", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("Request after the peer shut down = %v, want ErrClosed", err)
+		}
+		if err := closePair(); err != nil {
+			t.Errorf("closePair = %v", err)
+		}
+	})
+}
