@@ -84,19 +84,28 @@ func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
 // events is Events with lines of at most maxLine bytes, so that tests can
 // reach the limit without a 64 MiB line.
 func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
+	return readEvents(r, maxLine, t.feed, func() bool { return t.done })
+}
+
+// readEvents is the loop behind [Turn.Events] and [Session.Events]: it
+// reads r's lines, of at most maxLine bytes, hands each to feed with its
+// line number and offset, and yields the events or the error feed
+// returns. A line too long is yielded as a *LineError, unless quiet
+// reports that nothing more is to be yielded.
+func readEvents(r io.Reader, maxLine int, feed func(line []byte, events []Event, n, offset int64) ([]Event, error), quiet func() bool) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		lr := lines.NewReader(r, maxLine)
 		var events []Event
 		for {
 			line, err := lr.Next()
+			n, offset := lr.Pos()
 			switch err := err.(type) {
 			case nil:
 			case *lines.TooLongError: // skipped whole; the next line is intact
-				if t.done {
-					continue // nothing is yielded after the final event
+				if quiet() {
+					continue
 				}
-				line, offset := lr.Pos()
-				if !yield(nil, &LineError{Line: line, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
+				if !yield(nil, &LineError{Line: n, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
 					return
 				}
 				continue
@@ -106,8 +115,7 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 				}
 				return
 			}
-			n, offset := lr.Pos()
-			events, err = t.feed(line, events[:0], n, offset)
+			events, err = feed(line, events[:0], n, offset)
 			if err != nil {
 				if !yield(nil, err) {
 					return

@@ -105,8 +105,7 @@ func FuzzTurnEvents(f *testing.F) {
 					want = append(want, &LineError{Line: int64(n + 1), Offset: int64(offset),
 						Err: &LineTooLongError{Length: int64(len(content)), Max: int(maxLine)}})
 				}
-				byLine.lines++ // as Feed counts
-				byLine.next += int64(len(line))
+				byLine.lines.next(line) // as Feed counts
 			} else {
 				events, err := byLine.Feed(line, nil)
 				if err != nil {

@@ -18,8 +18,7 @@ type Turn struct {
 	sessionID string
 	done      bool
 	result    Result
-	lines     int64 // lines given to Feed
-	next      int64 // offset of the next line given to Feed
+	lines     lineCounter // the lines given to Feed
 }
 
 // NewTurn returns a Turn for a run that resumes the conversation resumeID
@@ -44,13 +43,27 @@ func NewTurn(resumeID string) *Turn {
 // numbers the lines by counting its calls, and computes their offsets by
 // adding up their lengths, counting a "\n" after a line given without one.
 func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
-	t.lines++
-	offset := t.next
-	t.next += int64(len(line))
+	n, offset := t.lines.next(line)
+	return t.feed(line, events, n, offset)
+}
+
+// lineCounter numbers the lines given to Feed, one per call, and finds
+// their offsets by adding up their lengths, counting a "\n" after a line
+// given without one.
+type lineCounter struct {
+	n      int64 // lines counted
+	offset int64 // offset of the next line
+}
+
+// next counts line and returns its number and offset.
+func (c *lineCounter) next(line []byte) (n, offset int64) {
+	c.n++
+	offset = c.offset
+	c.offset += int64(len(line))
 	if len(line) == 0 || line[len(line)-1] != '\n' {
-		t.next++
+		c.offset++
 	}
-	return t.feed(line, events, t.lines, offset)
+	return c.n, offset
 }
 
 // feed is Feed for the line numbered n, starting at offset.
