@@ -11,7 +11,7 @@ import "github.com/acpkit/acpkit/usage"
 // with [MarshalGooseSessionUpdate]:
 //
 //   - Used is Input + Output with an Unseen or Unknown side counted as 0,
-//     saturating at the largest uint64 ([usage.Snapshot.Used]).
+//     saturating at the largest uint64 ([usage.Snapshot.UsedSaturating]).
 //   - ContextLimit is the context window, 0 when unknown; Model is s.Model.
 //   - Each Accumulated… count is set only when its counter is Exact: an
 //     overflow-poisoned input or output is omitted, a cache counter never
@@ -24,7 +24,7 @@ import "github.com/acpkit/acpkit/usage"
 // the payload follows goose's _goose/unstable extension.
 func NewGooseUsageUpdate(s usage.Snapshot) GooseUsageUpdate {
 	u := GooseUsageUpdate{
-		Used:                         s.Used(),
+		Used:                         s.UsedSaturating(),
 		Model:                        s.Model,
 		AccumulatedInputTokens:       exactPtr(s.Input),
 		AccumulatedOutputTokens:      exactPtr(s.Output),

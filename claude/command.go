@@ -17,7 +17,8 @@ type Options struct {
 	// MaxTurns caps the agentic turns of the run; 0 means no cap.
 	MaxTurns int
 	// IncludePartialMessages asks for stream_event lines, which become
-	// [PartialText] and [PartialThinking] events.
+	// [PartialText], [PartialThinking], [PartialToolUse] and
+	// [PartialToolInput] events.
 	IncludePartialMessages bool
 	// MCPConfig is a path to an MCP configuration file, or the JSON itself.
 	MCPConfig string

@@ -7,12 +7,10 @@ import (
 	"fmt"
 	"io"
 	"iter"
-	"math"
 	"slices"
 	"strconv"
 	"sync"
 
-	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
@@ -59,6 +57,8 @@ type Session struct {
 	running   bool
 	turns     int
 	last      TurnEnd
+
+	lines lineCounter // the lines given to Feed
 }
 
 // Pending is a control request waiting for its answer: one the client sent
@@ -399,13 +399,22 @@ func (s *Session) unpend(id string, fromCLI bool) (Pending, bool) {
 // answered), [ControlResponse] (matched to the request it answers) or
 // [ControlCancel]; Feed records them in [Session.Pending].
 //
-// A line that is not JSON gives a [*SyntaxError] and changes nothing; the
-// caller may log it and keep feeding lines. Feed never writes.
+// A line that is not JSON gives a [*LineError] wrapping a [*SyntaxError]
+// and changes nothing; the caller may log it and keep feeding lines. Feed
+// numbers the lines as [Turn.Feed] does. Feed never writes.
 func (s *Session) Feed(line []byte, events []Event) ([]Event, error) {
+	s.mu.Lock()
+	n, offset := s.lines.next(line)
+	s.mu.Unlock()
+	return s.feed(line, events, n, offset)
+}
+
+// feed is Feed for the line numbered n, starting at offset.
+func (s *Session) feed(line []byte, events []Event, n, offset int64) ([]Event, error) {
 	start := len(events)
 	out, sid, err := ParseLine(line, events)
 	if err != nil {
-		return events, err
+		return events, &LineError{Line: n, Offset: offset, Err: err}
 	}
 	added := out[start:]
 	_, isResult := lastEvent(added).(Result)
@@ -497,50 +506,20 @@ func requestSubtype(r Request) string {
 // Events returns the events of the CLI's output, read from r, in order, as
 // [Session.Feed] returns them, for as long as the process runs.
 //
-// A line that cannot be used yields a nil Event and its error, a
-// [*SyntaxError] or a [*LineTooLongError], and reading goes on with the
-// next line. An error from r itself is yielded last; a line it cuts short
-// is not fed. The sequence ends at the end of r, when the process has
-// closed its output.
+// A line that cannot be used yields a nil Event and a [*LineError] that
+// says where it is and wraps why, a [*SyntaxError] or a
+// [*LineTooLongError]; reading goes on with the next line. An error from r
+// itself is yielded last; a line it cuts short is not fed. The sequence
+// ends at the end of r, when the process has closed its output.
 //
 // Events keeps no goroutine and reads r only while the loop asks for the
 // next event. Only one Events loop, or Feed caller, should read a
 // process's output; other goroutines may write meanwhile.
 func (s *Session) Events(r io.Reader) iter.Seq2[Event, error] {
-	return s.events(r, MaxLineSize)
+	return s.events(r, MaxLineLength)
 }
 
+// events is Events with lines of at most maxLine bytes.
 func (s *Session) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		lr := lines.NewReader(r, maxLine)
-		var events []Event
-		for {
-			line, err := lr.Next()
-			switch err := err.(type) {
-			case nil:
-			case *lines.TooLongError:
-				if !yield(nil, &LineTooLongError{Len: int(min(err.Length, math.MaxInt))}) {
-					return
-				}
-				continue
-			default:
-				if err != io.EOF {
-					yield(nil, err)
-				}
-				return
-			}
-			events, err = s.Feed(line, events[:0])
-			if err != nil {
-				if !yield(nil, err) {
-					return
-				}
-				continue
-			}
-			for _, e := range events {
-				if !yield(e, nil) {
-					return
-				}
-			}
-		}
-	}
+	return readEvents(r, maxLine, s.feed, func() bool { return false })
 }

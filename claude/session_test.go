@@ -336,7 +336,7 @@ func TestSessionInterruptWithPendingPermission(t *testing.T) {
 	want := []claude.Event{
 		claude.ControlResponse{ID: id, Subtype: "interrupt", Payload: json.RawMessage(`{"still_queued":[]}`)},
 		claude.ControlCancel{ID: "p1", Request: perm},
-		claude.Result{Subtype: "error_during_execution", IsError: true},
+		claude.Result{Subtype: "error_during_execution", IsError: true, TerminalReason: "aborted_tools"},
 		claude.TurnEnd{Index: 0, TerminalReason: "aborted_tools"},
 	}
 	if diff := cmp.Diff(want, events); diff != "" {

@@ -26,9 +26,9 @@ type CodexUsage struct {
 // line (the codex package's TurnCompleted.Usage) by the rules in the
 // package documentation: a member that is missing, null, negative,
 // fractional or not a number is absent. An error, wrapping
-// [ErrInvalidUsage], means data is not a JSON object.
+// [ErrNotObject], means data is not a JSON object.
 func ParseCodexUsage(data []byte) (CodexUsage, error) {
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		return CodexUsage{}, err
 	}

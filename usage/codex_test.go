@@ -43,8 +43,8 @@ func TestParseCodexUsage(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{"", "null", "[1]", `{"input_tokens":1`, "\"x\""} {
-		if _, err := usage.ParseCodexUsage([]byte(bad)); !errors.Is(err, usage.ErrInvalidUsage) {
-			t.Errorf("ParseCodexUsage(%q) error = %v, want ErrInvalidUsage", bad, err)
+		if _, err := usage.ParseCodexUsage([]byte(bad)); !errors.Is(err, usage.ErrNotObject) {
+			t.Errorf("ParseCodexUsage(%q) error = %v, want ErrNotObject", bad, err)
 		}
 	}
 }

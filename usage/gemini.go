@@ -51,10 +51,10 @@ type GeminiModel struct {
 // json format under "tokens" (prompt, candidates, cached, thoughts, tool,
 // total) beside "api" (totalRequests). A model whose entry is not an
 // object is skipped; of a repeated model id the last entry counts. The
-// only error, wrapping [ErrInvalidUsage], is stats that are not a JSON
+// only error, wrapping [ErrNotObject], is stats that are not a JSON
 // object.
 func ParseGeminiStats(stats []byte) (GeminiStats, error) {
-	obj, err := object(stats, ErrInvalidUsage)
+	obj, err := object(stats, ErrNotObject)
 	if err != nil {
 		return GeminiStats{}, err
 	}

@@ -67,8 +67,8 @@ func TestParseGeminiStats(t *testing.T) {
 		})
 	}
 	for _, bad := range []string{``, `[]`, `{"models":`, "null"} {
-		if _, err := ParseGeminiStats([]byte(bad)); !errors.Is(err, ErrInvalidUsage) {
-			t.Errorf("ParseGeminiStats(%q) error = %v, want ErrInvalidUsage", bad, err)
+		if _, err := ParseGeminiStats([]byte(bad)); !errors.Is(err, ErrNotObject) {
+			t.Errorf("ParseGeminiStats(%q) error = %v, want ErrNotObject", bad, err)
 		}
 	}
 }
@@ -202,7 +202,7 @@ func TestGeminiStatsGolden(t *testing.T) {
 
 func mustGet(t *testing.T, data []byte, name string) string {
 	t.Helper()
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,8 +220,8 @@ func FuzzParseGeminiStats(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		s, err := ParseGeminiStats(data)
 		if err != nil {
-			if !errors.Is(err, ErrInvalidUsage) {
-				t.Fatalf("error %v does not wrap ErrInvalidUsage", err)
+			if !errors.Is(err, ErrNotObject) {
+				t.Fatalf("error %v does not wrap ErrNotObject", err)
 			}
 			return
 		}

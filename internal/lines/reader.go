@@ -78,6 +78,11 @@ type Reader struct {
 	head     []byte // the oversized line's first bytes
 
 	err error // sticky error from r, returned once buffered lines are out
+
+	lines    int64 // lines consumed, blank and oversized ones included
+	next     int64 // byte offset of the first line not yet consumed
+	lastLine int64 // Pos of the line last returned or reported
+	lastOff  int64
 }
 
 // NewReader returns a Reader reading from r whose lines may be at most
@@ -104,6 +109,7 @@ func (lr *Reader) Next() ([]byte, error) {
 		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
 			nl := lr.scan + i
 			line := lr.buf[lr.start:nl]
+			lr.consume(int64(nl + 1 - lr.start))
 			lr.start = nl + 1
 			lr.scan = lr.start
 			if lr.skipping {
@@ -169,6 +175,9 @@ func (lr *Reader) atError() ([]byte, error) {
 	}
 	// At EOF the unterminated rest of the input is the last line.
 	line := lr.buf[lr.start:lr.end]
+	if len(line) > 0 || lr.skipping {
+		lr.consume(int64(len(line)))
+	}
 	lr.start, lr.end, lr.scan = 0, 0, 0
 	if lr.skipping {
 		return nil, lr.endSkip(line, false)
@@ -182,6 +191,24 @@ func (lr *Reader) atError() ([]byte, error) {
 	}
 	return line, nil
 }
+
+// consume records that the line starting at lr.next, of which n bytes
+// (terminator included) are still buffered, has been consumed: whatever
+// Next does with it, Pos now names it.
+func (lr *Reader) consume(n int64) {
+	if lr.skipping {
+		n += lr.skipped
+	}
+	lr.lines++
+	lr.lastLine, lr.lastOff = lr.lines, lr.next
+	lr.next += n
+}
+
+// Pos returns the position of the line that the last call to Next returned
+// or reported as a [*TooLongError]: its 1-based number and the byte offset
+// of its first byte in the input. Blank lines count, and an oversized
+// line counts as one. Before the first line, Pos returns 0, 0.
+func (lr *Reader) Pos() (line, offset int64) { return lr.lastLine, lr.lastOff }
 
 // endSkip ends an oversized line whose last buffered part is tail; newline
 // reports whether a '\n' terminated it.

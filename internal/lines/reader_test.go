@@ -136,6 +136,29 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
+// TestReaderPos checks the position of each line Next returns or reports,
+// blank lines and an oversized line counted, over reads of one byte.
+func TestReaderPos(t *testing.T) {
+	input := "\n{}\r\n" + strings.Repeat("x", 20) + "\r\n \t\n\n[1]\n\n{\"a\":1}"
+	lr := NewReader(iotest.OneByteReader(strings.NewReader(input)), 16)
+	if line, off := lr.Pos(); line != 0 || off != 0 {
+		t.Errorf("Pos before the first line = %d, %d, want 0, 0", line, off)
+	}
+	var got []string
+	for {
+		_, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		line, off := lr.Pos()
+		got = append(got, fmt.Sprintf("%d@%d", line, off))
+	}
+	want := []string{"2@1", "3@5", "6@31", "8@36"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("positions (-want +got):\n%s", diff)
+	}
+}
+
 type emptyReader struct{}
 
 func (emptyReader) Read([]byte) (int, error) { return 0, nil }
@@ -270,6 +293,13 @@ func FuzzReader(f *testing.F) {
 				pos += n + term
 			}
 		}
+		// checkPos checks Pos against the line at pos.
+		checkPos := func() {
+			line, off := lr.Pos()
+			if want := int64(bytes.Count(input[:pos], []byte("\n")) + 1); line != want || off != int64(pos) {
+				t.Fatalf("Pos() = %d, %d, want %d, %d", line, off, want, pos)
+			}
+		}
 		for range len(input) + 2 {
 			got, err := lr.Next()
 			skipBlanks()
@@ -283,6 +313,7 @@ func FuzzReader(f *testing.F) {
 				if !bytes.Equal(got, input[pos:pos+n]) {
 					t.Fatalf("line %q at %d, want %q", got, pos, input[pos:pos+n])
 				}
+				checkPos()
 				lines += n
 				terminators += term
 				pos += n + term
@@ -291,6 +322,7 @@ func FuzzReader(f *testing.F) {
 				if tooLong.Length != int64(n) || n <= int(maxLine) || tooLong.Max != int(maxLine) {
 					t.Fatalf("%v at %d, want a line of %d bytes (> %d)", err, pos, n, maxLine)
 				}
+				checkPos()
 				oversized += n
 				terminators += term
 				pos += n + term
