@@ -30,7 +30,7 @@ func ExampleParseLine() {
 	// A line that is not JSON is reported without its content.
 	_, _, err = gemini.ParseLine([]byte("Loaded cached credentials."), nil)
 	var syntaxErr *gemini.SyntaxError
-	fmt.Println(errors.As(err, &syntaxErr), syntaxErr.Len, syntaxErr.Offset)
+	fmt.Println(errors.As(err, &syntaxErr), syntaxErr.Length, syntaxErr.Offset)
 	// Output:
 	// run_shell_command (execute): {"command":"go test ./..."}
 	// session acec2297

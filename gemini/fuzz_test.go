@@ -63,8 +63,8 @@ func FuzzParseLine(f *testing.F) {
 			if len(events) != 1 || sid != nil {
 				t.Fatal("ParseLine returned output with an error")
 			}
-			if se.Len != len(trimmed) || se.Offset < 0 || se.Offset > se.Len {
-				t.Fatalf("SyntaxError{Len:%d Offset:%d} for a %d-byte line", se.Len, se.Offset, len(trimmed))
+			if se.Length != len(trimmed) || se.Offset < 0 || se.Offset > se.Length {
+				t.Fatalf("SyntaxError{Length:%d Offset:%d} for a %d-byte line", se.Length, se.Offset, len(trimmed))
 			}
 			if len(trimmed) >= 16 && strings.Contains(err.Error(), string(trimmed)) {
 				t.Fatal("error text echoes the line")

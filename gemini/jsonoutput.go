@@ -38,7 +38,7 @@ func ParseJSONOutput(data []byte) (JSONOutput, error) {
 		return JSONOutput{}, newSyntaxError(len(data), err)
 	}
 	if len(data) == 0 || data[0] != '{' {
-		return JSONOutput{}, &SyntaxError{Len: len(data), Offset: 0, reason: "not a JSON object"}
+		return JSONOutput{}, &SyntaxError{Length: len(data), Offset: 0, reason: "not a JSON object"}
 	}
 	m := members.GetAll(gjson.Parse(view(data)), "session_id", "response", "error", "stats")
 	out := JSONOutput{SessionID: str(m[0]), Response: str(m[1]), Stats: objectCopy(m[3])}

@@ -48,7 +48,7 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 		return events, nil, newSyntaxError(len(line), err)
 	}
 	if line[0] != '{' {
-		return events, nil, &SyntaxError{Len: len(line), Offset: 0, reason: "not a JSON object"}
+		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
 	}
 	p := lineParser{line: line, events: events}
 	p.parse()
@@ -316,10 +316,10 @@ func millis(ms int64) time.Duration {
 
 // SyntaxError reports a line that is not a JSON object. It holds no part
 // of the line, which may contain secrets or be huge: only its length and
-// the byte offset at which it stops being valid JSON (Len when the line is
+// the byte offset at which it stops being valid JSON (Length when the line is
 // cut short; 0 when it is valid JSON but not an object).
 type SyntaxError struct {
-	Len    int // length in bytes, surrounding white space excluded
+	Length int // length in bytes, surrounding white space excluded
 	Offset int // offset of the first offending byte
 	reason string
 }
@@ -327,7 +327,7 @@ type SyntaxError struct {
 // Error describes where the line stops being JSON and why, without quoting
 // it.
 func (e *SyntaxError) Error() string {
-	return "gemini: invalid stream-json line (" + strconv.Itoa(e.Len) + " bytes): " +
+	return "gemini: invalid stream-json line (" + strconv.Itoa(e.Length) + " bytes): " +
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
@@ -336,7 +336,7 @@ func (e *SyntaxError) Error() string {
 func newSyntaxError(n int, err error) *SyntaxError {
 	var se *jsonscan.SyntaxError
 	if !errors.As(err, &se) {
-		return &SyntaxError{Len: n, Offset: n, reason: "invalid JSON"} // unreachable
+		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
 	}
-	return &SyntaxError{Len: n, Offset: se.Offset, reason: se.Reason}
+	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
 }

@@ -115,9 +115,9 @@ func TestParseLineErrors(t *testing.T) {
 			t.Errorf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
 			continue
 		}
-		if events != nil || sid != nil || se.Len != tt.len || se.Offset != tt.offset {
-			t.Errorf("ParseLine(%q) = %v, %q, SyntaxError{Len:%d Offset:%d}; want nothing, Len %d, Offset %d",
-				tt.line, events, sid, se.Len, se.Offset, tt.len, tt.offset)
+		if events != nil || sid != nil || se.Length != tt.len || se.Offset != tt.offset {
+			t.Errorf("ParseLine(%q) = %v, %q, SyntaxError{Length:%d Offset:%d}; want nothing, Length %d, Offset %d",
+				tt.line, events, sid, se.Length, se.Offset, tt.len, tt.offset)
 		}
 	}
 }
