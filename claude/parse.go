@@ -3,7 +3,6 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -64,11 +63,8 @@ func (p Parser) ParseLine(line []byte, events []Event) (out []Event, sessionID [
 	}
 	// Not gjson.ValidBytes: it recurses per nesting level, and a line of
 	// ten million '[' would overflow the stack, which no recover catches.
-	if err := jsonscan.Check(line); err != nil {
-		return events, nil, newSyntaxError(len(line), err)
-	}
-	if line[0] != '{' {
-		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+	if off, why, ok := jsonscan.CheckObject(line); !ok {
+		return events, nil, &SyntaxError{Length: len(line), Offset: off, reason: why}
 	}
 	lp := lineParser{line: line, events: events, reportUnknown: p.ReportUnknown}
 	lp.parse()
@@ -623,14 +619,4 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	return "claude: invalid stream-json line (" + strconv.Itoa(e.Length) + " bytes): " +
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
-}
-
-// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
-// a *SyntaxError.
-func newSyntaxError(n int, err error) *SyntaxError {
-	var se *jsonscan.SyntaxError
-	if !errors.As(err, &se) {
-		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
-	}
-	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
 }

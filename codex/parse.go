@@ -3,7 +3,6 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
 	"unsafe"
@@ -44,11 +43,10 @@ func ParseLine(line []byte, events []Event) ([]Event, error) {
 	if line[0] != '{' || !f.read(line) {
 		// Not gjson.Valid: it recurses per nesting level, and a line of
 		// ten million '[' would overflow the stack, which no recover
-		// catches. jsonscan says where and why the line is not JSON.
-		if err := jsonscan.Check(line); err != nil {
-			return events, newSyntaxError(len(line), err)
-		}
-		return events, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+		// catches. jsonscan says where and why the line is not a JSON
+		// object (ok cannot be true: read accepts every object).
+		off, why, _ := jsonscan.CheckObject(line)
+		return events, &SyntaxError{Length: len(line), Offset: off, reason: why}
 	}
 	if e, ok := f.event(); ok {
 		events = append(events, e)
@@ -417,14 +415,4 @@ type SyntaxError struct {
 func (e *SyntaxError) Error() string {
 	return "codex: invalid JSON line (" + strconv.Itoa(e.Length) + " bytes): " +
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
-}
-
-// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
-// a *SyntaxError.
-func newSyntaxError(n int, err error) *SyntaxError {
-	var se *jsonscan.SyntaxError
-	if !errors.As(err, &se) {
-		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
-	}
-	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
 }
