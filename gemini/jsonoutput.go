@@ -37,8 +37,8 @@ func ParseJSONOutput(data []byte) (JSONOutput, error) {
 	if off, why, ok := jsonscan.CheckObject(data); !ok {
 		return JSONOutput{}, &SyntaxError{Length: len(data), Offset: off, reason: why}
 	}
-	m := members.GetAll(gjson.Parse(view(data)), "session_id", "response", "error", "stats")
-	out := JSONOutput{SessionID: str(m[0]), Response: str(m[1]), Stats: objectCopy(m[3])}
+	m := members.GetAll(gjson.Parse(members.View(data)), "session_id", "response", "error", "stats")
+	out := JSONOutput{SessionID: str(m[0]), Response: str(m[1]), Stats: members.Object(m[3])}
 	out.ErrorType, out.ErrorMessage = errorObject(m[2])
 	switch code := members.Get(m[2], "code"); code.Type {
 	case gjson.String:
