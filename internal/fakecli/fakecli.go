@@ -2,7 +2,8 @@
 // share (claudetest, codextest and geminitest, and the binaries built on
 // them): the environment a run touches, stopping when its context ends,
 // finding and opening a transcript, copying its companion files, and
-// writing its lines. What each CLI accepts on its command line and how it
+// writing its lines; and the format of the golden files their Render
+// functions write. What each CLI accepts on its command line and how it
 // works out its exit status stay in its own package.
 package fakecli
 
