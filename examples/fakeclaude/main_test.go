@@ -12,6 +12,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/goldentest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -82,17 +83,11 @@ func TestTranscripts(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fakeclaude mismatch (-want +got):\n%s", diff)
 			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
 			events, err := claudetest.Render(strings.NewReader(got.Stdout))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakeclaude differ from the golden file (-want +got):\n%s", diff)
-			}
+			goldentest.Check(t, path, events, false)
 		})
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/goldentest"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -115,17 +116,11 @@ func TestTranscripts(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fakecodex %q mismatch (-want +got):\n%s", args, diff)
 			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
 			events, err := codextest.Render(strings.NewReader(got.Stdout))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakecodex differ from the golden file (-want +got):\n%s", diff)
-			}
+			goldentest.Check(t, path, events, false)
 		})
 	}
 }

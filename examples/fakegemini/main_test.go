@@ -15,6 +15,7 @@ import (
 	"github.com/acpkit/acpkit/gemini"
 	"github.com/acpkit/acpkit/gemini/geminitest"
 	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/goldentest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -71,17 +72,11 @@ func TestTranscripts(t *testing.T) {
 			if filepath.Base(name) == "resume.jsonl" {
 				resume = "latest"
 			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
 			events, err := geminitest.Render(strings.NewReader(got.Stdout), resume, got.Code)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakegemini differ from the golden file (-want +got):\n%s", diff)
-			}
+			goldentest.Check(t, path, events, false)
 		})
 	}
 }

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpkit/acpkit/internal/goldentest"
 )
 
 // Main is a TestMain: it builds the package in the current directory as
@@ -131,17 +133,17 @@ func Signal(t *testing.T, cmd *exec.Cmd, sig os.Signal) Signalled {
 	return Signalled{code, stdout.String(), line, gone}
 }
 
-// Transcripts lists the .jsonl files in dir and in its subdirectories,
-// relative to dir, with slashes.
+// Transcripts lists the transcripts under dir, as goldentest.Transcripts
+// does, but by their names relative to dir, with slashes.
 func Transcripts(t *testing.T, dir string) []string {
 	t.Helper()
 	var names []string
-	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
-		m, err := fs.Glob(os.DirFS(dir), pattern)
+	for _, path := range goldentest.Transcripts(t, dir) {
+		name, err := filepath.Rel(dir, path)
 		if err != nil {
 			t.Fatal(err)
 		}
-		names = append(names, m...)
+		names = append(names, filepath.ToSlash(name))
 	}
 	return names
 }
