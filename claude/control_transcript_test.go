@@ -12,7 +12,7 @@ import (
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/internal/scripted"
 	"github.com/google/go-cmp/cmp"
 )
@@ -59,7 +59,7 @@ func TestControlTranscripts(t *testing.T) {
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".ndjson"), func(t *testing.T) {
 			got := playControl(t, path)
-			goldentest.Check(t, path, got, *update)
+			parsetest.Check(t, path, got, *update)
 		})
 	}
 }

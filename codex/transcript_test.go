@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/codex/codextest"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // TestTranscripts parses each transcript and compares the events with its
 // golden file. Run with -update to rewrite the golden files.
 func TestTranscripts(t *testing.T) {
-	for _, path := range goldentest.Transcripts(t, "testdata") {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		t.Run(strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(path), "testdata/"), ".jsonl"), func(t *testing.T) {
 			f, err := os.Open(path)
 			if err != nil {
@@ -27,7 +27,7 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldentest.Check(t, path, got, *update)
+			parsetest.Check(t, path, got, *update)
 		})
 	}
 }

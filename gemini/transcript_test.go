@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/gemini/geminitest"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -42,7 +42,7 @@ func resumeID(path string) string {
 // compares what it read with its golden file. Run with -update to rewrite
 // the golden files.
 func TestTranscripts(t *testing.T) {
-	for _, path := range goldentest.Transcripts(t, "testdata") {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		name := strings.TrimSuffix(strings.TrimPrefix(filepath.ToSlash(path), "testdata/"), ".jsonl")
 		t.Run(name, func(t *testing.T) {
 			f, err := os.Open(path)
@@ -54,7 +54,7 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldentest.Check(t, path, got, *update)
+			parsetest.Check(t, path, got, *update)
 		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/fakebin"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -87,7 +87,7 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldentest.Check(t, path, events, false)
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }

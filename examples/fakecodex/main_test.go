@@ -14,7 +14,7 @@ import (
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/internal/fakebin"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -120,7 +120,7 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldentest.Check(t, path, events, false)
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }

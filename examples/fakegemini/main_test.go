@@ -15,7 +15,7 @@ import (
 	"github.com/acpkit/acpkit/gemini"
 	"github.com/acpkit/acpkit/gemini/geminitest"
 	"github.com/acpkit/acpkit/internal/fakebin"
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -76,7 +76,7 @@ func TestTranscripts(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			goldentest.Check(t, path, events, false)
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }

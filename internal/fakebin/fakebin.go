@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpkit/acpkit/internal/goldentest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 )
 
 // Main is a TestMain: it builds the package in the current directory as
@@ -133,12 +133,12 @@ func Signal(t *testing.T, cmd *exec.Cmd, sig os.Signal) Signalled {
 	return Signalled{code, stdout.String(), line, gone}
 }
 
-// Transcripts lists the transcripts under dir, as goldentest.Transcripts
+// Transcripts lists the transcripts under dir, as parsetest.Transcripts
 // does, but by their names relative to dir, with slashes.
 func Transcripts(t *testing.T, dir string) []string {
 	t.Helper()
 	var names []string
-	for _, path := range goldentest.Transcripts(t, dir) {
+	for _, path := range parsetest.Transcripts(t, dir) {
 		name, err := filepath.Rel(dir, path)
 		if err != nil {
 			t.Fatal(err)

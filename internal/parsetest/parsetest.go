@@ -1,10 +1,11 @@
-// Package goldentest is the test support shared by the parsers' golden
-// tests (claude, codex and gemini) and the fake CLIs' tests: it lists the
-// recorded transcripts and compares output with a golden file. Only tests
-// import it.
-package goldentest
+// Package parsetest is the test support shared by the tests of the
+// parsers (claude, codex and gemini) and of the fake CLIs: it lists the
+// recorded transcripts, compares output with a golden file, and runs the
+// parsers' benchmarks. Only tests import it.
+package parsetest
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,5 +65,44 @@ func Check(t testing.TB, path string, got []byte, update bool) {
 	}
 	if diff := cmp.Diff(string(want), string(got)); diff != "" {
 		t.Errorf("events of %s differ from %s (-want +got):\n%s", path, golden, diff)
+	}
+}
+
+// Lines reads the files at paths and returns their lines, without the
+// blank ones at their ends, and their total size in bytes.
+func Lines(tb testing.TB, paths ...string) (lines [][]byte, size int64) {
+	tb.Helper()
+	for _, path := range paths {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		size += int64(len(data))
+		lines = append(lines, bytes.Split(bytes.TrimSpace(data), []byte("\n"))...)
+	}
+	return lines, size
+}
+
+// BenchParse is the loop of the parsers' ParseLine benchmarks, the same
+// for a parser and for its encoding/json baseline: each iteration parses
+// every line with parse, which fails the benchmark with an error, and
+// keeps the session id a line returns when it differs from the last, as
+// a reader of the output does. size is the lines' size in bytes.
+func BenchParse[E any, S []byte | string](b *testing.B, lines [][]byte, size int64, parse func(line []byte, events []E) ([]E, S, error)) {
+	b.SetBytes(size)
+	b.ReportAllocs()
+	events := make([]E, 0, 16)
+	session := ""
+	for b.Loop() {
+		for _, line := range lines {
+			var sid S
+			var err error
+			if events, sid, err = parse(line, events[:0]); err != nil {
+				b.Fatal(err)
+			}
+			if len(sid) > 0 && string(sid) != session {
+				session = string(sid)
+			}
+		}
 	}
 }
