@@ -10,8 +10,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 )
 
 // Transcripts lists every .jsonl transcript under dir, at any depth but
@@ -104,5 +107,36 @@ func BenchParse[E any, S []byte | string](b *testing.B, lines [][]byte, size int
 				session = string(sid)
 			}
 		}
+	}
+}
+
+// CheckInput holds the properties of a fuzzed line that every ParseLine
+// shares: the parser left line as orig, a copy taken before, and gjson,
+// which reads what jsonscan validated, agrees with it on whether the line
+// is JSON (gjson checks neither UTF-8 nor depth, which short input cannot
+// exceed). It returns line without its surrounding white space.
+func CheckInput(t testing.TB, orig, line []byte) (trimmed []byte) {
+	t.Helper()
+	if !bytes.Equal(orig, line) {
+		t.Fatal("ParseLine modified its input")
+	}
+	trimmed = bytes.TrimSpace(line)
+	if len(trimmed) > 0 && len(trimmed) <= jsonscan.MaxDepth && utf8.Valid(trimmed) &&
+		gjson.ValidBytes(trimmed) != jsonscan.Valid(trimmed) {
+		t.Fatalf("gjson.ValidBytes = %v, but jsonscan disagrees", gjson.ValidBytes(trimmed))
+	}
+	return trimmed
+}
+
+// CheckSyntaxError holds the properties of a package's SyntaxError, err
+// with its Length and Offset, for the line trimmed: they fit the line,
+// and the error's text does not echo it.
+func CheckSyntaxError(t testing.TB, err error, length, offset int, trimmed []byte) {
+	t.Helper()
+	if length != len(trimmed) || offset < 0 || offset > length {
+		t.Fatalf("SyntaxError{Length:%d Offset:%d} for a %d-byte line", length, offset, len(trimmed))
+	}
+	if len(trimmed) >= 16 && strings.Contains(err.Error(), string(trimmed)) {
+		t.Fatal("error text echoes the line")
 	}
 }
