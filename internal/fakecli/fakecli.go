@@ -23,7 +23,6 @@ import (
 // Exit statuses every fake CLI shares, as a shell reports them; each
 // package exports its own constants with these values.
 const (
-	ExitOK        = 0
 	ExitError     = 1
 	ExitInterrupt = 130 // 128 + SIGINT
 	ExitTerminate = 143 // 128 + SIGTERM
