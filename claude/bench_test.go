@@ -3,12 +3,12 @@ package claude_test
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/timeparse"
 	"github.com/google/go-cmp/cmp"
 )
@@ -20,40 +20,11 @@ import (
 var benchFiles = []string{"testdata/tool_roundtrip.jsonl", "testdata/cli-2.1.328/tool-use.jsonl"}
 
 // benchLines returns the lines of benchFiles and their total size.
-func benchLines(tb testing.TB) ([][]byte, int64) {
-	tb.Helper()
-	var lines [][]byte
-	var size int64
-	for _, name := range benchFiles {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		lines = append(lines, bytes.Split(bytes.TrimSpace(data), []byte("\n"))...)
-		size += int64(len(data))
-	}
-	return lines, size
-}
+func benchLines(tb testing.TB) ([][]byte, int64) { return parsetest.Lines(tb, benchFiles...) }
 
 func BenchmarkParseLine(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]claude.Event, 0, 16)
-	session := ""
-	for b.Loop() {
-		for _, line := range lines {
-			var sid []byte
-			var err error
-			events, sid, err = claude.ParseLine(line, events[:0])
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sid != nil && string(sid) != session {
-				session = string(sid)
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, claude.ParseLine)
 }
 
 // BenchmarkParseLineStdJSON is the baseline: the same lines decoded with
@@ -61,23 +32,7 @@ func BenchmarkParseLine(b *testing.B) {
 // the same events.
 func BenchmarkParseLineStdJSON(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]claude.Event, 0, 16)
-	session := ""
-	for b.Loop() {
-		for _, line := range lines {
-			var sid string
-			var err error
-			events, sid, err = stdParseLine(line, events[:0])
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sid != "" && sid != session {
-				session = sid
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, stdParseLine)
 }
 
 // BenchmarkParseLineQuiet measures a line that emits nothing and repeats

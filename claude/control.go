@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
@@ -199,7 +200,7 @@ type controlLine struct {
 // readControlLine reads the members of a line that jsonscan has validated.
 func readControlLine(line []byte) controlLine {
 	var c controlLine
-	gjson.Parse(view(line)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(members.View(line)).ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			c.typ = v
@@ -272,14 +273,14 @@ func parseRequest(id string, req gjson.Result) Request {
 		return true
 	})
 	if !req.IsObject() {
-		return UnknownRequest{ID: id, Raw: rawCopy(req)}
+		return UnknownRequest{ID: id, Raw: members.Raw(req)}
 	}
 	switch f.subtype.Str {
 	case "can_use_tool":
 		return PermissionRequest{
 			ID:             id,
 			ToolName:       str(f.toolName),
-			Input:          rawCopy(f.input),
+			Input:          members.Raw(f.input),
 			ToolUseID:      str(f.toolUseID),
 			Suggestions:    parseUpdates(f.suggestions),
 			BlockedPath:    str(f.blockedPath),
@@ -290,11 +291,11 @@ func parseRequest(id string, req gjson.Result) Request {
 			AgentID:        str(f.agentID),
 		}
 	case "mcp_message":
-		return MCPRequest{ID: id, ServerName: str(f.serverName), Message: rawCopy(f.message)}
+		return MCPRequest{ID: id, ServerName: str(f.serverName), Message: members.Raw(f.message)}
 	case "hook_callback":
-		return HookRequest{ID: id, CallbackID: str(f.callbackID), Input: rawCopy(f.input), ToolUseID: str(f.toolUseID)}
+		return HookRequest{ID: id, CallbackID: str(f.callbackID), Input: members.Raw(f.input), ToolUseID: str(f.toolUseID)}
 	}
-	return UnknownRequest{ID: id, Subtype: str(f.subtype), Raw: rawCopy(req)}
+	return UnknownRequest{ID: id, Subtype: str(f.subtype), Raw: members.Raw(req)}
 }
 
 // parseUpdates reads permission_suggestions; nil when it is not an array.
@@ -307,7 +308,7 @@ func parseUpdates(list gjson.Result) []PermissionUpdate {
 		if !obj.IsObject() {
 			return true
 		}
-		u := PermissionUpdate{Raw: rawCopy(obj)}
+		u := PermissionUpdate{Raw: members.Raw(obj)}
 		var rules, dirs gjson.Result
 		obj.ForEach(func(k, v gjson.Result) bool {
 			switch k.Str {
@@ -373,9 +374,9 @@ func parseResponse(resp gjson.Result) ControlResponse {
 	})
 	r := ControlResponse{ID: str(id)}
 	if subtype.Type == gjson.String && subtype.Str == "success" {
-		r.Payload = objectCopy(payload)
+		r.Payload = members.Object(payload)
 		if r.Payload == nil && payload.Exists() && payload.Type != gjson.Null {
-			r.Payload = rawCopy(payload) // not an object: kept as sent
+			r.Payload = members.Raw(payload) // not an object: kept as sent
 		}
 		return r
 	}
@@ -394,7 +395,7 @@ func parseResponse(resp gjson.Result) ControlResponse {
 // line has no result_index.
 func (c *controlLine) turnEnd(index int) TurnEnd {
 	if c.resultIndex.Type == gjson.Number {
-		index = int(integer(c.resultIndex))
+		index = int(members.Int(c.resultIndex))
 	}
 	return TurnEnd{Index: index, TerminalReason: str(c.terminalReason)}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/internal/scripted"
 	"github.com/google/go-cmp/cmp"
 )
@@ -58,20 +59,7 @@ func TestControlTranscripts(t *testing.T) {
 	for _, path := range paths {
 		t.Run(strings.TrimSuffix(filepath.Base(path), ".ndjson"), func(t *testing.T) {
 			got := playControl(t, path)
-			golden := strings.TrimSuffix(path, ".ndjson") + ".golden"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if diff := cmp.Diff(string(want), string(got)); diff != "" {
-				t.Errorf("events of %s differ from %s (-want +got):\n%s", path, golden, diff)
-			}
+			parsetest.Check(t, path, got, *update)
 		})
 	}
 }

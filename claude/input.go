@@ -110,7 +110,7 @@ func object(raw json.RawMessage, what string) (json.RawMessage, error) {
 // hasStringMember reports whether a valid object's member called name
 // (its last occurrence) is a string.
 func hasStringMember(obj []byte, name string) bool {
-	return members.Get(gjson.Parse(view(obj)), name).Type == gjson.String
+	return members.Get(gjson.Parse(members.View(obj)), name).Type == gjson.String
 }
 
 // marshalLine encodes v as JSON without a trailing newline and without
@@ -187,7 +187,7 @@ func requestBody(subtype string, params json.RawMessage) (json.RawMessage, error
 	if err != nil {
 		return nil, err
 	}
-	if members.Get(gjson.Parse(view(obj)), "subtype").Exists() {
+	if members.Get(gjson.Parse(members.View(obj)), "subtype").Exists() {
 		return nil, fmt.Errorf("%w: request parameters hold a subtype", ErrInvalidInput)
 	}
 	if len(obj) == 2 { // {}

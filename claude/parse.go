@@ -3,12 +3,8 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
-	"math"
 	"strconv"
 	"strings"
-	"time"
-	"unsafe"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/members"
@@ -64,25 +60,12 @@ func (p Parser) ParseLine(line []byte, events []Event) (out []Event, sessionID [
 	}
 	// Not gjson.ValidBytes: it recurses per nesting level, and a line of
 	// ten million '[' would overflow the stack, which no recover catches.
-	if err := jsonscan.Check(line); err != nil {
-		return events, nil, newSyntaxError(len(line), err)
-	}
-	if line[0] != '{' {
-		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+	if off, why, ok := jsonscan.CheckObject(line); !ok {
+		return events, nil, &SyntaxError{Length: len(line), Offset: off, reason: why}
 	}
 	lp := lineParser{line: line, events: events, reportUnknown: p.ReportUnknown}
 	lp.parse()
 	return lp.events, lp.sessionID, nil
-}
-
-// view returns line as a string without copying it, so that gjson can read
-// fields without allocating (gjson.GetBytes copies every result). The
-// string is used only while ParseLine runs, during which line does not
-// change. Everything that outlives the call is copied by [str] and
-// [rawCopy]; the session id is returned as a slice of line itself by
-// [lineParser.slice], documented as aliasing it.
-func view(line []byte) string {
-	return unsafe.String(unsafe.SliceData(line), len(line))
 }
 
 type lineParser struct {
@@ -184,7 +167,7 @@ func (f *topFields) set(key string, v gjson.Result) {
 
 func (p *lineParser) parse() {
 	var f topFields
-	gjson.Parse(view(p.line)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(members.View(p.line)).ForEach(func(k, v gjson.Result) bool {
 		f.set(k.Str, v)
 		return true
 	})
@@ -240,10 +223,10 @@ func (p *lineParser) system(f *topFields) {
 	switch subtype {
 	case "api_retry":
 		p.emit(Retry{
-			Attempt:    int(integer(f.attempt)),
-			MaxRetries: int(integer(f.maxRetries)),
-			Delay:      millis(integer(f.retryDelayMS)),
-			Status:     int(integer(f.errorStatus)),
+			Attempt:    int(members.Int(f.attempt)),
+			MaxRetries: int(members.Int(f.maxRetries)),
+			Delay:      members.Millis(members.Int(f.retryDelayMS)),
+			Status:     int(members.Int(f.errorStatus)),
 			Error:      str(f.errorKind),
 			Timestamp:  p.ts,
 		})
@@ -312,7 +295,7 @@ func (p *lineParser) assistant(f *topFields) {
 		// diagnostic, not model output.
 		e := APIError{
 			Kind:            str(f.errorKind),
-			Status:          int(integer(f.apiErrorStatus)),
+			Status:          int(members.Int(f.apiErrorStatus)),
 			Type:            str(f.apiErrorType),
 			Code:            str(f.apiError),
 			ParentToolUseID: parent,
@@ -344,9 +327,9 @@ func (p *lineParser) assistant(f *topFields) {
 		case "thinking":
 			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent, Timestamp: p.ts})
 		case "tool_use":
-			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent, Timestamp: p.ts})
+			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: members.Raw(k.input), ParentToolUseID: parent, Timestamp: p.ts})
 		default:
-			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent, Timestamp: p.ts})
+			p.emit(UnknownBlock{Type: str(k.typ), Raw: members.Raw(b), ParentToolUseID: parent, Timestamp: p.ts})
 		}
 		return true
 	})
@@ -464,13 +447,13 @@ func (p *lineParser) result(f *topFields) {
 		Subtype:        str(f.subtype),
 		IsError:        f.isError.Bool(),
 		Text:           str(f.result),
-		APIErrorStatus: int(integer(f.apiErrorStatus)),
+		APIErrorStatus: int(members.Int(f.apiErrorStatus)),
 		APIErrorType:   str(f.apiErrorType),
 		APIErrorCode:   str(f.apiError),
 		TerminalReason: str(f.terminalReason),
-		NumTurns:       int(integer(f.numTurns)),
-		Duration:       millis(integer(f.durationMS)),
-		APIDuration:    millis(integer(f.durationAPIMS)),
+		NumTurns:       int(members.Int(f.numTurns)),
+		Duration:       members.Millis(members.Int(f.durationMS)),
+		APIDuration:    members.Millis(members.Int(f.durationAPIMS)),
 		StopReason:     str(f.stopReason),
 		Timestamp:      p.ts,
 	}
@@ -516,22 +499,7 @@ func readDenial(obj gjson.Result) PermissionDenial {
 		}
 		return true
 	})
-	return PermissionDenial{ToolName: str(name), ToolUseID: str(id), Input: rawCopy(input)}
-}
-
-// str returns a string value as a string the caller owns, "" for any other
-// kind of value. Well-known values come from a table instead of a copy.
-func str(r gjson.Result) string {
-	if r.Type != gjson.String {
-		return ""
-	}
-	if strings.IndexByte(r.Raw, '\\') >= 0 {
-		return r.Str // gjson unescaped it into a fresh string
-	}
-	if s, ok := known(r.Str); ok {
-		return s
-	}
-	return strings.Clone(r.Str)
+	return PermissionDenial{ToolName: str(name), ToolUseID: str(id), Input: members.Raw(input)}
 }
 
 // slice returns a string value's content as a slice of the line, copying
@@ -546,23 +514,6 @@ func (p *lineParser) slice(r gjson.Result) []byte {
 		return []byte(r.Str) // not located in the line; never expected
 	}
 	return p.line[start:end:end]
-}
-
-// rawCopy returns a copy of a value's JSON text; nil when absent.
-func rawCopy(r gjson.Result) json.RawMessage {
-	if !r.Exists() {
-		return nil
-	}
-	return json.RawMessage(r.Raw) // converting a string copies it
-}
-
-// objectCopy returns a copy of an object value's JSON text; nil for anything
-// else (absent, null).
-func objectCopy(r gjson.Result) json.RawMessage {
-	if !r.IsObject() {
-		return nil
-	}
-	return rawCopy(r)
 }
 
 // objectCopies sets each dst to a copy of the matching object value's JSON
@@ -588,27 +539,6 @@ func objectCopies(values []gjson.Result, dst ...*json.RawMessage) {
 	}
 }
 
-// integer reads a JSON number as an int64, truncating a fraction; 0 for
-// anything else. gjson saturates values beyond the int64 range.
-func integer(r gjson.Result) int64 {
-	if r.Type != gjson.Number {
-		return 0
-	}
-	return r.Int()
-}
-
-// millis converts a count of milliseconds to a Duration, saturating instead
-// of overflowing; negative counts give 0.
-func millis(ms int64) time.Duration {
-	switch {
-	case ms <= 0:
-		return 0
-	case ms > math.MaxInt64/int64(time.Millisecond):
-		return math.MaxInt64
-	}
-	return time.Duration(ms) * time.Millisecond
-}
-
 // SyntaxError reports a line that is not a JSON object. It deliberately
 // holds no part of the line, which may contain secrets or be huge: only its
 // length and the byte offset at which it stops being valid JSON (Length when
@@ -625,12 +555,6 @@ func (e *SyntaxError) Error() string {
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
-// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
-// a *SyntaxError.
-func newSyntaxError(n int, err error) *SyntaxError {
-	var se *jsonscan.SyntaxError
-	if !errors.As(err, &se) {
-		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
-	}
-	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
-}
+// str returns a string value as a string the caller owns, "" for any other
+// kind of value; well-known values come from the table of known.
+func str(r gjson.Result) string { return members.String(r, known) }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -526,7 +527,7 @@ func TestParseLineDeepNesting(t *testing.T) {
 // the events stay as they were after the line's buffer is overwritten:
 // no string or raw JSON in them aliases the line.
 func TestEventsOutliveTheLine(t *testing.T) {
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

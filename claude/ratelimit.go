@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpkit/acpkit/internal/members"
 	"github.com/acpkit/acpkit/timeparse"
 	"github.com/tidwall/gjson"
 )
@@ -122,7 +123,7 @@ func parseRateLimitInfo(info gjson.Result) RateLimit {
 		})
 		slices.SortFunc(rl.Windows, func(a, b RateLimitWindow) int { return strings.Compare(a.Name, b.Name) })
 	}
-	rl.Raw = objectCopy(info)
+	rl.Raw = members.Object(info)
 	return rl
 }
 

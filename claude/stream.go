@@ -93,40 +93,7 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 // returns. A line too long is yielded as a *LineError, unless quiet
 // reports that nothing more is to be yielded.
 func readEvents(r io.Reader, maxLine int, feed func(line []byte, events []Event, n, offset int64) ([]Event, error), quiet func() bool) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		lr := lines.NewReader(r, maxLine)
-		var events []Event
-		for {
-			line, err := lr.Next()
-			n, offset := lr.Pos()
-			switch err := err.(type) {
-			case nil:
-			case *lines.TooLongError: // skipped whole; the next line is intact
-				if quiet() {
-					continue
-				}
-				if !yield(nil, &LineError{Line: n, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
-					return
-				}
-				continue
-			default: // the end of r
-				if err != io.EOF {
-					yield(nil, err)
-				}
-				return
-			}
-			events, err = feed(line, events[:0], n, offset)
-			if err != nil {
-				if !yield(nil, err) {
-					return
-				}
-				continue
-			}
-			for _, e := range events {
-				if !yield(e, nil) {
-					return
-				}
-			}
-		}
-	}
+	return lines.Events(r, maxLine, feed, func(err *lines.TooLongError, n, offset int64) error {
+		return &LineError{Line: n, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}
+	}, quiet)
 }

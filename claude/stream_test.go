@@ -10,6 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -35,7 +36,7 @@ func collect(turn *claude.Turn, r io.Reader) (events []claude.Event, errs []stri
 // TestTurnEventsMatchesFeed checks that Events yields, for every
 // transcript, what feeding its lines one by one returns.
 func TestTurnEventsMatchesFeed(t *testing.T) {
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		t.Run(path, func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -18,7 +19,7 @@ import (
 // usage.FromClaudeResult.
 func TestResultKeepsUsage(t *testing.T) {
 	results, runs := 0, 0
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		data, err := os.ReadFile(path)
 		if err != nil {
 			t.Fatal(err)

@@ -3,10 +3,10 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -19,32 +19,21 @@ func benchLines(tb testing.TB) ([][]byte, int64) {
 	if err != nil || len(paths) == 0 {
 		tb.Fatalf("no captures: %v", err)
 	}
-	var lines [][]byte
-	var size int64
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		size += int64(len(data))
-		lines = append(lines, bytes.Split(bytes.TrimSpace(data), []byte("\n"))...)
+	return parsetest.Lines(tb, paths...)
+}
+
+// noSession adapts a codex parser, whose lines carry no session id, to
+// parsetest.BenchParse.
+func noSession(parse func([]byte, []Event) ([]Event, error)) func([]byte, []Event) ([]Event, []byte, error) {
+	return func(line []byte, events []Event) ([]Event, []byte, error) {
+		events, err := parse(line, events)
+		return events, nil, err
 	}
-	return lines, size
 }
 
 func BenchmarkParseLine(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]Event, 0, 4)
-	for b.Loop() {
-		for _, line := range lines {
-			var err error
-			if events, err = ParseLine(line, events[:0]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, noSession(ParseLine))
 }
 
 // BenchmarkParseLineStdJSON is the baseline: the same lines decoded with
@@ -52,17 +41,7 @@ func BenchmarkParseLine(b *testing.B) {
 // the same events.
 func BenchmarkParseLineStdJSON(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]Event, 0, 4)
-	for b.Loop() {
-		for _, line := range lines {
-			var err error
-			if events, err = stdParseLine(line, events[:0]); err != nil {
-				b.Fatal(err)
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, noSession(stdParseLine))
 }
 
 type stdMessage struct {

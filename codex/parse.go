@@ -3,10 +3,8 @@ package codex
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/members"
@@ -44,24 +42,15 @@ func ParseLine(line []byte, events []Event) ([]Event, error) {
 	if line[0] != '{' || !f.read(line) {
 		// Not gjson.Valid: it recurses per nesting level, and a line of
 		// ten million '[' would overflow the stack, which no recover
-		// catches. jsonscan says where and why the line is not JSON.
-		if err := jsonscan.Check(line); err != nil {
-			return events, newSyntaxError(len(line), err)
-		}
-		return events, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+		// catches. jsonscan says where and why the line is not a JSON
+		// object (ok cannot be true: read accepts every object).
+		off, why, _ := jsonscan.CheckObject(line)
+		return events, &SyntaxError{Length: len(line), Offset: off, reason: why}
 	}
 	if e, ok := f.event(); ok {
 		events = append(events, e)
 	}
 	return events, nil
-}
-
-// view returns line as a string without copying it, so that gjson can read
-// it without allocating (gjson.ParseBytes copies every result). The string
-// is used only while ParseLine runs, during which line does not change;
-// everything that outlives the call is copied by [str] and [rawCopy].
-func view(line []byte) string {
-	return unsafe.String(unsafe.SliceData(line), len(line))
 }
 
 // topFields are the members of a line's object that ParseLine reads: of a
@@ -84,23 +73,23 @@ func (f *topFields) read(line []byte) bool {
 		if next < 0 {
 			return false
 		}
-		name := view(key)
+		name := members.View(key)
 		if escaped {
 			name = gjson.Parse(`"` + name + `"`).Str // rare: allocation is fine
 		}
 		switch name {
 		case "type":
-			f.typ = gjson.Parse(view(val))
+			f.typ = gjson.Parse(members.View(val))
 		case "thread_id":
-			f.threadID = gjson.Parse(view(val))
+			f.threadID = gjson.Parse(members.View(val))
 		case "item":
-			f.item = gjson.Parse(view(val))
+			f.item = gjson.Parse(members.View(val))
 		case "usage":
-			f.usage = gjson.Parse(view(val))
+			f.usage = gjson.Parse(members.View(val))
 		case "error":
-			f.err = gjson.Parse(view(val))
+			f.err = gjson.Parse(members.View(val))
 		case "message":
-			f.message = gjson.Parse(view(val))
+			f.message = gjson.Parse(members.View(val))
 		}
 		if line[next] == '}' {
 			return jsonscan.SkipSpace(line, next+1) == len(line)
@@ -126,7 +115,7 @@ func (f *topFields) event() (Event, bool) {
 	case "item.completed":
 		return parseItem(f.item, PhaseCompleted)
 	case "turn.completed":
-		return TurnCompleted{Usage: objectCopy(f.usage)}, true
+		return TurnCompleted{Usage: members.Object(f.usage)}, true
 	case "turn.failed":
 		msg := str(members.Get(f.err, "message"))
 		return TurnFailed{Message: msg, Status: httpStatus(msg)}, true
@@ -216,7 +205,7 @@ func parseItem(item gjson.Result, phase Phase) (Event, bool) {
 			kind = ToolKindFetch
 		}
 		return WebSearch{ItemID: id, Phase: phase, Kind: kind, Query: str(f.query),
-			ActionType: action, Action: objectCopy(f.action)}, true
+			ActionType: action, Action: members.Object(f.action)}, true
 	case "mcp_tool_call":
 		return MCPToolCall{ItemID: id, Phase: phase, Kind: ToolKindOther, Server: str(f.server), Tool: str(f.tool),
 			Arguments: valueCopy(f.arguments), Result: valueCopy(f.result),
@@ -226,7 +215,7 @@ func parseItem(item gjson.Result, phase Phase) (Event, bool) {
 	case "error":
 		return Notice{ItemID: id, Message: str(f.message)}, true
 	}
-	return UnknownItem{ItemID: id, Phase: phase, Type: str(f.typ), Raw: rawCopy(item)}, true
+	return UnknownItem{ItemID: id, Phase: phase, Type: str(f.typ), Raw: members.Raw(item)}, true
 }
 
 // objects returns read of each object element of arr, skipping elements
@@ -362,44 +351,12 @@ func exitCode(r gjson.Result) (int, bool) {
 	return int(n), true
 }
 
-// str returns a string value as a string the caller owns, "" for any other
-// kind of value. Well-known values come from a table instead of a copy.
-func str(r gjson.Result) string {
-	if r.Type != gjson.String {
-		return ""
-	}
-	if strings.IndexByte(r.Raw, '\\') >= 0 {
-		return r.Str // gjson unescaped it into a fresh string
-	}
-	if s, ok := known(r.Str); ok {
-		return s
-	}
-	return strings.Clone(r.Str)
-}
-
-// rawCopy returns a copy of a value's JSON text; nil when absent.
-func rawCopy(r gjson.Result) json.RawMessage {
-	if !r.Exists() {
-		return nil
-	}
-	return json.RawMessage(r.Raw) // converting a string copies it
-}
-
-// valueCopy is rawCopy, with nil for null too.
+// valueCopy is members.Raw, with nil for null too.
 func valueCopy(r gjson.Result) json.RawMessage {
 	if r.Type == gjson.Null {
 		return nil
 	}
-	return rawCopy(r)
-}
-
-// objectCopy returns a copy of an object value's JSON text; nil for
-// anything else.
-func objectCopy(r gjson.Result) json.RawMessage {
-	if !r.IsObject() {
-		return nil
-	}
-	return rawCopy(r)
+	return members.Raw(r)
 }
 
 // SyntaxError reports a line that is not a JSON object. It deliberately
@@ -419,12 +376,6 @@ func (e *SyntaxError) Error() string {
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
-// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
-// a *SyntaxError.
-func newSyntaxError(n int, err error) *SyntaxError {
-	var se *jsonscan.SyntaxError
-	if !errors.As(err, &se) {
-		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
-	}
-	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
-}
+// str returns a string value as a string the caller owns, "" for any other
+// kind of value; well-known values come from the table of known.
+func str(r gjson.Result) string { return members.String(r, known) }

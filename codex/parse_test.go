@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/codex"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -112,7 +113,7 @@ func TestParseLineSyntaxError(t *testing.T) {
 // TestParseLineCopies checks that no event aliases the line: overwriting
 // the line after ParseLine changes none of them.
 func TestParseLineCopies(t *testing.T) {
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		data := readFile(t, path)
 		for _, line := range bytes.Split(data, []byte("\n")) {
 			events, err := codex.ParseLine(line, nil)

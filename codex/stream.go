@@ -60,39 +60,8 @@ func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
 // events is Events with lines of at most maxLine bytes, so that tests can
 // reach the limit without a 64 MiB line.
 func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
-	return func(yield func(Event, error) bool) {
-		lr := lines.NewReader(r, maxLine)
-		var events []Event
-		for {
-			line, err := lr.Next()
-			switch err := err.(type) {
-			case nil:
-			case *lines.TooLongError: // skipped whole; the next line is intact
-				if t.done {
-					continue // nothing is yielded after the final event
-				}
-				if !yield(nil, &LineTooLongError{Length: err.Length, Max: err.Max}) {
-					return
-				}
-				continue
-			default: // the end of r
-				if err != io.EOF {
-					yield(nil, err)
-				}
-				return
-			}
-			events, err = t.Feed(line, events[:0])
-			if err != nil {
-				if !yield(nil, err) {
-					return
-				}
-				continue
-			}
-			for _, e := range events {
-				if !yield(e, nil) {
-					return
-				}
-			}
-		}
-	}
+	feed := func(line []byte, events []Event, _, _ int64) ([]Event, error) { return t.Feed(line, events) }
+	return lines.Events(r, maxLine, feed, func(err *lines.TooLongError, _, _ int64) error {
+		return &LineTooLongError{Length: err.Length, Max: err.Max}
+	}, func() bool { return t.done })
 }

@@ -10,6 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/acpkit/acpkit/codex"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -160,7 +161,7 @@ func TestTurnFinishOnce(t *testing.T) {
 // TestTurnEventsMatchesFeed checks that Events yields, for every
 // transcript, what feeding its lines one by one returns.
 func TestTurnEventsMatchesFeed(t *testing.T) {
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		t.Run(path, func(t *testing.T) {
 			data := readFile(t, path)
 			for _, resume := range []string{"", "01a23170-f4e4-79a3-8053-87c2b8ccf99b"} {

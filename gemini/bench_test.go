@@ -1,14 +1,13 @@
 package gemini_test
 
 import (
-	"bytes"
 	"encoding/json"
-	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acpkit/acpkit/gemini"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -17,38 +16,16 @@ var benchFiles = []string{"multi-part", "tool-call", "tool-call-read", "max-turn
 
 func benchLines(tb testing.TB) ([][]byte, int64) {
 	tb.Helper()
-	var lines [][]byte
-	var size int64
+	var paths []string
 	for _, name := range benchFiles {
-		data, err := os.ReadFile("testdata/" + name + ".jsonl")
-		if err != nil {
-			tb.Fatal(err)
-		}
-		size += int64(len(data))
-		lines = append(lines, bytes.Split(bytes.TrimSpace(data), []byte("\n"))...)
+		paths = append(paths, "testdata/"+name+".jsonl")
 	}
-	return lines, size
+	return parsetest.Lines(tb, paths...)
 }
 
 func BenchmarkParseLine(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]gemini.Event, 0, 4)
-	session := ""
-	for b.Loop() {
-		for _, line := range lines {
-			var sid []byte
-			var err error
-			events, sid, err = gemini.ParseLine(line, events[:0])
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sid != nil && string(sid) != session {
-				session = string(sid)
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, gemini.ParseLine)
 }
 
 // BenchmarkParseLineStdJSON is the baseline: the same lines decoded with
@@ -56,23 +33,7 @@ func BenchmarkParseLine(b *testing.B) {
 // into the same events.
 func BenchmarkParseLineStdJSON(b *testing.B) {
 	lines, size := benchLines(b)
-	b.SetBytes(size)
-	b.ReportAllocs()
-	events := make([]gemini.Event, 0, 4)
-	session := ""
-	for b.Loop() {
-		for _, line := range lines {
-			var sid string
-			var err error
-			events, sid, err = stdParseLine(line, events[:0])
-			if err != nil {
-				b.Fatal(err)
-			}
-			if sid != "" && sid != session {
-				session = sid
-			}
-		}
-	}
+	parsetest.BenchParse(b, lines, size, stdParseLine)
 }
 
 type stdError struct {

@@ -9,8 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/acpkit/acpkit/internal/jsonscan"
-	"github.com/tidwall/gjson"
+	"github.com/acpkit/acpkit/internal/parsetest"
 )
 
 var fuzzLines = []string{
@@ -37,16 +36,7 @@ func FuzzParseLine(f *testing.F) {
 		orig := bytes.Clone(line)
 		prior := []Event{Notice{Message: "prior"}}
 		events, sid, err := ParseLine(line, prior)
-		if !bytes.Equal(orig, line) {
-			t.Fatal("ParseLine modified its input")
-		}
-		trimmed := bytes.TrimSpace(line)
-		// gjson reads what jsonscan validated: they must agree (gjson checks
-		// neither UTF-8 nor depth, which short input cannot exceed).
-		if len(trimmed) > 0 && len(trimmed) <= jsonscan.MaxDepth && utf8.Valid(trimmed) &&
-			gjson.ValidBytes(trimmed) != jsonscan.Valid(trimmed) {
-			t.Fatalf("gjson.ValidBytes = %v, but jsonscan disagrees", gjson.ValidBytes(trimmed))
-		}
+		trimmed := parsetest.CheckInput(t, orig, line)
 		var se *SyntaxError
 		switch {
 		case err == nil:
@@ -63,12 +53,7 @@ func FuzzParseLine(f *testing.F) {
 			if len(events) != 1 || sid != nil {
 				t.Fatal("ParseLine returned output with an error")
 			}
-			if se.Length != len(trimmed) || se.Offset < 0 || se.Offset > se.Length {
-				t.Fatalf("SyntaxError{Length:%d Offset:%d} for a %d-byte line", se.Length, se.Offset, len(trimmed))
-			}
-			if len(trimmed) >= 16 && strings.Contains(err.Error(), string(trimmed)) {
-				t.Fatal("error text echoes the line")
-			}
+			parsetest.CheckSyntaxError(t, err, se.Length, se.Offset, trimmed)
 		default:
 			t.Fatalf("unexpected error type %T", err)
 		}

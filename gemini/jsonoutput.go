@@ -34,14 +34,11 @@ type JSONOutput struct {
 // holds copies: data may be reused.
 func ParseJSONOutput(data []byte) (JSONOutput, error) {
 	data = bytes.TrimSpace(data)
-	if err := jsonscan.Check(data); err != nil {
-		return JSONOutput{}, newSyntaxError(len(data), err)
+	if off, why, ok := jsonscan.CheckObject(data); !ok {
+		return JSONOutput{}, &SyntaxError{Length: len(data), Offset: off, reason: why}
 	}
-	if len(data) == 0 || data[0] != '{' {
-		return JSONOutput{}, &SyntaxError{Length: len(data), Offset: 0, reason: "not a JSON object"}
-	}
-	m := members.GetAll(gjson.Parse(view(data)), "session_id", "response", "error", "stats")
-	out := JSONOutput{SessionID: str(m[0]), Response: str(m[1]), Stats: objectCopy(m[3])}
+	m := members.GetAll(gjson.Parse(members.View(data)), "session_id", "response", "error", "stats")
+	out := JSONOutput{SessionID: str(m[0]), Response: str(m[1]), Stats: members.Object(m[3])}
 	out.ErrorType, out.ErrorMessage = errorObject(m[2])
 	switch code := members.Get(m[2], "code"); code.Type {
 	case gjson.String:

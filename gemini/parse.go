@@ -2,12 +2,9 @@ package gemini
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 	"unsafe"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
@@ -44,23 +41,12 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 	}
 	// Not gjson.ValidBytes: it recurses per nesting level, and a line of
 	// ten million '[' would overflow the stack.
-	if err := jsonscan.Check(line); err != nil {
-		return events, nil, newSyntaxError(len(line), err)
-	}
-	if line[0] != '{' {
-		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+	if off, why, ok := jsonscan.CheckObject(line); !ok {
+		return events, nil, &SyntaxError{Length: len(line), Offset: off, reason: why}
 	}
 	p := lineParser{line: line, events: events}
 	p.parse()
 	return p.events, p.sessionID, nil
-}
-
-// view returns line as a string without copying it, so that gjson reads
-// it without allocating. The string is used only while ParseLine runs;
-// everything that outlives the call is copied by str and rawCopy, and the
-// session id is returned as a slice of line, documented as aliasing it.
-func view(line []byte) string {
-	return unsafe.String(unsafe.SliceData(line), len(line))
 }
 
 type lineParser struct {
@@ -114,7 +100,7 @@ func (f *topFields) set(key string, v gjson.Result) {
 
 func (p *lineParser) parse() {
 	var f topFields
-	gjson.Parse(view(p.line)).ForEach(func(k, v gjson.Result) bool {
+	gjson.Parse(members.View(p.line)).ForEach(func(k, v gjson.Result) bool {
 		f.set(k.Str, v)
 		return true
 	})
@@ -131,7 +117,7 @@ func (p *lineParser) parse() {
 		p.message(&f)
 	case "tool_use":
 		name := str(f.toolName)
-		p.emit(ToolUse{ID: str(f.toolID), Name: name, Kind: ToolKindOf(name), Input: rawCopy(f.parameters)})
+		p.emit(ToolUse{ID: str(f.toolID), Name: name, Kind: ToolKindOf(name), Input: members.Raw(f.parameters)})
 	case "tool_result":
 		errType, errMsg := errorObject(f.error)
 		p.emit(ToolResult{
@@ -167,7 +153,7 @@ func (p *lineParser) message(f *topFields) {
 }
 
 func (p *lineParser) result(f *topFields) {
-	r := Result{Status: str(f.status), Stats: objectCopy(f.stats)}
+	r := Result{Status: str(f.status), Stats: members.Object(f.stats)}
 	r.ErrorType, r.ErrorMessage = errorObject(f.error)
 	if f.stats.IsObject() {
 		var duration, toolCalls gjson.Result
@@ -180,8 +166,8 @@ func (p *lineParser) result(f *topFields) {
 			}
 			return true
 		})
-		r.Duration = millis(integer(duration))
-		r.ToolCalls = int(min(max(integer(toolCalls), 0), math.MaxInt)) // saturating where int has 32 bits
+		r.Duration = members.Millis(members.Int(duration))
+		r.ToolCalls = int(min(max(members.Int(toolCalls), 0), math.MaxInt)) // saturating where int has 32 bits
 	}
 	if e, ok := apiError(r.ErrorMessage); ok {
 		p.emit(e)
@@ -247,21 +233,6 @@ func httpStatus(body string) int {
 	return 0
 }
 
-// str returns a string value as a string the caller owns, "" for any other
-// kind of value. Well-known values come from a table instead of a copy.
-func str(r gjson.Result) string {
-	if r.Type != gjson.String {
-		return ""
-	}
-	if strings.IndexByte(r.Raw, '\\') >= 0 {
-		return r.Str // gjson unescaped it into a fresh string
-	}
-	if s, ok := known(r.Str); ok {
-		return s
-	}
-	return strings.Clone(r.Str)
-}
-
 // slice returns a string value's content as a slice of the line, copying
 // only when it holds escapes.
 func (p *lineParser) slice(r gjson.Result) []byte {
@@ -274,44 +245,6 @@ func (p *lineParser) slice(r gjson.Result) []byte {
 		return []byte(r.Str) // not located in the line; never expected
 	}
 	return p.line[start:end:end]
-}
-
-// rawCopy returns a copy of a value's JSON text; nil when absent.
-func rawCopy(r gjson.Result) json.RawMessage {
-	if !r.Exists() {
-		return nil
-	}
-	return json.RawMessage(r.Raw) // converting a string copies it
-}
-
-// objectCopy returns a copy of an object value's JSON text; nil for
-// anything else.
-func objectCopy(r gjson.Result) json.RawMessage {
-	if !r.IsObject() {
-		return nil
-	}
-	return rawCopy(r)
-}
-
-// integer reads a JSON number as an int64, truncating a fraction; 0 for
-// anything else. gjson saturates values beyond the int64 range.
-func integer(r gjson.Result) int64 {
-	if r.Type != gjson.Number {
-		return 0
-	}
-	return r.Int()
-}
-
-// millis converts a count of milliseconds to a Duration, saturating instead
-// of overflowing; negative counts give 0.
-func millis(ms int64) time.Duration {
-	switch {
-	case ms <= 0:
-		return 0
-	case ms > math.MaxInt64/int64(time.Millisecond):
-		return math.MaxInt64
-	}
-	return time.Duration(ms) * time.Millisecond
 }
 
 // SyntaxError reports a line that is not a JSON object. It holds no part
@@ -331,12 +264,6 @@ func (e *SyntaxError) Error() string {
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
-// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
-// a *SyntaxError.
-func newSyntaxError(n int, err error) *SyntaxError {
-	var se *jsonscan.SyntaxError
-	if !errors.As(err, &se) {
-		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
-	}
-	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
-}
+// str returns a string value as a string the caller owns, "" for any other
+// kind of value; well-known values come from the table of known.
+func str(r gjson.Result) string { return members.String(r, known) }

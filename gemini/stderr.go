@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strconv"
 	"time"
+
+	"github.com/acpkit/acpkit/internal/members"
 )
 
 // Retry reports that the CLI is retrying a failed API request. Only the
@@ -115,5 +117,5 @@ func retryDelay(s []byte) time.Duration {
 	if err != nil || !bytes.HasPrefix(after[k:], []byte("ms")) {
 		return 0
 	}
-	return millis(ms)
+	return members.Millis(ms)
 }

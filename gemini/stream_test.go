@@ -9,6 +9,7 @@ import (
 	"testing/iotest"
 
 	"github.com/acpkit/acpkit/gemini"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -33,7 +34,7 @@ func collect(turn *gemini.Turn, r io.Reader) (events []gemini.Event, errs []stri
 // TestTurnEventsMatchesFeed checks that Events yields, for every
 // transcript, what feeding its lines one by one returns.
 func TestTurnEventsMatchesFeed(t *testing.T) {
-	for _, path := range transcripts(t) {
+	for _, path := range parsetest.Transcripts(t, "testdata") {
 		t.Run(path, func(t *testing.T) {
 			data, err := os.ReadFile(path)
 			if err != nil {

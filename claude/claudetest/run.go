@@ -1,19 +1,15 @@
 package claudetest
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/fakecli"
 )
 
 // Environment variables the fake CLI reads.
@@ -107,53 +103,37 @@ type Env struct {
 // stops Run while it waits for input should close the writing end of the
 // pipe it passed as Stdin.
 func Run(ctx context.Context, env Env) int {
-	r := runner{ctx: ctx, env: env}
+	r := runner{fakecli.Runner{
+		Ctx:      ctx,
+		Env:      fakecli.Env(env),
+		Name:     "fakeclaude",
+		StopCode: fakecli.StopCode(func(s Stopped) int { return s.Code }),
+		Exts:     []string{".jsonl", ".ndjson"},
+	}}
 	return r.run()
 }
 
 type runner struct {
-	ctx context.Context
-	env Env
-}
-
-func (r *runner) stopped() int {
-	var s Stopped
-	if errors.As(context.Cause(r.ctx), &s) {
-		return s.Code
-	}
-	return ExitInterrupt
-}
-
-func (r *runner) errorf(format string, args ...any) {
-	if r.env.Stderr != nil {
-		fmt.Fprintf(r.env.Stderr, format+"\n", args...)
-	}
-}
-
-func (r *runner) getenv(key string) string {
-	if r.env.Getenv == nil {
-		return ""
-	}
-	return r.env.Getenv(key)
+	fakecli.Runner
 }
 
 func (r *runner) run() int {
-	if r.ctx.Err() != nil {
-		return r.stopped()
+	if r.Ctx.Err() != nil {
+		return r.Stop()
 	}
-	inv := parseArgs(r.env.Args)
+	inv := parseArgs(r.Env.Args)
 	if inv.usageErr != "" {
-		r.errorf("%s", inv.usageErr)
+		r.Errorf("%s", inv.usageErr)
 		return ExitError
 	}
 	for _, name := range inv.unknown {
-		r.errorf("fakeclaude: ignoring unknown option %s", name)
+		r.Errorf("fakeclaude: ignoring unknown option %s", name)
 	}
 	if inv.inputFormat == "stream-json" {
 		return r.session(inv)
 	}
 	if !inv.print {
-		r.errorf("fakeclaude: pass -p, or --input-format stream-json for streaming input")
+		r.Errorf("fakeclaude: pass -p, or --input-format stream-json for streaming input")
 		return ExitError
 	}
 	transcript, name, delay, ok := r.prepare(inv, "fakeclaude: only --output-format stream-json is supported")
@@ -163,17 +143,17 @@ func (r *runner) run() int {
 	defer transcript.Close()
 
 	if len(inv.prompt) == 0 {
-		prompt, code, ok := r.readStdin()
-		if !ok {
-			return code
+		prompt, err := r.ReadStdin()
+		if err != nil {
+			return r.Exit(err)
 		}
 		if strings.TrimSpace(prompt) == "" {
-			r.errorf("Error: Input must be provided either through stdin or as a prompt argument when using --print")
+			r.Errorf("Error: Input must be provided either through stdin or as a prompt argument when using --print")
 			return ExitError
 		}
 	}
-	if err := r.copyCompanion(name); err != nil {
-		r.errorf("fakeclaude: %v", err)
+	if err := r.CopyCompanion(name, ".stderr", r.Env.Stderr); err != nil {
+		r.Errorf("fakeclaude: %v", err)
 		return ExitError
 	}
 	return r.replay(transcript, delay)
@@ -185,178 +165,46 @@ func (r *runner) run() int {
 // stream-json.
 func (r *runner) prepare(inv invocation, formatErr string) (f fs.File, name string, delay time.Duration, ok bool) {
 	if inv.outputFormat != "stream-json" {
-		r.errorf("%s", formatErr)
+		r.Errorf("%s", formatErr)
 		return nil, "", 0, false
 	}
 	if !inv.verbose {
-		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
+		r.Errorf("Error: When using --print, --output-format=stream-json requires --verbose")
 		return nil, "", 0, false
 	}
-	if delay, ok = r.delay(); !ok {
+	delay, err := r.Delay(EnvDelay)
+	if err != nil {
 		return nil, "", 0, false
 	}
-	f, name, ok = r.open(inv)
-	return f, name, delay, ok
-}
-
-// delay reads [EnvDelay]; ok is false, and the reason on Stderr, when it
-// is not a duration.
-func (r *runner) delay() (d time.Duration, ok bool) {
-	s := r.getenv(EnvDelay)
-	if s == "" {
-		return 0, true
+	if name, err = r.TranscriptName(inv.transcript, "-transcript", EnvTranscript); err != nil {
+		return nil, "", 0, false
 	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		r.errorf("fakeclaude: %s=%q is not a non-negative Go duration", EnvDelay, s)
-		return 0, false
-	}
-	return d, true
-}
-
-// open opens the transcript the command line or the environment names;
-// ok is false, and the reason on Stderr, when there is none to open.
-func (r *runner) open(inv invocation) (f fs.File, name string, ok bool) {
-	name = inv.transcript
-	if name == "" {
-		name = r.getenv(EnvTranscript)
-	}
-	if name == "" {
-		r.errorf("fakeclaude: no transcript: pass -transcript FILE or set %s", EnvTranscript)
-		return nil, "", false
-	}
-	if r.env.Open == nil {
-		r.errorf("fakeclaude: no way to open %s", name)
-		return nil, "", false
-	}
-	f, name, err := r.openTranscript(name, inv.hasResume)
+	f, name, err = r.OpenTranscript(name, fakecli.NewOrResume(inv.hasResume))
 	if err != nil {
-		r.errorf("fakeclaude: %v", err)
-		return nil, "", false
+		r.Errorf("fakeclaude: %v", err)
+		return nil, "", 0, false
 	}
-	return f, name, true
-}
-
-// openTranscript opens name, or the file for this call inside it when it
-// is a directory, and returns the name of the file opened.
-func (r *runner) openTranscript(name string, resume bool) (fs.File, string, error) {
-	f, err := r.env.Open(name)
-	if err != nil {
-		return nil, "", err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, "", err
-	}
-	if !info.IsDir() {
-		return f, name, nil
-	}
-	f.Close()
-	file := "new.jsonl"
-	if resume {
-		file = "resume.jsonl"
-	}
-	name = path.Join(filepath.ToSlash(name), file)
-	f, err = r.env.Open(name)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, name, nil
-}
-
-// readStdin reads the prompt; ok is false when ctx ended first, in which
-// case the read goes on in the background until Stdin returns (see [Run]).
-func (r *runner) readStdin() (prompt string, code int, ok bool) {
-	if r.env.Stdin == nil {
-		return "", 0, true
-	}
-	type read struct {
-		b   []byte
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		b, err := io.ReadAll(r.env.Stdin)
-		done <- read{b, err}
-	}()
-	select {
-	case <-r.ctx.Done():
-		return "", r.stopped(), false
-	case got := <-done:
-		if got.err != nil {
-			r.errorf("fakeclaude: reading stdin: %v", got.err)
-			return "", ExitError, false
-		}
-		return string(got.b), 0, true
-	}
-}
-
-// copyCompanion writes name's .stderr companion, if any, to Stderr.
-func (r *runner) copyCompanion(name string) error {
-	base, ok := strings.CutSuffix(name, ".jsonl")
-	if !ok {
-		if base, ok = strings.CutSuffix(name, ".ndjson"); !ok {
-			return nil
-		}
-	}
-	f, err := r.env.Open(base + ".stderr")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if r.env.Stderr == nil {
-		return nil
-	}
-	_, err = io.Copy(r.env.Stderr, f)
-	return err
+	return f, name, delay, true
 }
 
 // replay writes the transcript to Stdout line by line and works out the
 // exit status from its result line.
 func (r *runner) replay(transcript io.Reader, delay time.Duration) int {
-	code := ExitError // until a successful result line is seen
-	br := bufio.NewReader(transcript)
+	status := ExitError // until a successful result line is seen
 	var events []claude.Event
-	for {
-		line, readErr := br.ReadBytes('\n')
-		if len(line) > 0 {
-			if delay > 0 && r.env.Sleep != nil {
-				if err := r.env.Sleep(r.ctx, delay); err != nil {
-					return r.stopped()
-				}
-			}
-			if r.ctx.Err() != nil {
-				return r.stopped()
-			}
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			if r.env.Stdout != nil {
-				if _, err := r.env.Stdout.Write(line); err != nil {
-					r.errorf("fakeclaude: writing stdout: %v", err)
-					return ExitError
-				}
-			}
-			events, _, _ = claude.ParseLine(line, events[:0])
-			for _, e := range events {
-				if res, ok := e.(claude.Result); ok {
-					code = ExitOK
-					if res.Failed() {
-						code = ExitError
-					}
+	err := r.Replay(transcript, delay, func(line []byte) {
+		events, _, _ = claude.ParseLine(line, events[:0])
+		for _, e := range events {
+			if res, ok := e.(claude.Result); ok {
+				status = ExitOK
+				if res.Failed() {
+					status = ExitError
 				}
 			}
 		}
-		if errors.Is(readErr, io.EOF) {
-			return code
-		}
-		if readErr != nil {
-			r.errorf("fakeclaude: reading transcript: %v", readErr)
-			return ExitError
-		}
+	})
+	if err != nil {
+		return r.Exit(err)
 	}
+	return status
 }

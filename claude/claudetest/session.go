@@ -23,7 +23,7 @@ type input struct {
 // use, with --input-format stream-json. See [Run].
 func (r *runner) session(inv invocation) int {
 	if len(inv.prompt) > 0 {
-		r.errorf("fakeclaude: no prompt argument with --input-format stream-json: turns come on stdin")
+		r.Errorf("fakeclaude: no prompt argument with --input-format stream-json: turns come on stdin")
 		return ExitError
 	}
 	f, name, delay, ok := r.prepare(inv, "Error: --input-format=stream-json requires output-format=stream-json.")
@@ -33,11 +33,11 @@ func (r *runner) session(inv invocation) int {
 	records, err := ReadRecords(f)
 	f.Close()
 	if err != nil {
-		r.errorf("fakeclaude: %s: %v", name, err)
+		r.Errorf("fakeclaude: %s: %v", name, err)
 		return ExitError
 	}
-	if err := r.copyCompanion(name); err != nil {
-		r.errorf("fakeclaude: %v", err)
+	if err := r.CopyCompanion(name, ".stderr", r.Env.Stderr); err != nil {
+		r.Errorf("fakeclaude: %v", err)
 		return ExitError
 	}
 	done := make(chan struct{})
@@ -60,11 +60,11 @@ func (r *runner) readLines(done <-chan struct{}) <-chan input {
 				return false
 			}
 		}
-		if r.env.Stdin == nil {
+		if r.Env.Stdin == nil {
 			send(input{err: io.EOF})
 			return
 		}
-		lr := lines.NewReader(r.env.Stdin, maxInputLine)
+		lr := lines.NewReader(r.Env.Stdin, maxInputLine)
 		for {
 			line, err := lr.Next()
 			if err != nil { // io.EOF, a read error, or a runaway line
@@ -94,25 +94,14 @@ func (p *player) play(records []Record) int {
 	for i, rec := range records {
 		switch rec.Dir {
 		case DirOut:
-			if p.delay > 0 && p.env.Sleep != nil {
-				if err := p.env.Sleep(p.ctx, p.delay); err != nil {
-					return p.stopped()
-				}
-			}
-			if p.ctx.Err() != nil {
-				return p.stopped()
-			}
 			line := []byte(rec.Line)
 			if _, answers := requestIDs(line); answers != "" {
 				if id, ok := p.ids[answers]; ok {
 					line = rewriteAnswer(line, id)
 				}
 			}
-			if p.env.Stdout != nil {
-				if _, err := p.env.Stdout.Write(append(line, '\n')); err != nil {
-					p.errorf("fakeclaude: writing stdout: %v", err)
-					return ExitError
-				}
+			if err := p.Emit(append(line, '\n'), p.delay); err != nil {
+				return p.Exit(err)
 			}
 		case DirIn:
 			if c, ok := p.expect(i, rec); !ok {
@@ -138,8 +127,8 @@ func (p *player) play(records []Record) int {
 // first, and code is then the status to exit with.
 func (p *player) next() (in input, code int, ok bool) {
 	select {
-	case <-p.ctx.Done():
-		return input{}, p.stopped(), false
+	case <-p.Ctx.Done():
+		return input{}, p.Stop(), false
 	case in = <-p.stdin:
 		return in, 0, true
 	}
@@ -160,7 +149,7 @@ func (p *player) expect(i int, rec Record) (code int, ok bool) {
 	got := Kind(in.line)
 	if got == "" {
 		// The real CLI dies on such a line.
-		p.errorf("fakeclaude: %s: record %d: stdin line is not a JSON object (%d bytes); the real CLI exits here", p.name, i+1, len(in.line))
+		p.Errorf("fakeclaude: %s: record %d: stdin line is not a JSON object (%d bytes); the real CLI exits here", p.name, i+1, len(in.line))
 		return ExitError, false
 	}
 	if got != want {
@@ -171,13 +160,13 @@ func (p *player) expect(i int, rec Record) (code int, ok bool) {
 	switch {
 	case wantReq != "":
 		if gotReq == "" || p.used[gotReq] {
-			p.errorf("fakeclaude: %s: record %d: control request without a fresh request_id: %s", p.name, i+1, clip(in.line))
+			p.Errorf("fakeclaude: %s: record %d: control request without a fresh request_id: %s", p.name, i+1, clip(in.line))
 			return ExitError, false
 		}
 		p.used[gotReq] = true
 		p.ids[wantReq] = gotReq
 	case wantAnswer != "" && gotAnswer != wantAnswer:
-		p.errorf("fakeclaude: %s: record %d: the answer is for request %q, want %q: %s", p.name, i+1, gotAnswer, wantAnswer, clip(in.line))
+		p.Errorf("fakeclaude: %s: record %d: the answer is for request %q, want %q: %s", p.name, i+1, gotAnswer, wantAnswer, clip(in.line))
 		return ExitError, false
 	}
 	return 0, true
@@ -193,7 +182,7 @@ func (p *player) unexpected(i int, want string, in input) int {
 	case in.err != io.EOF:
 		got = "an error: " + in.err.Error()
 	}
-	p.errorf("fakeclaude: %s: record %d expects %s from the client, got %s", p.name, i+1, want, got)
+	p.Errorf("fakeclaude: %s: record %d expects %s from the client, got %s", p.name, i+1, want, got)
 	return ExitError
 }
 

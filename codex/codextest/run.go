@@ -1,19 +1,15 @@
 package codextest
 
 import (
-	"bufio"
 	"context"
-	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acpkit/acpkit/codex"
+	"github.com/acpkit/acpkit/internal/fakecli"
 )
 
 // Environment variables the fake CLI reads.
@@ -105,204 +101,74 @@ type Env struct {
 // that cancels Run while it waits for a prompt should close the writing end
 // of the pipe it passed as Stdin.
 func Run(ctx context.Context, env Env) int {
-	r := runner{ctx: ctx, env: env}
+	r := runner{fakecli.Runner{
+		Ctx:      ctx,
+		Env:      fakecli.Env(env),
+		Name:     "fakecodex",
+		StopCode: fakecli.StopCode(func(s Stopped) int { return s.Code }),
+	}}
 	return r.run()
 }
 
 type runner struct {
-	ctx context.Context
-	env Env
-}
-
-func (r *runner) stopped() int {
-	var s Stopped
-	if errors.As(context.Cause(r.ctx), &s) {
-		return s.Code
-	}
-	return ExitInterrupt
-}
-
-func (r *runner) errorf(format string, args ...any) {
-	if r.env.Stderr != nil {
-		fmt.Fprintf(r.env.Stderr, format+"\n", args...)
-	}
-}
-
-func (r *runner) getenv(key string) string {
-	if r.env.Getenv == nil {
-		return ""
-	}
-	return r.env.Getenv(key)
+	fakecli.Runner
 }
 
 func (r *runner) run() int {
-	if r.ctx.Err() != nil {
-		return r.stopped()
+	if r.Ctx.Err() != nil {
+		return r.Stop()
 	}
-	inv := parseArgs(r.env.Args)
+	inv := parseArgs(r.Env.Args)
 	if inv.usageErr != "" {
-		r.errorf("%s", inv.usageErr)
+		r.Errorf("%s", inv.usageErr)
 		return ExitUsage
 	}
 	if !inv.json {
-		r.errorf("fakecodex: only --json output is supported")
+		r.Errorf("fakecodex: only --json output is supported")
 		return ExitUsage
 	}
-	var delay time.Duration
-	if s := r.getenv(EnvDelay); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			r.errorf("fakecodex: %s=%q is not a non-negative Go duration", EnvDelay, s)
-			return ExitError
-		}
-		delay = d
-	}
-	name := inv.transcript
-	if name == "" {
-		name = r.getenv(EnvTranscript)
-	}
-	if name == "" {
-		r.errorf("fakecodex: no transcript: pass -transcript FILE or set %s", EnvTranscript)
-		return ExitError
-	}
-	if r.env.Open == nil {
-		r.errorf("fakecodex: no way to open %s", name)
-		return ExitError
-	}
-	transcript, name, err := r.openTranscript(name, inv.resume)
+	delay, err := r.Delay(EnvDelay)
 	if err != nil {
-		r.errorf("fakecodex: %v", err)
+		return ExitError
+	}
+	name, err := r.TranscriptName(inv.transcript, "-transcript", EnvTranscript)
+	if err != nil {
+		return ExitError
+	}
+	transcript, name, err := r.OpenTranscript(name, fakecli.NewOrResume(inv.resume))
+	if err != nil {
+		r.Errorf("fakecodex: %v", err)
 		return ExitError
 	}
 	defer transcript.Close()
 
 	if !inv.hasPrompt {
-		prompt, code, ok := r.readStdin()
-		if !ok {
-			return code
+		prompt, err := r.ReadStdin()
+		if err != nil {
+			return r.Exit(err)
 		}
 		if strings.TrimSpace(prompt) == "" {
-			r.errorf("No prompt provided via stdin.")
+			r.Errorf("No prompt provided via stdin.")
 			return ExitError
 		}
 	}
-	if err := r.copyCompanion(name); err != nil {
-		r.errorf("fakecodex: %v", err)
+	if err := r.CopyCompanion(name, ".stderr", r.Env.Stderr); err != nil {
+		r.Errorf("fakecodex: %v", err)
 		return ExitError
 	}
 	return r.replay(transcript, delay)
-}
-
-// openTranscript opens name, or the file for this call inside it when it
-// is a directory, and returns the name of the file opened.
-func (r *runner) openTranscript(name string, resume bool) (fs.File, string, error) {
-	f, err := r.env.Open(name)
-	if err != nil {
-		return nil, "", err
-	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, "", err
-	}
-	if !info.IsDir() {
-		return f, name, nil
-	}
-	f.Close()
-	file := "new.jsonl"
-	if resume {
-		file = "resume.jsonl"
-	}
-	name = path.Join(filepath.ToSlash(name), file)
-	f, err = r.env.Open(name)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, name, nil
-}
-
-// readStdin reads the prompt; ok is false when ctx ended first, in which
-// case the read goes on in the background until Stdin returns (see [Run]).
-func (r *runner) readStdin() (prompt string, code int, ok bool) {
-	if r.env.Stdin == nil {
-		return "", 0, true
-	}
-	type read struct {
-		b   []byte
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		b, err := io.ReadAll(r.env.Stdin)
-		done <- read{b, err}
-	}()
-	select {
-	case <-r.ctx.Done():
-		return "", r.stopped(), false
-	case got := <-done:
-		if got.err != nil {
-			r.errorf("fakecodex: reading stdin: %v", got.err)
-			return "", ExitError, false
-		}
-		return string(got.b), 0, true
-	}
-}
-
-// copyCompanion writes name's .stderr companion, if any, to Stderr.
-func (r *runner) copyCompanion(name string) error {
-	if !strings.HasSuffix(name, ".jsonl") {
-		return nil
-	}
-	f, err := r.env.Open(strings.TrimSuffix(name, ".jsonl") + ".stderr")
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if r.env.Stderr == nil {
-		return nil
-	}
-	_, err = io.Copy(r.env.Stderr, f)
-	return err
 }
 
 // replay writes the transcript to Stdout line by line and works out the
 // exit status from what a [codex.Turn] reads in it.
 func (r *runner) replay(transcript io.Reader, delay time.Duration) int {
 	var turn codex.Turn
-	br := bufio.NewReader(transcript)
 	var events []codex.Event
-	for {
-		line, readErr := br.ReadBytes('\n')
-		if len(line) > 0 {
-			if delay > 0 && r.env.Sleep != nil {
-				if err := r.env.Sleep(r.ctx, delay); err != nil {
-					return r.stopped()
-				}
-			}
-			if r.ctx.Err() != nil {
-				return r.stopped()
-			}
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			if r.env.Stdout != nil {
-				if _, err := r.env.Stdout.Write(line); err != nil {
-					r.errorf("fakecodex: writing stdout: %v", err)
-					return ExitError
-				}
-			}
-			events, _ = turn.Feed(line, events[:0])
-		}
-		if errors.Is(readErr, io.EOF) {
-			break
-		}
-		if readErr != nil {
-			r.errorf("fakecodex: reading transcript: %v", readErr)
-			return ExitError
-		}
+	err := r.Replay(transcript, delay, func(line []byte) {
+		events, _ = turn.Feed(line, events[:0])
+	})
+	if err != nil {
+		return r.Exit(err)
 	}
 	final, _ := turn.Final()
 	if _, ok := final.(codex.TurnCompleted); !ok {

@@ -1,12 +1,6 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,10 +8,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -28,56 +23,12 @@ var fakeclaude string
 // from any directory.
 var testdata, _ = filepath.Abs(filepath.Join("..", "..", "claude", "testdata"))
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakeclaude-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakeclaude = filepath.Join(dir, "fakeclaude")
-	if runtime.GOOS == "windows" {
-		fakeclaude += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", fakeclaude, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	code := 1
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building fakeclaude:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
-
-type result struct {
-	Code   int
-	Stdout string
-	Stderr string
-}
-
-// guard bounds a child's life: a child that ignores a signal is killed
-// when it ends, and its status shows that.
-func guard(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+func TestMain(m *testing.M) { fakebin.Main(m, "fakeclaude", &fakeclaude) }
 
 // runFake runs the binary to completion.
-func runFake(t *testing.T, env []string, stdin string, args ...string) result {
+func runFake(t *testing.T, env []string, stdin string, args ...string) fakebin.Result {
 	t.Helper()
-	cmd := exec.CommandContext(guard(t), fakeclaude, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+	return fakebin.Run(t, fakeclaude, env, stdin, args...)
 }
 
 var streamArgs = []string{"-p", "--output-format", "stream-json", "--verbose"}
@@ -114,14 +65,7 @@ var wantExit = map[string]int{
 // checks its exit status, its stderr, its stdout, and the events the claude
 // package reads from that stdout against the golden files.
 func TestTranscripts(t *testing.T) {
-	var names []string
-	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
-		m, err := fs.Glob(os.DirFS(testdata), pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, m...)
-	}
+	names := fakebin.Transcripts(t, testdata)
 	if len(names) != len(wantExit) {
 		t.Errorf("found %d transcripts, wantExit lists %d: %q", len(names), len(wantExit), names)
 	}
@@ -133,29 +77,17 @@ func TestTranscripts(t *testing.T) {
 				t.Fatalf("no expected exit status for %s", name)
 			}
 			path := filepath.Join(testdata, filepath.FromSlash(name))
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			companion, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".stderr")
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Fatal(err)
-			}
+			want := fakebin.Replayed(t, path)
+			want.Code = code
 			got := runFake(t, []string{"FAKECLAUDE_TRANSCRIPT=" + path}, "", append(streamArgs, "hello")...)
-			if diff := cmp.Diff(result{code, string(data), string(companion)}, got); diff != "" {
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fakeclaude mismatch (-want +got):\n%s", diff)
-			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
 			}
 			events, err := claudetest.Render(strings.NewReader(got.Stdout))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakeclaude differ from the golden file (-want +got):\n%s", diff)
-			}
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }
@@ -250,7 +182,7 @@ func TestDelay(t *testing.T) {
 
 // TestSignals starts a replay that waits an hour before its first line and
 // signals it once it is running: it must stop at once, with no output and
-// the shell's status for the signal.
+// the shell's status for the signal, and be reaped.
 func TestSignals(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("no SIGINT or SIGTERM to send on Windows")
@@ -265,37 +197,13 @@ func TestSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			// The companion .stderr is written after the signal handlers
-			// are installed and before the first wait: reading it tells
-			// the test the child is ready for the signal.
 			path := filepath.Join(testdata, "no_result.jsonl")
-			cmd := exec.CommandContext(guard(t), fakeclaude, append(streamArgs, "hi")...)
+			cmd := exec.CommandContext(fakebin.Guard(t), fakeclaude, append(streamArgs, "hi")...)
 			cmd.Env = append(os.Environ(), "FAKECLAUDE_TRANSCRIPT="+path, "FAKECLAUDE_DELAY=1h")
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			line, err := bufio.NewReader(stderr).ReadString('\n')
-			if err != nil {
-				t.Fatalf("reading the child's stderr: %v", err)
-			}
-			if err := cmd.Process.Signal(tt.sig); err != nil {
-				t.Fatal(err)
-			}
-			err = cmd.Wait()
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				t.Fatal(err)
-			}
-			got := []any{cmd.ProcessState.ExitCode(), stdout.String(), line}
-			want := []any{tt.code, "", "Error: Claude Code process exited unexpectedly\n"}
+			got := fakebin.Signal(t, cmd, tt.sig)
+			want := fakebin.Signalled{Code: tt.code, Line: "Error: Claude Code process exited unexpectedly\n", Gone: true}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("[status stdout stderr] mismatch (-want +got):\n%s", diff)
+				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

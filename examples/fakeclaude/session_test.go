@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/fakebin"
 	"github.com/acpkit/acpkit/internal/scripted"
 )
 
@@ -20,7 +20,7 @@ import (
 // runs, when the test ends.
 func startSession(t *testing.T, transcript string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.Reader, stderr *bytes.Buffer) {
 	t.Helper()
-	cmd = exec.CommandContext(guard(t), fakeclaude, claude.SessionCommandLine(claude.Options{Model: "claude-sonnet-4-5"})...)
+	cmd = exec.CommandContext(fakebin.Guard(t), fakeclaude, claude.SessionCommandLine(claude.Options{Model: "claude-sonnet-4-5"})...)
 	cmd.Env = append(os.Environ(), "FAKECLAUDE_TRANSCRIPT="+transcript)
 	stderr = &bytes.Buffer{}
 	cmd.Stderr = stderr
@@ -42,17 +42,6 @@ func startSession(t *testing.T, transcript string) (cmd *exec.Cmd, stdin io.Writ
 		}
 	})
 	return cmd, stdin, stdout, stderr
-}
-
-// exitCode waits for cmd and returns its exit status.
-func exitCode(t *testing.T, cmd *exec.Cmd) int {
-	t.Helper()
-	err := cmd.Wait()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return cmd.ProcessState.ExitCode()
 }
 
 // TestControlTranscripts replays every recorded streaming-input session
@@ -84,7 +73,7 @@ func TestControlTranscripts(t *testing.T) {
 				stdin.Close()
 				io.Copy(io.Discard, stdout)
 			}
-			code := exitCode(t, cmd)
+			code := fakebin.Wait(t, cmd, cmd.Wait())
 			results, ends := 0, 0
 			for _, r := range records {
 				if claudetest.Kind([]byte(r.Line)) == "result" {
@@ -113,7 +102,7 @@ func TestControlUnexpectedInput(t *testing.T) {
 	}
 	io.Copy(io.Discard, stdout)
 	stdin.Close()
-	code := exitCode(t, cmd)
+	code := fakebin.Wait(t, cmd, cmd.Wait())
 	want := "record 1 expects control_request/initialize from the client, got user"
 	if code != 1 || !strings.Contains(stderr.String(), want) {
 		t.Errorf("status %d, stderr %q; want 1 and %q", code, stderr, want)

@@ -1,12 +1,7 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"errors"
-	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +10,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -30,57 +26,12 @@ var fakecodex string
 // any directory.
 var testdata, _ = filepath.Abs(filepath.Join("..", "..", "codex", "testdata"))
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakecodex-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakecodex = filepath.Join(dir, "fakecodex")
-	if runtime.GOOS == "windows" {
-		fakecodex += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", fakecodex, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	code := 1
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building fakecodex:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { fakebin.Main(m, "fakecodex", &fakecodex) }
 
-type result struct {
-	Code   int
-	Stdout string
-	Stderr string
-}
-
-// guard bounds a child's life: a child that hangs is killed when the
-// context ends, and its status shows that.
-func guard(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// runFake runs the binary to completion; Run returns only once the child
-// has exited and been waited for, so none outlives the test.
-func runFake(t *testing.T, env []string, stdin string, args ...string) result {
+// runFake runs the binary to completion.
+func runFake(t *testing.T, env []string, stdin string, args ...string) fakebin.Result {
 	t.Helper()
-	cmd := exec.CommandContext(guard(t), fakecodex, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+	return fakebin.Run(t, fakecodex, env, stdin, args...)
 }
 
 // captured is one row of cli-0.169.0/captures.tsv: how the real CLI was
@@ -143,14 +94,7 @@ var handWritten = map[string]int{
 // files.
 func TestTranscripts(t *testing.T) {
 	real := readCaptures(t)
-	var names []string
-	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
-		m, err := fs.Glob(os.DirFS(testdata), pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, m...)
-	}
+	names := fakebin.Transcripts(t, testdata)
 	if len(names) != len(real)+len(handWritten) {
 		t.Errorf("found %d transcripts, want the %d captured and %d hand-written: %q", len(names), len(real), len(handWritten), names)
 	}
@@ -166,29 +110,17 @@ func TestTranscripts(t *testing.T) {
 				t.Fatalf("no expected exit status for %s", name)
 			}
 			path := filepath.Join(testdata, filepath.FromSlash(name))
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			companion, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".stderr")
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Fatal(err)
-			}
+			want := fakebin.Replayed(t, path)
+			want.Code = code
 			got := runFake(t, []string{codextest.EnvTranscript + "=" + path}, "", args...)
-			if diff := cmp.Diff(result{code, string(data), string(companion)}, got); diff != "" {
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fakecodex %q mismatch (-want +got):\n%s", args, diff)
-			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
 			}
 			events, err := codextest.Render(strings.NewReader(got.Stdout))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakecodex differ from the golden file (-want +got):\n%s", diff)
-			}
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }
@@ -213,7 +145,7 @@ func session(t *testing.T, first, second string) string {
 
 // runTurn runs one turn the way a program would: its command line from
 // codex.CommandLine, its output read by a codex.Turn.
-func runTurn(t *testing.T, env []string, o codex.Options, prompt string) (*codex.Turn, []string, result) {
+func runTurn(t *testing.T, env []string, o codex.Options, prompt string) (*codex.Turn, []string, fakebin.Result) {
 	t.Helper()
 	args, stdin := codex.CommandLine(o, prompt)
 	got := runFake(t, env, string(stdin), args...)
@@ -346,38 +278,11 @@ func TestSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			// The companion .stderr is written after the signal handlers
-			// are installed and before the first wait: reading its first
-			// line tells the test the child is ready for the signal.
 			path := filepath.Join(testdata, "cli-0.169.0", "plain-text.jsonl")
-			cmd := exec.CommandContext(guard(t), fakecodex, "exec", "--json", "hi")
+			cmd := exec.CommandContext(fakebin.Guard(t), fakecodex, "exec", "--json", "hi")
 			cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path, codextest.EnvDelay+"=1h")
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			line, err := bufio.NewReader(stderr).ReadString('\n')
-			if err != nil {
-				t.Fatalf("reading the child's stderr: %v", err)
-			}
-			if err := cmd.Process.Signal(tt.sig); err != nil {
-				t.Fatal(err)
-			}
-			err = cmd.Wait()
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				t.Fatal(err)
-			}
-			// Signal 0 checks only that a process exists: the child is gone.
-			gone := errors.Is(cmd.Process.Signal(syscall.Signal(0)), os.ErrProcessDone)
-			got := []any{cmd.ProcessState.ExitCode(), stdout.String(), strings.HasPrefix(line, "WARNING:"), gone}
-			want := []any{tt.code, "", true, true}
-			if diff := cmp.Diff(want, got); diff != "" {
+			got := fakebin.Signal(t, cmd, tt.sig)
+			if diff := cmp.Diff([]any{tt.code, "", true, true}, []any{got.Code, got.Stdout, strings.HasPrefix(got.Line, "WARNING:"), got.Gone}); diff != "" {
 				t.Errorf("[status stdout stderr gone] mismatch (-want +got):\n%s", diff)
 			}
 		})

@@ -1,12 +1,8 @@
 package main_test
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,10 +11,11 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/gemini"
 	"github.com/acpkit/acpkit/gemini/geminitest"
+	"github.com/acpkit/acpkit/internal/fakebin"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -29,57 +26,12 @@ var fakegemini string
 // any directory.
 var testdata, _ = filepath.Abs(filepath.Join("..", "..", "gemini", "testdata"))
 
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "fakegemini-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	fakegemini = filepath.Join(dir, "fakegemini")
-	if runtime.GOOS == "windows" {
-		fakegemini += ".exe"
-	}
-	build := exec.Command("go", "build", "-o", fakegemini, ".")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	code := 1
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "building fakegemini:", err)
-	} else {
-		code = m.Run()
-	}
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { fakebin.Main(m, "fakegemini", &fakegemini) }
 
-type result struct {
-	Code   int
-	Stdout string
-	Stderr string
-}
-
-// guard bounds a child's life: a child still running when the test ends
-// is killed, and its status shows that.
-func guard(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// runFake runs the binary to completion; Run waits for the process, so
-// none is left behind.
-func runFake(t *testing.T, env []string, stdin string, args ...string) result {
+// runFake runs the binary to completion.
+func runFake(t *testing.T, env []string, stdin string, args ...string) fakebin.Result {
 	t.Helper()
-	cmd := exec.CommandContext(guard(t), fakegemini, args...)
-	cmd.Env = append(os.Environ(), env...)
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) {
-		t.Fatal(err)
-	}
-	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+	return fakebin.Run(t, fakegemini, env, stdin, args...)
 }
 
 // readExit reads a transcript's .exit companion.
@@ -101,14 +53,7 @@ func readExit(t *testing.T, path string) int {
 // stderr, its stdout, and what the gemini package reads from that stdout
 // against the golden files.
 func TestTranscripts(t *testing.T) {
-	var names []string
-	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
-		m, err := fs.Glob(os.DirFS(testdata), pattern)
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, m...)
-	}
+	names := fakebin.Transcripts(t, testdata)
 	if len(names) < 14 {
 		t.Fatalf("found only %d transcripts: %q", len(names), names)
 	}
@@ -116,35 +61,22 @@ func TestTranscripts(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(testdata, filepath.FromSlash(name))
-			data, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			companion, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".stderr")
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				t.Fatal(err)
-			}
-			code := readExit(t, path)
+			want := fakebin.Replayed(t, path)
+			want.Code = readExit(t, path)
 			args, stdin := gemini.CommandLine(gemini.Options{SkipTrust: true, ApprovalMode: "yolo"}, "hello")
 			got := runFake(t, []string{geminitest.EnvTranscript + "=" + path}, string(stdin), args...)
-			if diff := cmp.Diff(result{code, string(data), string(companion)}, got); diff != "" {
+			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("fakegemini mismatch (-want +got):\n%s", diff)
 			}
 			resume := ""
 			if filepath.Base(name) == "resume.jsonl" {
 				resume = "latest"
 			}
-			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
-			if err != nil {
-				t.Fatal(err)
-			}
 			events, err := geminitest.Render(strings.NewReader(got.Stdout), resume, got.Code)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
-				t.Errorf("events read from fakegemini differ from the golden file (-want +got):\n%s", diff)
-			}
+			parsetest.Check(t, path, events, false)
 		})
 	}
 }
@@ -262,41 +194,13 @@ func TestSignals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
-			// The companion .stderr is written after the signal handlers
-			// are installed and before the first wait: reading it tells
-			// the test the child is ready for the signal.
 			path := filepath.Join(testdata, "no-result.jsonl")
-			cmd := exec.CommandContext(guard(t), fakegemini, "--output-format=stream-json", "-p", "hi")
+			cmd := exec.CommandContext(fakebin.Guard(t), fakegemini, "--output-format=stream-json", "-p", "hi")
 			cmd.Env = append(os.Environ(), geminitest.EnvTranscript+"="+path, geminitest.EnvDelay+"=1h")
-			var stdout bytes.Buffer
-			cmd.Stdout = &stdout
-			stderr, err := cmd.StderrPipe()
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			line, err := bufio.NewReader(stderr).ReadString('\n')
-			if err != nil {
-				t.Fatalf("reading the child's stderr: %v", err)
-			}
-			if err := cmd.Process.Signal(tt.sig); err != nil {
-				t.Fatal(err)
-			}
-			err = cmd.Wait()
-			var exit *exec.ExitError
-			if err != nil && !errors.As(err, &exit) {
-				t.Fatal(err)
-			}
-			// After Wait the child is reaped: signalling it must fail.
-			if err := cmd.Process.Signal(syscall.Signal(0)); !errors.Is(err, os.ErrProcessDone) {
-				t.Errorf("the child is still there after Wait: %v", err)
-			}
-			got := []any{cmd.ProcessState.ExitCode(), stdout.String(), line}
-			want := []any{tt.code, "", "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n"}
+			got := fakebin.Signal(t, cmd, tt.sig)
+			want := fakebin.Signalled{Code: tt.code, Line: "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n", Gone: true}
 			if diff := cmp.Diff(want, got); diff != "" {
-				t.Errorf("[status stdout stderr] mismatch (-want +got):\n%s", diff)
+				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
 	}

@@ -4,16 +4,15 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
 	"path"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/acpkit/acpkit/gemini"
+	"github.com/acpkit/acpkit/internal/fakecli"
 )
 
 // Environment variables the fake CLI reads.
@@ -113,117 +112,102 @@ type Env struct {
 // returns, at the end of input or when the caller closes the pipe; it
 // touches nothing but Stdin.
 func Run(ctx context.Context, env Env) int {
-	r := runner{ctx: ctx, env: env}
+	r := runner{fakecli.Runner{
+		Ctx:      ctx,
+		Env:      fakecli.Env(env),
+		Name:     "fakegemini",
+		StopCode: fakecli.StopCode(func(s Stopped) int { return s.Code }),
+	}}
 	return r.run()
 }
 
 type runner struct {
-	ctx context.Context
-	env Env
-}
-
-func (r *runner) stopped() int {
-	var s Stopped
-	if errors.As(context.Cause(r.ctx), &s) {
-		return s.Code
-	}
-	return ExitInterrupt
-}
-
-func (r *runner) errorf(format string, args ...any) {
-	if r.env.Stderr != nil {
-		fmt.Fprintf(r.env.Stderr, format+"\n", args...)
-	}
-}
-
-func (r *runner) getenv(key string) string {
-	if r.env.Getenv == nil {
-		return ""
-	}
-	return r.env.Getenv(key)
+	fakecli.Runner
 }
 
 func (r *runner) run() int {
-	if r.ctx.Err() != nil {
-		return r.stopped()
+	if r.Ctx.Err() != nil {
+		return r.Stop()
 	}
-	inv := parseArgs(r.env.Args)
+	inv := parseArgs(r.Env.Args)
 	if inv.usageErr != "" {
-		r.errorf("%s", inv.usageErr)
+		r.Errorf("%s", inv.usageErr)
 		return ExitError
 	}
 	for _, name := range inv.unknown {
-		r.errorf("fakegemini: ignoring unknown option %s", name)
+		r.Errorf("fakegemini: ignoring unknown option %s", name)
 	}
 	if inv.interactive {
-		r.errorf("fakegemini: --prompt-interactive needs a terminal; it is not supported")
+		r.Errorf("fakegemini: --prompt-interactive needs a terminal; it is not supported")
 		return ExitError
 	}
 	if inv.outputFormat != "stream-json" {
-		r.errorf("fakegemini: only --output-format stream-json is supported")
+		r.Errorf("fakegemini: only --output-format stream-json is supported")
 		return ExitError
 	}
-	var delay time.Duration
-	if s := r.getenv(EnvDelay); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			r.errorf("fakegemini: %s=%q is not a non-negative Go duration", EnvDelay, s)
-			return ExitError
-		}
-		delay = d
-	}
-	name := inv.transcript
-	if name == "" {
-		name = r.getenv(EnvTranscript)
-	}
-	if name == "" {
-		r.errorf("fakegemini: no transcript: pass --transcript FILE or set %s", EnvTranscript)
+	delay, err := r.Delay(EnvDelay)
+	if err != nil {
 		return ExitError
 	}
-	if r.env.Open == nil {
-		r.errorf("fakegemini: no way to open %s", name)
+	name, err := r.TranscriptName(inv.transcript, "--transcript", EnvTranscript)
+	if err != nil {
 		return ExitError
 	}
-	if r.getenv(EnvUntrusted) == "1" && !inv.skipTrust {
-		r.errorf("Gemini CLI is not running in a trusted directory. To proceed, trust the directory or pass --skip-trust.")
+	if r.Getenv(EnvUntrusted) == "1" && !inv.skipTrust {
+		r.Errorf("Gemini CLI is not running in a trusted directory. To proceed, trust the directory or pass --skip-trust.")
 		return ExitUntrustedFolder
 	}
-	stdin, code, ok := r.readStdin()
-	if !ok {
-		return code
+	stdin, err := r.ReadStdin()
+	if err != nil {
+		return r.Exit(err)
 	}
-	if stdin == "" && inv.prompt == "" && strings.Join(inv.query, " ") == "" {
-		r.errorf("No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.")
+	if strings.TrimSpace(stdin) == "" && inv.prompt == "" && strings.Join(inv.query, " ") == "" {
+		r.Errorf("No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.")
 		return ExitInput
 	}
-	transcript, name, err := r.openTranscript(name, inv)
+	transcript, name, err := r.OpenTranscript(name, func(dir string) (string, error) { return r.choose(dir, inv) })
 	if err != nil {
 		var unknown unknownSession
 		if errors.As(err, &unknown) {
-			r.errorf("Error resuming session: %v", err)
+			r.Errorf("Error resuming session: %v", err)
 			return ExitInput
 		}
-		r.errorf("fakegemini: %v", err)
+		r.Errorf("fakegemini: %v", err)
 		return ExitError
 	}
 	defer transcript.Close()
-	if err := r.copyCompanion(name, ".stderr", r.env.Stderr); err != nil {
-		r.errorf("fakegemini: %v", err)
+	if err := r.CopyCompanion(name, ".stderr", r.Env.Stderr); err != nil {
+		r.Errorf("fakegemini: %v", err)
 		return ExitError
 	}
-	code = r.replay(transcript, delay)
-	if code < 0 {
-		return r.stopped()
+	code := ExitError // until a successful result line is seen
+	var events []gemini.Event
+	err = r.Replay(transcript, delay, func(line []byte) {
+		events, _, _ = gemini.ParseLine(line, events[:0])
+		for _, e := range events {
+			if res, ok := e.(gemini.Result); ok {
+				code = ExitOK
+				if res.Failed() {
+					code = ExitError
+				}
+			}
+		}
+	})
+	if errors.Is(err, fakecli.ErrStopped) {
+		return r.Stop()
+	}
+	if err != nil {
+		code = ExitError
 	}
 	var exit strings.Builder
-	if err := r.copyCompanion(name, ".exit", &exit); err != nil {
-		r.errorf("fakegemini: %v", err)
+	if err := r.CopyCompanion(name, ".exit", &exit); err != nil {
+		r.Errorf("fakegemini: %v", err)
 		return ExitError
 	}
 	if s := strings.TrimSpace(exit.String()); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 || n > 255 {
-			r.errorf("fakegemini: %s: %q is not an exit status", strings.TrimSuffix(name, ".jsonl")+".exit", s)
+			r.Errorf("fakegemini: %s: %q is not an exit status", strings.TrimSuffix(name, ".jsonl")+".exit", s)
 			return ExitError
 		}
 		return n
@@ -239,40 +223,21 @@ func (u unknownSession) Error() string {
 	return "no session found with identifier " + strconv.Quote(string(u))
 }
 
-// openTranscript opens name, or the file for this call inside it when it
-// is a directory, and returns the name of the file opened.
-func (r *runner) openTranscript(name string, inv invocation) (fs.File, string, error) {
-	f, err := r.env.Open(name)
+// choose names the file of a transcript directory for this call:
+// new.jsonl, or resume.jsonl when --resume names the session new.jsonl
+// starts.
+func (r *runner) choose(dir string, inv invocation) (string, error) {
+	if !inv.hasResume {
+		return path.Join(dir, "new.jsonl"), nil
+	}
+	known, err := r.sessionOf(path.Join(dir, "new.jsonl"))
 	if err != nil {
-		return nil, "", err
+		return "", err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, "", err
+	if !resumable(inv.resume, known) {
+		return "", unknownSession(inv.resume)
 	}
-	if !info.IsDir() {
-		return f, name, nil
-	}
-	f.Close()
-	dir := filepath.ToSlash(name)
-	if inv.hasResume {
-		known, err := r.sessionOf(path.Join(dir, "new.jsonl"))
-		if err != nil {
-			return nil, "", err
-		}
-		if !resumable(inv.resume, known) {
-			return nil, "", unknownSession(inv.resume)
-		}
-		name = path.Join(dir, "resume.jsonl")
-	} else {
-		name = path.Join(dir, "new.jsonl")
-	}
-	f, err = r.env.Open(name)
-	if err != nil {
-		return nil, "", err
-	}
-	return f, name, nil
+	return path.Join(dir, "resume.jsonl"), nil
 }
 
 // resumable reports whether --resume id selects the session known: the
@@ -287,7 +252,7 @@ func resumable(id, known string) bool {
 
 // sessionOf returns the session id the first run of a conversation prints.
 func (r *runner) sessionOf(name string) (string, error) {
-	f, err := r.env.Open(name)
+	f, err := r.Env.Open(name)
 	if err != nil {
 		return "", err
 	}
@@ -307,101 +272,6 @@ func (r *runner) sessionOf(name string) (string, error) {
 		}
 		if err != nil {
 			return "", err
-		}
-	}
-}
-
-// readStdin reads Stdin to its end; ok is false when ctx ended first, in
-// which case the read goes on in the background until Stdin returns (see
-// [Run]).
-func (r *runner) readStdin() (text string, code int, ok bool) {
-	if r.env.Stdin == nil {
-		return "", 0, true
-	}
-	type read struct {
-		b   []byte
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		b, err := io.ReadAll(r.env.Stdin)
-		done <- read{b, err}
-	}()
-	select {
-	case <-r.ctx.Done():
-		return "", r.stopped(), false
-	case got := <-done:
-		if got.err != nil {
-			r.errorf("fakegemini: reading stdin: %v", got.err)
-			return "", ExitError, false
-		}
-		return strings.TrimSpace(string(got.b)), 0, true
-	}
-}
-
-// copyCompanion copies name's companion file with the given suffix in
-// place of ".jsonl", if there is one, to w.
-func (r *runner) copyCompanion(name, suffix string, w io.Writer) error {
-	if !strings.HasSuffix(name, ".jsonl") {
-		return nil
-	}
-	f, err := r.env.Open(strings.TrimSuffix(name, ".jsonl") + suffix)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if w == nil {
-		return nil
-	}
-	_, err = io.Copy(w, f)
-	return err
-}
-
-// replay writes the transcript to Stdout line by line and works out the
-// exit status from its result line; -1 means ctx ended.
-func (r *runner) replay(transcript io.Reader, delay time.Duration) int {
-	code := ExitError // until a successful result line is seen
-	br := bufio.NewReader(transcript)
-	var events []gemini.Event
-	for {
-		line, readErr := br.ReadBytes('\n')
-		if len(line) > 0 {
-			if delay > 0 && r.env.Sleep != nil {
-				if err := r.env.Sleep(r.ctx, delay); err != nil {
-					return -1
-				}
-			}
-			if r.ctx.Err() != nil {
-				return -1
-			}
-			if line[len(line)-1] != '\n' {
-				line = append(line, '\n')
-			}
-			if r.env.Stdout != nil {
-				if _, err := r.env.Stdout.Write(line); err != nil {
-					r.errorf("fakegemini: writing stdout: %v", err)
-					return ExitError
-				}
-			}
-			events, _, _ = gemini.ParseLine(line, events[:0])
-			for _, e := range events {
-				if res, ok := e.(gemini.Result); ok {
-					code = ExitOK
-					if res.Failed() {
-						code = ExitError
-					}
-				}
-			}
-		}
-		if errors.Is(readErr, io.EOF) {
-			return code
-		}
-		if readErr != nil {
-			r.errorf("fakegemini: reading transcript: %v", readErr)
-			return ExitError
 		}
 	}
 }

@@ -35,6 +35,22 @@ func Check(b []byte) error {
 	return &SyntaxError{Offset: off, Reason: why.String()}
 }
 
+// CheckObject reports whether b, which has no surrounding white space, is
+// one JSON object; when it is not, it says where b stops being valid JSON
+// and why, as [Check] does, or, for valid JSON of another kind, offset 0
+// and "not a JSON object". The parsers' SyntaxError types carry these
+// facts under each package's name.
+func CheckObject(b []byte) (offset int, reason string, ok bool) {
+	if err := Check(b); err != nil {
+		se := err.(*SyntaxError) // Check returns no other type
+		return se.Offset, se.Reason, false
+	}
+	if b[0] != '{' {
+		return 0, "not a JSON object", false
+	}
+	return 0, "", true
+}
+
 // SyntaxError reports bytes that are not valid JSON. It holds no part of
 // them, which may be secret or huge.
 type SyntaxError struct {

@@ -246,3 +246,29 @@ func TestMember(t *testing.T) {
 		})
 	}
 }
+
+func TestCheckObject(t *testing.T) {
+	type facts struct {
+		Offset int
+		Reason string
+		OK     bool
+	}
+	tests := []struct {
+		in   string
+		want facts
+	}{
+		{`{"a":1}`, facts{0, "", true}},
+		{`{}`, facts{0, "", true}},
+		{`[1]`, facts{0, "not a JSON object", false}},
+		{`"s"`, facts{0, "not a JSON object", false}},
+		{``, facts{0, "unexpected end of input", false}},
+		{`{"a":`, facts{5, "unexpected end of input", false}},
+		{`{} x`, facts{3, "unexpected data after the top-level value", false}},
+	}
+	for _, tt := range tests {
+		off, why, ok := jsonscan.CheckObject([]byte(tt.in))
+		if diff := cmp.Diff(tt.want, facts{off, why, ok}); diff != "" {
+			t.Errorf("CheckObject(%q) mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+}

@@ -4,7 +4,7 @@
 // a [*TooLongError], so that one runaway line costs neither the lines after
 // it nor more memory than the maximum.
 //
-// acp.FrameReader wraps it for ACP's one message per line, and
-// claude.Turn.Events for the CLI's stream-json output; each converts
-// [*TooLongError] into its own exported error type.
+// acp.FrameReader wraps it for ACP's one message per line, and [Events]
+// for the CLIs' output, read by claude, codex and gemini's Turn.Events;
+// each converts [*TooLongError] into its own exported error type.
 package lines

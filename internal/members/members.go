@@ -2,7 +2,8 @@
 // walking the object rather than through a gjson path, so that no member
 // name is ever read as path syntax ('.', '*', '?', '|', '#' or an '@'
 // modifier). Names are compared after unescaping, and of a repeated name the
-// last occurrence wins, as with encoding/json.
+// last occurrence wins, as with encoding/json. It also reads and copies
+// the values the parsers keep, so that none aliases the line it came from.
 package members
 
 import (

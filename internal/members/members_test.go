@@ -1,7 +1,9 @@
 package members
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
@@ -50,5 +52,44 @@ func TestGetAll(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("GetAll(%s, %q) (-want +got):\n%s", tt.json, tt.names, diff)
 		}
+	}
+}
+
+func TestValues(t *testing.T) {
+	known := func(s string) (string, bool) { return "known", s == "k" }
+	type values struct {
+		String string
+		Raw    string
+		Object string
+		Int    int64
+	}
+	tests := []struct {
+		in   string
+		want values
+	}{
+		{`"s"`, values{"s", `"s"`, "", 0}},
+		{`"k"`, values{"known", `"k"`, "", 0}},
+		{`"a\nb"`, values{"a\nb", `"a\nb"`, "", 0}},
+		{`{"a":1}`, values{"", `{"a":1}`, `{"a":1}`, 0}},
+		{`12.9`, values{"", `12.9`, "", 12}},
+		{`1e30`, values{"", `1e30`, "", math.MaxInt64}},
+		{`null`, values{"", `null`, "", 0}},
+		{``, values{}},
+	}
+	for _, tt := range tests {
+		r := gjson.Parse(View([]byte(tt.in)))
+		got := values{String(r, known), string(Raw(r)), string(Object(r)), Int(r)}
+		if diff := cmp.Diff(tt.want, got); diff != "" {
+			t.Errorf("%s: mismatch (-want +got):\n%s", tt.in, diff)
+		}
+	}
+	ms := []int64{-1, 0, 1500, math.MaxInt64}
+	want := []time.Duration{0, 0, 1500 * time.Millisecond, math.MaxInt64}
+	var got []time.Duration
+	for _, n := range ms {
+		got = append(got, Millis(n))
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("Millis(%d) mismatch (-want +got):\n%s", ms, diff)
 	}
 }
