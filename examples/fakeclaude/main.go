@@ -23,16 +23,59 @@ package main
 
 import (
 	"context"
+	"io/fs"
 	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/acpkit/acpkit/claude/claudetest"
-	"github.com/acpkit/acpkit/internal/fakecli"
-	"github.com/acpkit/acpkit/internal/fakemain"
 )
 
 func main() {
-	os.Exit(fakemain.Run(
-		func(ctx context.Context, env fakecli.Env) int { return claudetest.Run(ctx, claudetest.Env(env)) },
-		func(code int) error { return claudetest.Stopped{Code: code} },
-	))
+	os.Exit(run())
+}
+
+func run() int {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	done := make(chan struct{})
+	defer close(done)
+	go func() {
+		select {
+		case s := <-signals:
+			code := claudetest.ExitInterrupt
+			if s == syscall.SIGTERM {
+				code = claudetest.ExitTerminate
+			}
+			cancel(claudetest.Stopped{Code: code})
+		case <-done:
+		}
+	}()
+
+	return claudetest.Run(ctx, claudetest.Env{
+		Args:   os.Args[1:],
+		Stdin:  os.Stdin,
+		Stdout: os.Stdout,
+		Stderr: os.Stderr,
+		Open:   func(name string) (fs.File, error) { return os.Open(name) },
+		Getenv: os.Getenv,
+		Sleep:  sleep,
+	})
+}
+
+// sleep waits for d or until ctx ends.
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
