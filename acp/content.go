@@ -204,8 +204,8 @@ func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	items := scanArray(raw)
+	if items == nil {
 		return nil, &fieldError{path, "must be an array"}
 	}
 	out := make(ContentBlocks, 0, len(items))
@@ -316,7 +316,7 @@ func marshalTagged(key, tag string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := json.Marshal(tag)
+	head, err := quote(tag)
 	if err != nil {
 		return nil, err
 	}
@@ -332,4 +332,19 @@ func marshalTagged(key, tag string, v any) ([]byte, error) {
 		out = append(out, '}')
 	}
 	return out, nil
+}
+
+// quote returns s as a JSON string. The package's own tags need no
+// escaping and skip encoding/json; a tag that came from a peer goes through
+// it.
+func quote(s string) ([]byte, error) {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			return json.Marshal(s)
+		}
+	}
+	out := make([]byte, 0, len(s)+2)
+	out = append(out, '"')
+	out = append(out, s...)
+	return append(out, '"'), nil
 }

@@ -540,7 +540,7 @@ func (p *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarsha
 func (p *CancelRequestParams) decodeParams(f *fields) {
 	// requestId may be null (a request may carry a null id), so it is read
 	// from the map directly rather than through get, which drops nulls.
-	raw, ok := f.m["requestId"]
+	raw, ok := f.lookup("requestId")
 	if !ok {
 		f.fail("requestId", "is required")
 		return

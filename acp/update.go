@@ -773,7 +773,7 @@ func (f *fields) clearable(key string, dst **string) {
 	if f.err != nil {
 		return
 	}
-	v, ok := f.m[key]
+	v, ok := f.lookup(key)
 	if !ok {
 		return
 	}
