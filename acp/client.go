@@ -2,7 +2,6 @@ package acp
 
 import (
 	"encoding/json"
-	"fmt"
 )
 
 // This file holds the client's side of the conversation: the results a
@@ -10,25 +9,12 @@ import (
 // (session/request_permission, fs/*, terminal/*) with their params and
 // results.
 
-// DecodeResult decodes the result member of a success response into T with
-// encoding/json. Unknown members are ignored. A result that is not valid
-// JSON for T is an error wrapping encoding/json's; results come from the
-// peer being called, so nothing is replied.
-func DecodeResult[T any](raw []byte) (T, error) {
-	var v T
-	if err := json.Unmarshal(raw, &v); err != nil {
-		var zero T
-		return zero, fmt.Errorf("acp: decoding %T result: %w", v, err)
-	}
-	return v, nil
-}
-
 // InitializeResult is the result of initialize.
 type InitializeResult struct {
 	// ProtocolVersion is the version the agent chose (see
 	// [NegotiateVersion]); a client that does not support it should
 	// disconnect.
-	ProtocolVersion   int               `json:"protocolVersion"`
+	ProtocolVersion   int               `json:"protocolVersion" acp:"required"`
 	AgentCapabilities AgentCapabilities `json:"agentCapabilities"`
 	// AgentInfo names the agent; nil when it did not say.
 	AgentInfo *Implementation `json:"agentInfo,omitempty"`
@@ -48,16 +34,16 @@ func (r InitializeResult) MarshalJSON() ([]byte, error) {
 // AuthMethod is a way for the client to authenticate, passed back as
 // [AuthenticateParams.MethodID].
 type AuthMethod struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
+	ID          string          `json:"id" acp:"required"`
+	Name        string          `json:"name" acp:"required"`
 	Description string          `json:"description,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // SessionModeState is the modes a session can be in and the current one.
 type SessionModeState struct {
-	CurrentModeID  string          `json:"currentModeId"`
-	AvailableModes []SessionMode   `json:"availableModes"`
+	CurrentModeID  string          `json:"currentModeId" acp:"required"`
+	AvailableModes []SessionMode   `json:"availableModes" acp:"required"`
 	Meta           json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -72,15 +58,15 @@ func (s SessionModeState) MarshalJSON() ([]byte, error) {
 
 // SessionMode is a mode an agent can work in, such as "ask" or "code".
 type SessionMode struct {
-	ID          string          `json:"id"`
-	Name        string          `json:"name"`
+	ID          string          `json:"id" acp:"required"`
+	Name        string          `json:"name" acp:"required"`
 	Description string          `json:"description,omitempty"`
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
 // NewSessionResult is the result of session/new.
 type NewSessionResult struct {
-	SessionID string `json:"sessionId"`
+	SessionID string `json:"sessionId" acp:"required"`
 	// Modes is nil when the agent has no modes.
 	Modes *SessionModeState `json:"modes,omitempty"`
 	// ConfigOptions is nil when the agent has none.
@@ -97,7 +83,7 @@ type LoadSessionResult struct {
 
 // ListSessionsResult is the result of session/list.
 type ListSessionsResult struct {
-	Sessions []SessionInfo `json:"sessions"`
+	Sessions []SessionInfo `json:"sessions" acp:"required"`
 	// NextCursor, when not "", fetches the next page as
 	// [ListSessionsParams.Cursor]; "" means this was the last page.
 	NextCursor string          `json:"nextCursor,omitempty"`
@@ -114,8 +100,8 @@ func (r ListSessionsResult) MarshalJSON() ([]byte, error) {
 
 // SessionInfo describes a session in a [ListSessionsResult].
 type SessionInfo struct {
-	SessionID             string   `json:"sessionId"`
-	Cwd                   string   `json:"cwd"`
+	SessionID             string   `json:"sessionId" acp:"required"`
+	Cwd                   string   `json:"cwd" acp:"required"`
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
 	Title                 string   `json:"title,omitempty"`
 	// UpdatedAt is an ISO 8601 timestamp of the last activity.
@@ -133,7 +119,7 @@ type EmptyResult struct {
 // SetSessionConfigOptionResult is the result of session/set_config_option.
 type SetSessionConfigOptionResult struct {
 	// ConfigOptions is the full set of options with their new values.
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
+	ConfigOptions []SessionConfigOption `json:"configOptions" acp:"required"`
 	Meta          json.RawMessage       `json:"_meta,omitempty"`
 }
 
@@ -148,7 +134,7 @@ func (r SetSessionConfigOptionResult) MarshalJSON() ([]byte, error) {
 
 // PromptResult is the result of session/prompt, sent when the turn ends.
 type PromptResult struct {
-	StopReason StopReason `json:"stopReason"`
+	StopReason StopReason `json:"stopReason" acp:"required"`
 	// Usage is the turn's token use; nil when the agent did not report it.
 	// Unstable: it is not in the stable ACP schema (the unstable one has it).
 	Usage *Usage          `json:"usage,omitempty"`
@@ -160,9 +146,9 @@ type PromptResult struct {
 // [PromptResult].Usage.
 type Usage struct {
 	// TotalTokens is the sum of every category the agent counted.
-	TotalTokens       uint64          `json:"totalTokens"`
-	InputTokens       uint64          `json:"inputTokens"`
-	OutputTokens      uint64          `json:"outputTokens"`
+	TotalTokens       uint64          `json:"totalTokens" acp:"required"`
+	InputTokens       uint64          `json:"inputTokens" acp:"required"`
+	OutputTokens      uint64          `json:"outputTokens" acp:"required"`
 	ThoughtTokens     *uint64         `json:"thoughtTokens,omitempty"`
 	CachedReadTokens  *uint64         `json:"cachedReadTokens,omitempty"`
 	CachedWriteTokens *uint64         `json:"cachedWriteTokens,omitempty"`
@@ -245,13 +231,13 @@ const (
 
 // RequestPermissionResult is the result of session/request_permission.
 type RequestPermissionResult struct {
-	Outcome PermissionOutcome `json:"outcome"`
+	Outcome PermissionOutcome `json:"outcome" acp:"required"`
 	Meta    json.RawMessage   `json:"_meta,omitempty"`
 }
 
 // PermissionOutcome is the user's decision.
 type PermissionOutcome struct {
-	Outcome PermissionOutcomeKind `json:"outcome"`
+	Outcome PermissionOutcomeKind `json:"outcome" acp:"required"`
 	// OptionID is the chosen option when Outcome is PermissionSelected.
 	OptionID string          `json:"optionId,omitempty"`
 	Meta     json.RawMessage `json:"_meta,omitempty"`
@@ -284,7 +270,7 @@ func (p *ReadTextFileParams) decodeParams(f *fields) {
 
 // ReadTextFileResult is the result of fs/read_text_file.
 type ReadTextFileResult struct {
-	Content string          `json:"content"`
+	Content string          `json:"content" acp:"required"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -340,7 +326,7 @@ func (p *CreateTerminalParams) decodeParams(f *fields) {
 
 // CreateTerminalResult is the result of terminal/create.
 type CreateTerminalResult struct {
-	TerminalID string          `json:"terminalId"`
+	TerminalID string          `json:"terminalId" acp:"required"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -373,9 +359,9 @@ type TerminalExitStatus struct {
 
 // TerminalOutputResult is the result of terminal/output.
 type TerminalOutputResult struct {
-	Output string `json:"output"`
+	Output string `json:"output" acp:"required"`
 	// Truncated reports that output was dropped to respect the byte limit.
-	Truncated bool `json:"truncated"`
+	Truncated bool `json:"truncated" acp:"required"`
 	// ExitStatus is nil while the command runs.
 	ExitStatus *TerminalExitStatus `json:"exitStatus,omitempty"`
 	Meta       json.RawMessage     `json:"_meta,omitempty"`

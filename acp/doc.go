@@ -68,8 +68,11 @@
 // whose message and data name the offending member. Null params read as {},
 // null members as absent, unknown members are ignored, _meta is kept raw,
 // and of duplicated members the last wins (as in encoding/json and
-// [Classify]). [DecodeResult] decodes a response's result, such as
-// [InitializeResult].
+// [Classify]); [InvalidField] reads back which member was wrong.
+// [DecodeResult] decodes a response's result, such as [InitializeResult],
+// with the same checks; a result that breaks them matches
+// [ErrInvalidResponse]. Types of other packages declare their required
+// members with the struct tag acp:"required".
 //
 // # Content and session updates
 //

@@ -5,57 +5,14 @@ import (
 	"encoding/json"
 )
 
-// paramsDecoder is implemented by every params type [DecodeParams] accepts.
-// It is unexported so that the set of validated types stays in this package.
-type paramsDecoder interface {
-	decodeParams(f *fields)
-}
-
-// DecodeParams decodes the params of a request or notification into T,
-// checking every member the schema requires:
-//
-//	p, err := acp.DecodeParams[acp.NewSessionParams](params)
-//	var e *acp.Error
-//	if errors.As(err, &e) {
-//		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
-//	}
-//
-// Absent or null params decode as {}, so the first required member is
-// reported missing. Unknown members are ignored, _meta is kept raw, a null
-// member counts as absent, and of duplicated members the last wins, as with
-// encoding/json. The error, when not nil, is always an [*Error] with code
-// [CodeInvalidParams] whose message names the offending member, for example
-// `invalid params: "cwd" is required`, and whose Data is {"field":"cwd"}
-// (nested members read "mcpServers[0].name", "prompt[1].text").
-//
-// The decoded value owns its memory: it does not alias raw.
-func DecodeParams[T any, P interface {
-	*T
-	paramsDecoder
-}](raw []byte) (T, error) {
-	var v T
-	f := readFields(raw, "")
-	if f.err == nil {
-		P(&v).decodeParams(f)
-	}
-	if f.err != nil {
-		var zero T
-		return zero, invalidParams(f.err)
-	}
-	return v, nil
-}
-
 // unmarshalParams implements json.Unmarshaler for the params types, so that
 // encoding/json applies the same checks as DecodeParams wherever they are
 // nested. By the Unmarshaler convention, null is a no-op.
-func unmarshalParams[T any, P interface {
-	*T
-	paramsDecoder
-}](data []byte, dst P) error {
+func unmarshalParams[T any](data []byte, dst *T) error {
 	if isNull(data) {
 		return nil
 	}
-	v, err := DecodeParams[T, P](data)
+	v, err := DecodeParams[T](data)
 	if err != nil {
 		return err
 	}

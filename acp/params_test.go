@@ -8,16 +8,13 @@ import (
 )
 
 // roundTrip marshals v as JSON and decodes it back with DecodeParams.
-func paramsRoundTrip[T any, P interface {
-	*T
-	paramsDecoder
-}](t *testing.T, v T) {
+func paramsRoundTrip[T any](t *testing.T, v T) {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeParams[T, P](raw)
+	got, err := DecodeParams[T](raw)
 	if err != nil {
 		t.Fatalf("decoding %s: %v", raw, err)
 	}
