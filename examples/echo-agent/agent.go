@@ -143,11 +143,10 @@ func (a *agent) session(id string) (*session, error) {
 	if s, ok := a.sessions[id]; ok {
 		return s, nil
 	}
-	return nil, errorWithData(acp.CodeResourceNotFound,
-		struct {
+	return nil, acp.Errorf(acp.CodeResourceNotFound, "Session not found: %s", id).
+		WithData(struct {
 			SessionID string `json:"sessionId"`
-		}{id},
-		"Session not found: %s", id)
+		}{id})
 }
 
 // prompt runs one turn: it announces the run, echoes the prompt one word
@@ -216,12 +215,11 @@ func (a *agent) startRun(p acp.PromptParams, cancel context.CancelCauseFunc) (*s
 		return nil, nil, err
 	}
 	if s.run != nil {
-		return nil, nil, errorWithData(acp.CodeInvalidParams,
-			struct {
+		return nil, nil, acp.Errorf(acp.CodeInvalidParams, "Session %s is busy: prompt %s is running", s.id, s.run.id).
+			WithData(struct {
 				SessionID   string `json:"sessionId"`
 				ActiveRunID string `json:"activeRunId"`
-			}{s.id, s.run.id},
-			"Session %s is busy: prompt %s is running", s.id, s.run.id)
+			}{s.id, s.run.id})
 	}
 	words := promptWords(p.Prompt)
 	r := &run{id: a.newID("run"), cancel: cancel, input: len(words)}
@@ -320,7 +318,7 @@ func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessag
 		return nil, err
 	}
 	p, err := acp.DecodeParams[acp.SteerParams](params)
-	if err != nil && !isFieldError(err, "expectedRunId") {
+	if field, _ := acp.InvalidField(err); err != nil && field != "expectedRunId" {
 		return nil, err
 	}
 
@@ -350,12 +348,11 @@ func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, er
 		actual = s.run.id
 	}
 	refuse := func(format string, args ...any) (steerResult, error) {
-		return steerResult{}, errorWithData(acp.CodeInvalidParams,
-			struct {
+		return steerResult{}, acp.Errorf(acp.CodeInvalidParams, "Steer refused: "+format, args...).
+			WithData(struct {
 				ExpectedRunID string `json:"expectedRunId,omitempty"`
 				ActualRunID   string `json:"actualRunId,omitempty"`
-			}{p.ExpectedRunID, actual},
-			"Steer refused: "+format, args...)
+			}{p.ExpectedRunID, actual})
 	}
 	words := promptWords(p.Prompt)
 	switch {
@@ -428,25 +425,4 @@ func sleep(ctx context.Context, d time.Duration) error {
 func gooseMeta(m acp.GooseMeta) json.RawMessage {
 	meta, _ := m.Marshal() // fails only for a QueuedSteer that is not JSON
 	return meta
-}
-
-// errorWithData returns an error reply with the formatted message and data
-// encoded as JSON.
-func errorWithData(code int, data any, format string, args ...any) *acp.Error {
-	e := acp.Errorf(code, format, args...)
-	if withData, err := e.WithData(data); err == nil {
-		return withData
-	}
-	return e // data that cannot be encoded is left out
-}
-
-// isFieldError reports whether err is DecodeParams' error about the member
-// field (absent or of the wrong type), which it names in its data as
-// {"field": "…"}.
-func isFieldError(err error, field string) bool {
-	var e *acp.Error
-	var data struct {
-		Field string `json:"field"`
-	}
-	return errors.As(err, &e) && json.Unmarshal(e.Data, &data) == nil && data.Field == field
 }
