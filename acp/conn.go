@@ -411,7 +411,7 @@ func (c *Conn) forget(n int64) bool {
 // block: if the write queue is full the cancellation, which is advisory, is
 // dropped.
 func (c *Conn) cancelOutbound(n int64) {
-	line, err := MarshalNotification(MethodCancelRequest, CancelRequestParams{RequestID: IntID(n)})
+	line, err := MarshalNotification(CancelRequest.Name, CancelRequestParams{RequestID: IntID(n)})
 	if err != nil || c.broken.Load() {
 		return
 	}
@@ -754,7 +754,7 @@ func marshalResult(id ID, result any) (line []byte, err error) {
 
 // notification delivers an inbound notification, on the reading goroutine.
 func (c *Conn) notification(msg Message) {
-	if msg.Method == MethodCancelRequest {
+	if msg.Method == CancelRequest.Name {
 		c.cancelInbound(msg.Params)
 		return
 	}

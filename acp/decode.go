@@ -38,6 +38,7 @@ var pkgPath = reflect.TypeFor[Error]().PkgPath()
 //		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
 //	}
 //
+// [Method.Handle] calls it for each request, so a handler rarely needs to.
 // Absent or null params decode as {}, so the first required member is
 // reported missing. Unknown members are ignored, _meta is kept raw, a null
 // member counts as absent, and of duplicated members the last wins, as with
@@ -68,7 +69,7 @@ func DecodeParams[T any](raw []byte) (T, error) {
 
 // DecodeResult decodes the result member of a success response into T with
 // the checks of [DecodeParams]: the members the schema requires must be
-// present and of the right type. The package's
+// present and of the right type ([Method.Call] calls it). The package's
 // result types tag their required members `acp:"required"`; unknown members
 // are ignored. A result that fails is an error matching
 // [ErrInvalidResponse] that names the member ([InvalidField] reads it);

@@ -32,10 +32,34 @@
 // whole and in call order from any number of goroutines, compacting
 // pretty-printed JSON and refusing anything that is not JSON ([ErrNotJSON]).
 //
+// # Methods
+//
+// Every ACP method is one exported value that binds its name to its params
+// and result types: [SessionPrompt] is a [Method][[PromptParams],
+// [PromptResult]], [SessionUpdate] a [Notification][[SessionNotification]].
+// An agent registers a handler in its [Methods] table with Handle, and the
+// handler gets decoded, checked params, never raw JSON:
+//
+//	var agent acp.Methods
+//	acp.SessionPrompt.Handle(&agent, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+//		err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{…})
+//		…
+//		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+//	})
+//
+// A client calls the same value: acp.SessionPrompt.Call(ctx, conn, params)
+// returns a [PromptResult] checked as strictly as params are. The methods
+// an agent calls on a client ([SessionRequestPermission], [FSReadTextFile],
+// …) work the same way in the other direction. An extension declares its
+// method in one line, with its own types, and uses it alike. A request for
+// a method no handler was registered for is answered [CodeMethodNotFound].
+// The raw [Methods] maps and the [Handler] interface remain for routers and
+// proxies that forward JSON as is.
+//
 // # Connections
 //
 // [Conn] runs JSON-RPC over any reader and writer (stdio, pipes, sockets),
-// for agents and clients alike. A [Handler], or the method table [Methods],
+// for agents and clients alike. A [Handler], usually a [Methods] table,
 // serves what the peer sends. Requests run concurrently (up to
 // [ConnOptions].MaxConcurrentRequests; more wait their turn in arrival order
 // while the connection reads on, so handlers may wait on the peer), each
@@ -63,25 +87,26 @@
 //
 // # Params and results
 //
-// [DecodeParams] decodes a request's params into a typed value such as
-// [NewSessionParams], returning an *[Error] with code [CodeInvalidParams]
-// whose message and data name the offending member. Null params read as {},
-// null members as absent, unknown members are ignored, _meta is kept raw,
-// and of duplicated members the last wins (as in encoding/json and
-// [Classify]); [InvalidField] reads back which member was wrong.
-// [DecodeResult] decodes a response's result, such as [InitializeResult],
-// with the same checks; a result that breaks them matches
-// [ErrInvalidResponse]. Types of other packages declare their required
-// members with the struct tag acp:"required".
+// [DecodeParams], which Handle calls, decodes a request's params into a
+// typed value such as [NewSessionParams], returning an *[Error] with code
+// [CodeInvalidParams] whose message and data name the offending member
+// ([InvalidField] reads it back). Null params read as {}, null members as
+// absent, unknown members are ignored, _meta is kept raw, and of
+// duplicated members the last wins (as in encoding/json and [Classify]).
+// [DecodeResult], which Call uses, decodes a response's result, such as
+// [InitializeResult], with the same checks; a result that breaks them
+// matches [ErrInvalidResponse]. Types of other packages declare their
+// required members with the struct tag acp:"required". Reply with detail
+// in one expression with [Errorf] and [Error.WithData].
 //
 // # Content and session updates
 //
-// [ContentBlock] and [SessionUpdate] are closed unions: only this package
+// [ContentBlock] and [Update] are closed unions: only this package
 // adds variants, and unknown variants decode to [UnknownContent] and
 // [UnknownUpdate], kept byte for byte, so a newer peer never breaks an older
-// reader. Build a session/update line with [MarshalSessionUpdate]; read one
-// with [DecodeSessionNotification] — a malformed known update is an error the
-// client should skip, as the official TypeScript client does. Send a
+// reader. Send a session/update with [SessionUpdate].Notify and receive
+// one with [SessionUpdate].Handle, which skips a malformed known update, as
+// the official TypeScript client does. Send a
 // [Notice] only when [ClientCapabilities.AcceptsNotices] says the client
 // asked for them.
 //
@@ -106,8 +131,7 @@
 //
 // # goose extensions
 //
-// Unstable: goose's extensions may change or disappear. [SteerParams] is
-// the params of [MethodGooseSessionSteer]; [GooseMeta] rides in an update's
-// _meta.goose; [MarshalGooseSessionUpdate] with [GooseUsageUpdate] builds the
-// _goose/unstable/session/update usage_update notification.
+// Unstable: goose's extensions may change or disappear. [GooseSessionSteer]
+// is goose's steer request; [GooseMeta] rides in an update's _meta.goose;
+// [GooseSessionUpdate] carries [GooseUsageUpdate], goose's usage_update.
 package acp

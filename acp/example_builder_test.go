@@ -87,9 +87,9 @@ func ExampleDecodeParams() {
 	// {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params: \"cwd\" is required","data":{"field":"cwd"}}}
 }
 
-func ExampleDecodeSessionNotification() {
+func ExampleSessionNotification() {
 	params := []byte(`{"sessionId":"sess-1","update":{"sessionUpdate":"usage_update","used":53000,"size":200000}}`)
-	n, err := acp.DecodeSessionNotification(params)
+	n, err := acp.DecodeParams[acp.SessionNotification](params)
 	if err != nil {
 		// A malformed known update: skip it and keep reading.
 		return

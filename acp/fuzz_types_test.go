@@ -34,7 +34,7 @@ func FuzzDecodeSessionUpdate(f *testing.F) {
 		f.Add(raw)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		u, err := DecodeSessionUpdate(data)
+		u, err := decodeSessionUpdate(data)
 		if err != nil {
 			checkInvalidParams(t, data, err)
 			return
@@ -46,7 +46,7 @@ func FuzzDecodeSessionUpdate(f *testing.F) {
 		if !json.Valid(out) || !utf8.Valid(out) {
 			t.Fatalf("%q re-marshalled to invalid JSON %q", data, out)
 		}
-		again, err := DecodeSessionUpdate(out)
+		again, err := decodeSessionUpdate(out)
 		if err != nil {
 			t.Fatalf("%q re-marshalled to %q, which does not decode: %v", data, out, err)
 		}
@@ -104,7 +104,7 @@ func FuzzDecodeGoose(f *testing.F) {
 				t.Fatalf("%q decoded to %#v, which does not marshal: %v", data, n, err)
 			}
 			m := Classify(line)
-			if m.Kind != KindNotification || m.Method != MethodGooseSessionUpdate {
+			if m.Kind != KindNotification || m.Method != GooseSessionUpdate.Name {
 				t.Fatalf("%q re-marshalled to %q, classified as %v %q", data, line, m.Kind, m.Method)
 			}
 			again, err := DecodeGooseSessionNotification(m.Params)
@@ -143,4 +143,14 @@ func FuzzDecodeGoose(f *testing.F) {
 			t.Fatalf("%q: queuedSteer %s became %s", data, meta.QueuedSteer, again.QueuedSteer)
 		}
 	})
+}
+
+// decodeSessionUpdate decodes one update object, as the update member of a
+// session/update is decoded, with member paths relative to the update.
+func decodeSessionUpdate(raw []byte) (Update, error) {
+	u, err := decodeUpdate(raw, "")
+	if err != nil {
+		return nil, invalidParams(err)
+	}
+	return u, nil
 }

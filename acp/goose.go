@@ -36,6 +36,14 @@ func (p *SteerParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
+// SteerResult is the result of goose's _goose/unstable/session/steer: the
+// run the input joined and the message that will carry it. Unstable.
+type SteerResult struct {
+	RunID string `json:"runId" acp:"required"`
+	// MessageID is the messageId of the chunks that will echo the steer.
+	MessageID string `json:"messageId" acp:"required"`
+}
+
 // GooseMeta is the "goose" member of a session update's _meta, through
 // which goose tells steer-capable clients about the running turn. Place it
 // in an update with [GooseMeta.Marshal]:
@@ -185,12 +193,12 @@ func MarshalGooseSessionUpdate(sessionID string, u GooseUpdate) ([]byte, error) 
 	if u == nil {
 		return nil, errNilUpdate
 	}
-	return MarshalNotification(MethodGooseSessionUpdate, GooseSessionNotification{SessionID: sessionID, Update: u})
+	return MarshalNotification(GooseSessionUpdate.Name, GooseSessionNotification{SessionID: sessionID, Update: u})
 }
 
 // DecodeGooseSessionNotification decodes the params of an inbound
 // _goose/unstable/session/update notification, with the rules of
-// [DecodeSessionNotification]: an unknown variant is an
+// [DecodeParams] for session/update: an unknown variant is an
 // [UnknownGooseUpdate], a malformed usage_update an [*Error]. Unstable.
 func DecodeGooseSessionNotification(params []byte) (GooseSessionNotification, error) {
 	var n GooseSessionNotification

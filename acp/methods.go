@@ -4,49 +4,80 @@ package acp
 // ACP versions are integers; version 1 is the first stable one.
 const ProtocolVersion = 1
 
-// Methods a client calls on an agent (client → agent).
-const (
-	MethodInitialize             = "initialize"
-	MethodAuthenticate           = "authenticate"
-	MethodSessionNew             = "session/new"
-	MethodSessionLoad            = "session/load"
-	MethodSessionResume          = "session/resume"
-	MethodSessionList            = "session/list"
-	MethodSessionClose           = "session/close"
-	MethodSessionSetMode         = "session/set_mode"
-	MethodSessionSetConfigOption = "session/set_config_option"
-	MethodSessionPrompt          = "session/prompt"
-	MethodSessionCancel          = "session/cancel" // a notification
+// The methods a client calls on an agent (client → agent). An agent serves
+// them with [Method.Handle] and [Notification.Handle]; a client calls them
+// with [Method.Call] and [Notification.Notify].
+var (
+	Initialize             = Method[InitializeParams, InitializeResult]{Name: "initialize"}
+	Authenticate           = Method[AuthenticateParams, EmptyResult]{Name: "authenticate"}
+	SessionNew             = Method[NewSessionParams, NewSessionResult]{Name: "session/new"}
+	SessionLoad            = Method[LoadSessionParams, LoadSessionResult]{Name: "session/load"}
+	SessionResume          = Method[ResumeSessionParams, LoadSessionResult]{Name: "session/resume"}
+	SessionList            = Method[ListSessionsParams, ListSessionsResult]{Name: "session/list"}
+	SessionClose           = Method[SessionParams, EmptyResult]{Name: "session/close"}
+	SessionSetMode         = Method[SetSessionModeParams, EmptyResult]{Name: "session/set_mode"}
+	SessionSetConfigOption = Method[SetSessionConfigOptionParams, SetSessionConfigOptionResult]{Name: "session/set_config_option"}
+	SessionPrompt          = Method[PromptParams, PromptResult]{Name: "session/prompt"}
+	SessionCancel          = Notification[SessionParams]{Name: "session/cancel"}
+)
 
-	// MethodSessionSetModel is the legacy method that switches a session's
+// Unstable client → agent methods: they are in ACP's unstable schema only,
+// or predate the stable one, and may change or be removed.
+var (
+	// SessionSetModel is the legacy method that switches a session's
 	// model. Unstable: it predates session/set_config_option and may be
 	// removed from the protocol.
-	MethodSessionSetModel = "session/set_model"
+	SessionSetModel = Method[SetSessionModelParams, EmptyResult]{Name: "session/set_model"}
 )
 
-// Methods an agent calls on a client (agent → client).
-const (
-	MethodSessionUpdate            = "session/update" // a notification
-	MethodSessionRequestPermission = "session/request_permission"
-	MethodFSReadTextFile           = "fs/read_text_file"
-	MethodFSWriteTextFile          = "fs/write_text_file"
-	MethodTerminalCreate           = "terminal/create"
-	MethodTerminalOutput           = "terminal/output"
-	MethodTerminalRelease          = "terminal/release"
-	MethodTerminalWaitForExit      = "terminal/wait_for_exit"
-	MethodTerminalKill             = "terminal/kill"
+// The methods an agent calls on a client (agent → client). A client serves
+// them with [Method.Handle] and [Notification.Handle]; an agent calls them
+// with [Method.Call] and [Notification.Notify], the fs/* and terminal/*
+// ones only when the client declared the capability.
+var (
+	SessionUpdate            = Notification[SessionNotification]{Name: "session/update"}
+	SessionRequestPermission = Method[RequestPermissionParams, RequestPermissionResult]{Name: "session/request_permission"}
+	FSReadTextFile           = Method[ReadTextFileParams, ReadTextFileResult]{Name: "fs/read_text_file"}
+	FSWriteTextFile          = Method[WriteTextFileParams, EmptyResult]{Name: "fs/write_text_file"}
+	TerminalCreate           = Method[CreateTerminalParams, CreateTerminalResult]{Name: "terminal/create"}
+	TerminalOutput           = Method[TerminalParams, TerminalOutputResult]{Name: "terminal/output"}
+	TerminalRelease          = Method[TerminalParams, EmptyResult]{Name: "terminal/release"}
+	TerminalWaitForExit      = Method[TerminalParams, WaitForTerminalExitResult]{Name: "terminal/wait_for_exit"}
+	TerminalKill             = Method[TerminalParams, EmptyResult]{Name: "terminal/kill"}
 )
 
-// MethodCancelRequest is the notification either side sends to cancel one of
-// its own requests still in flight; its params name the request's id.
-const MethodCancelRequest = "$/cancel_request"
+// CancelRequest is the notification either side sends to cancel one of its
+// own requests still in flight. A [Conn] sends it when a [Conn.Request]'s
+// context ends, and handles the peer's itself: handlers never see it.
+var CancelRequest = Notification[CancelRequestParams]{Name: "$/cancel_request"}
 
 // goose's extension methods. Unstable: goose may change or remove them.
-const (
-	// MethodGooseSessionSteer injects user input into the prompt turn that is
+var (
+	// GooseSessionSteer injects user input into the prompt turn that is
 	// running, without starting a new one (client → agent request).
-	MethodGooseSessionSteer = "_goose/unstable/session/steer"
-	// MethodGooseSessionUpdate carries goose's custom session updates, such
-	// as its usage_update payload (agent → client notification).
-	MethodGooseSessionUpdate = "_goose/unstable/session/update"
+	GooseSessionSteer = Method[SteerParams, SteerResult]{Name: "_goose/unstable/session/steer"}
+	// GooseSessionUpdate carries goose's custom session updates, such as
+	// its usage_update payload (agent → client notification).
+	GooseSessionUpdate = Notification[GooseSessionNotification]{Name: "_goose/unstable/session/update"}
 )
+
+// knownMethods maps each method name above to itself, so that [Classify]
+// returns the same string for every line naming it, without allocating.
+var knownMethods = func() map[string]string {
+	m := make(map[string]string)
+	for _, name := range []string{
+		Initialize.Name, Authenticate.Name, SessionNew.Name,
+		SessionLoad.Name, SessionResume.Name, SessionList.Name,
+		SessionClose.Name, SessionSetMode.Name,
+		SessionSetConfigOption.Name, SessionPrompt.Name, SessionCancel.Name,
+		SessionSetModel.Name,
+		SessionUpdate.Name, SessionRequestPermission.Name,
+		FSReadTextFile.Name, FSWriteTextFile.Name, TerminalCreate.Name,
+		TerminalOutput.Name, TerminalRelease.Name, TerminalWaitForExit.Name,
+		TerminalKill.Name,
+		CancelRequest.Name, GooseSessionSteer.Name, GooseSessionUpdate.Name,
+	} {
+		m[name] = name
+	}
+	return m
+}()

@@ -338,15 +338,15 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		decode func([]byte) error
 		rest   string // the other required members, valid
 	}{
-		{MethodSessionLoad, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
-		{MethodSessionResume, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
-		{MethodSessionClose, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{MethodSessionCancel, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{MethodSessionSetMode, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
-		{MethodSessionSetConfigOption, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
-		{MethodSessionSetModel, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
-		{MethodSessionPrompt, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
-		{MethodGooseSessionSteer, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
+		{SessionLoad.Name, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
+		{SessionResume.Name, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
+		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionSetMode.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
+		{SessionSetConfigOption.Name, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
+		{SessionSetModel.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
+		{SessionPrompt.Name, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
+		{GooseSessionSteer.Name, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
 	}
 	for _, d := range decoders {
 		t.Run(d.method, func(t *testing.T) {

@@ -37,7 +37,7 @@ func sampleBlocks() []struct {
 // goose-meta case.
 func sampleUpdates() []struct {
 	name   string
-	update SessionUpdate
+	update Update
 } {
 	gooseMeta, err := GooseMeta{ActiveRunID: ptrOf("run-7"), QueuedSteer: json.RawMessage(`{"steerId":"s-1"}`)}.Marshal()
 	if err != nil {
@@ -45,7 +45,7 @@ func sampleUpdates() []struct {
 	}
 	return []struct {
 		name   string
-		update SessionUpdate
+		update Update
 	}{
 		{"user_message_chunk", UserMessageChunk{Content: TextContent{Text: "hello"}, MessageID: "m-1"}},
 		{"agent_message_chunk", AgentMessageChunk{Content: TextContent{Text: "Hi! Looking at it."}}},

@@ -6,8 +6,7 @@ import (
 	"errors"
 )
 
-// SessionUpdate is the update member of a session/update notification, one
-// of:
+// Update is the update member of a session/update notification, one of:
 //
 //   - [UserMessageChunk], [AgentMessageChunk], [AgentThoughtChunk]: streamed content;
 //   - [ToolCall], [ToolCallUpdate]: a tool call starting and progressing;
@@ -19,9 +18,9 @@ import (
 //   - [UnknownUpdate]: a variant this package does not know, kept raw.
 //
 // The set is closed: only package acp adds variants. Each variant marshals
-// with its "sessionUpdate" discriminator; build a whole notification line
-// with [MarshalSessionUpdate] and read one with [DecodeSessionNotification].
-type SessionUpdate interface {
+// with its "sessionUpdate" discriminator; send and receive them in a
+// [SessionNotification] with [SessionUpdate].
+type Update interface {
 	// updateKind returns the "sessionUpdate" discriminator.
 	updateKind() string
 }
@@ -339,8 +338,8 @@ func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
 	return o.Raw, nil
 }
 
-// UnmarshalJSON decodes the option with the checks of
-// [DecodeSessionNotification]; null leaves o unchanged.
+// UnmarshalJSON decodes the option with the checks of [DecodeParams]; null
+// leaves o unchanged.
 func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
 	if isNull(data) {
 		return nil
@@ -565,45 +564,20 @@ func (u UnknownUpdate) MarshalJSON() ([]byte, error) {
 // SessionNotification is the params of a session/update notification.
 type SessionNotification struct {
 	SessionID string          `json:"sessionId"`
-	Update    SessionUpdate   `json:"update"`
+	Update    Update          `json:"update"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnmarshalJSON decodes the notification with
-// [DecodeSessionNotification]; null leaves n unchanged.
-func (n *SessionNotification) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	v, err := DecodeSessionNotification(data)
-	if err != nil {
-		return err
-	}
-	*n = v
-	return nil
-}
+// UnmarshalJSON decodes the notification with the rules of
+// [DecodeParams]; null leaves n unchanged.
+func (n *SessionNotification) UnmarshalJSON(data []byte) error { return unmarshalParams(data, n) }
 
-var errNilUpdate = errors.New("acp: session update is nil")
-
-// MarshalSessionUpdate returns a session/update notification line carrying
-// u for the session. To attach goose's run metadata, set the update's Meta
-// to [GooseMeta.Marshal]'s result.
-func MarshalSessionUpdate(sessionID string, u SessionUpdate) ([]byte, error) {
-	if u == nil {
-		return nil, errNilUpdate
-	}
-	return MarshalNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
-}
-
-// DecodeSessionNotification decodes the params of an inbound session/update
-// notification. An update of an unknown variant becomes an [UnknownUpdate]
-// and is not an error. A known variant that breaks the schema (a chunk
-// without content, say) is an [*Error] with code [CodeInvalidParams] naming
+// decodeParams reads a session/update's params. An update of an unknown
+// variant becomes an [UnknownUpdate] and is not an error. A known variant
+// that breaks the schema (a chunk without content, say) is an error naming
 // the member ("update.content"); a client should skip such an update and
 // keep reading, as the official TypeScript client does.
-func DecodeSessionNotification(params []byte) (SessionNotification, error) {
-	var n SessionNotification
-	f := readFields(params, "")
+func (n *SessionNotification) decodeParams(f *fields) {
 	f.str("sessionId", &n.SessionID, true)
 	if f.require("update") {
 		u, err := decodeUpdate(f.get("update"), "update")
@@ -611,25 +585,23 @@ func DecodeSessionNotification(params []byte) (SessionNotification, error) {
 		n.Update = u
 	}
 	f.meta(&n.Meta)
-	if f.err != nil {
-		return SessionNotification{}, invalidParams(f.err)
-	}
-	return n, nil
 }
 
-// DecodeSessionUpdate decodes one update object (the update member of a
-// session/update notification) into its variant, with the rules of
-// [DecodeSessionNotification]; member paths in errors are relative to the
-// update ("content.text").
-func DecodeSessionUpdate(raw []byte) (SessionUpdate, error) {
-	u, err := decodeUpdate(raw, "")
-	if err != nil {
-		return nil, invalidParams(err)
+var errNilUpdate = errors.New("acp: session update is nil")
+
+// MarshalSessionUpdate returns a session/update notification line carrying
+// u for the session. To attach goose's run metadata, set the update's Meta
+// to [GooseMeta.Marshal]'s result.
+func MarshalSessionUpdate(sessionID string, u Update) ([]byte, error) {
+	if u == nil {
+		return nil, errNilUpdate
 	}
-	return u, nil
+	return MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: sessionID, Update: u})
 }
 
-func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
+// decodeUpdate decodes one update object (the update member of a
+// session/update notification) into its variant; path names it in errors.
+func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		name := path
 		if name == "" {
@@ -643,7 +615,7 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var u SessionUpdate
+	var u Update
 	switch kind {
 	case "user_message_chunk":
 		u = UserMessageChunk(f.contentChunk())

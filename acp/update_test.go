@@ -27,7 +27,7 @@ func TestSessionUpdateRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := DecodeSessionNotification(paramsOfLine(t, line))
+			got, err := DecodeParams[SessionNotification](paramsOfLine(t, line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,11 +74,11 @@ func TestUnknownKeptByteForByte(t *testing.T) {
 	}
 
 	rawUpdate := `{"sessionUpdate":"future_thing","z":{"a" :1}}`
-	u, err := DecodeSessionUpdate([]byte(rawUpdate))
+	u, err := decodeSessionUpdate([]byte(rawUpdate))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(SessionUpdate(UnknownUpdate{Kind: "future_thing", Raw: json.RawMessage(rawUpdate)}), u); diff != "" {
+	if diff := cmp.Diff(Update(UnknownUpdate{Kind: "future_thing", Raw: json.RawMessage(rawUpdate)}), u); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	out, err = u.(UnknownUpdate).MarshalJSON()
@@ -91,7 +91,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	cases := []struct {
 		name string
 		raw  string
-		want SessionUpdate
+		want Update
 	}{
 		{"session info null clears", `{"sessionUpdate":"session_info_update","title":null}`, SessionInfoUpdate{Title: ptrOf("")}},
 		{"session info absent unchanged", `{"sessionUpdate":"session_info_update"}`, SessionInfoUpdate{}},
@@ -109,7 +109,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DecodeSessionUpdate([]byte(tc.raw))
+			got, err := decodeSessionUpdate([]byte(tc.raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -181,7 +181,7 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeSessionNotification([]byte(tc.params))
+			_, err := DecodeParams[SessionNotification]([]byte(tc.params))
 			wantInvalidField(t, err, tc.field)
 		})
 	}
