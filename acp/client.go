@@ -31,14 +31,29 @@ func (r InitializeResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(p)
 }
 
-// AuthMethod is a way for the client to authenticate, passed back as
-// [AuthenticateParams.MethodID].
+// AuthMethod is a way for the client to authenticate. The client passes
+// an agent method's ID back as [AuthenticateParams.MethodID]; for a
+// terminal method it runs the agent's program itself instead.
 type AuthMethod struct {
-	ID          string          `json:"id" acp:"required"`
-	Name        string          `json:"name" acp:"required"`
-	Description string          `json:"description,omitempty"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
+	// Type is "" for a method the agent handles through authenticate, or
+	// [AuthMethodTerminal]; others may appear and should be skipped.
+	Type        string `json:"type,omitempty"`
+	ID          string `json:"id" acp:"required"`
+	Name        string `json:"name" acp:"required"`
+	Description string `json:"description,omitempty"`
+	// Args and Env are what a terminal method adds to the agent's command
+	// line and environment (Env overriding the same names); nil when none.
+	Args []string          `json:"args,omitempty"`
+	Env  map[string]string `json:"env,omitempty"`
+	Meta json.RawMessage   `json:"_meta,omitempty"`
 }
+
+// AuthMethodTerminal is the [AuthMethod] type with which the client runs
+// the agent's program, with Args and Env added, as an interactive process
+// in a terminal for the user to log in; exit status 0 means success. An
+// agent offers it only to a client that declared auth.terminal, and the
+// client never passes it to authenticate.
+const AuthMethodTerminal = "terminal"
 
 // SessionModeState is the modes a session can be in and the current one.
 type SessionModeState struct {
@@ -110,8 +125,9 @@ type SessionInfo struct {
 }
 
 // EmptyResult is the result of the methods that return nothing but _meta:
-// authenticate, session/close, session/set_mode, session/set_model,
-// fs/write_text_file, terminal/release and terminal/kill.
+// authenticate, logout, session/close, session/delete, session/set_mode,
+// session/set_model, fs/write_text_file, terminal/release and
+// terminal/kill.
 type EmptyResult struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }

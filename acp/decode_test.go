@@ -78,6 +78,10 @@ func TestDecodeResult(t *testing.T) {
 		{"permission outcome", `{"outcome":{"outcome":"selected","optionId":"o"}}`, decodeAs[acp.RequestPermissionResult], ""},
 		{"permission outcome missing", `{"outcome":{}}`, decodeAs[acp.RequestPermissionResult], "outcome.outcome"},
 		{"empty", `{"_meta":{"a":1}}`, decodeAs[acp.EmptyResult], ""},
+		{"terminal auth method", `{"protocolVersion":1,"authMethods":[{"type":"terminal","id":"t","name":"T","args":["--login"],"env":{"A":"1"}}]}`, decodeAs[acp.InitializeResult], ""},
+		{"elicitation", `{"action":"accept","content":{"name":"x","n":2,"ok":true,"tags":["a"]}}`, decodeAs[acp.CreateElicitationResult], ""},
+		{"elicitation other action", `{"action":"_later"}`, decodeAs[acp.CreateElicitationResult], ""},
+		{"elicitation no action", `{"content":{}}`, decodeAs[acp.CreateElicitationResult], "action"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

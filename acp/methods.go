@@ -10,10 +10,12 @@ const ProtocolVersion = 1
 var (
 	Initialize             = Method[InitializeParams, InitializeResult]{Name: "initialize"}
 	Authenticate           = Method[AuthenticateParams, EmptyResult]{Name: "authenticate"}
+	Logout                 = Method[EmptyParams, EmptyResult]{Name: "logout"}
 	SessionNew             = Method[NewSessionParams, NewSessionResult]{Name: "session/new"}
 	SessionLoad            = Method[LoadSessionParams, LoadSessionResult]{Name: "session/load"}
 	SessionResume          = Method[ResumeSessionParams, LoadSessionResult]{Name: "session/resume"}
 	SessionList            = Method[ListSessionsParams, ListSessionsResult]{Name: "session/list"}
+	SessionDelete          = Method[SessionParams, EmptyResult]{Name: "session/delete"}
 	SessionClose           = Method[SessionParams, EmptyResult]{Name: "session/close"}
 	SessionSetMode         = Method[SetSessionModeParams, EmptyResult]{Name: "session/set_mode"}
 	SessionSetConfigOption = Method[SetSessionConfigOptionParams, SetSessionConfigOptionResult]{Name: "session/set_config_option"}
@@ -44,6 +46,8 @@ var (
 	TerminalRelease          = Method[TerminalParams, EmptyResult]{Name: "terminal/release"}
 	TerminalWaitForExit      = Method[TerminalParams, WaitForTerminalExitResult]{Name: "terminal/wait_for_exit"}
 	TerminalKill             = Method[TerminalParams, EmptyResult]{Name: "terminal/kill"}
+	ElicitationCreate        = Method[CreateElicitationParams, CreateElicitationResult]{Name: "elicitation/create"}
+	ElicitationComplete      = Notification[CompleteElicitationParams]{Name: "elicitation/complete"}
 )
 
 // CancelRequest is the notification either side sends to cancel one of its
@@ -66,15 +70,15 @@ var (
 var knownMethods = func() map[string]string {
 	m := make(map[string]string)
 	for _, name := range []string{
-		Initialize.Name, Authenticate.Name, SessionNew.Name,
+		Initialize.Name, Authenticate.Name, Logout.Name, SessionNew.Name,
 		SessionLoad.Name, SessionResume.Name, SessionList.Name,
-		SessionClose.Name, SessionSetMode.Name,
+		SessionDelete.Name, SessionClose.Name, SessionSetMode.Name,
 		SessionSetConfigOption.Name, SessionPrompt.Name, SessionCancel.Name,
 		SessionSetModel.Name,
 		SessionUpdate.Name, SessionRequestPermission.Name,
 		FSReadTextFile.Name, FSWriteTextFile.Name, TerminalCreate.Name,
 		TerminalOutput.Name, TerminalRelease.Name, TerminalWaitForExit.Name,
-		TerminalKill.Name,
+		TerminalKill.Name, ElicitationCreate.Name, ElicitationComplete.Name,
 		CancelRequest.Name, GooseSessionSteer.Name, GooseSessionUpdate.Name,
 	} {
 		m[name] = name

@@ -30,7 +30,28 @@ type ClientCapabilities struct {
 	// Session holds the client's session capabilities; nil when absent.
 	// Unstable: ACP's unstable schema defines it, the stable one does not.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
-	Meta    json.RawMessage            `json:"_meta,omitempty"`
+	// Auth holds the client's authentication capabilities; nil when absent.
+	Auth *ClientAuthCapabilities `json:"auth,omitempty"`
+	// Elicitation tells which elicitation/create modes the client serves;
+	// nil means none.
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	Meta        json.RawMessage          `json:"_meta,omitempty"`
+}
+
+// ClientAuthCapabilities are a client's authentication capabilities.
+type ClientAuthCapabilities struct {
+	// Terminal reports that the client can run [AuthMethodTerminal]
+	// methods.
+	Terminal bool            `json:"terminal,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ElicitationCapabilities lists the elicitation modes a client serves; a
+// nil member means unsupported.
+type ElicitationCapabilities struct {
+	Form *Capability     `json:"form,omitempty"`
+	URL  *Capability     `json:"url,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities tells which fs/* methods a client serves.
@@ -101,7 +122,18 @@ type AgentCapabilities struct {
 	// SessionCapabilities lists the optional session methods supported;
 	// nil means none.
 	SessionCapabilities *SessionCapabilities `json:"sessionCapabilities,omitempty"`
-	Meta                json.RawMessage      `json:"_meta,omitempty"`
+	// Auth lists the optional authentication methods supported; nil means
+	// none.
+	Auth *AgentAuthCapabilities `json:"auth,omitempty"`
+	Meta json.RawMessage        `json:"_meta,omitempty"`
+}
+
+// AgentAuthCapabilities lists the optional authentication methods an
+// agent supports; a nil member means unsupported.
+type AgentAuthCapabilities struct {
+	// Logout reports support for logout.
+	Logout *Capability     `json:"logout,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptCapabilities tells which content blocks, beyond text and resource
@@ -132,6 +164,7 @@ type Capability struct {
 // supports; a nil member means unsupported.
 type SessionCapabilities struct {
 	List                  *Capability     `json:"list,omitempty"`
+	Delete                *Capability     `json:"delete,omitempty"`
 	Resume                *Capability     `json:"resume,omitempty"`
 	Close                 *Capability     `json:"close,omitempty"`
 	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`

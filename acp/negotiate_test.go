@@ -114,8 +114,12 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	t.Run("initialize", func(t *testing.T) {
 		v := InitializeResult{ProtocolVersion: 1, AgentCapabilities: AgentCapabilities{LoadSession: true,
-			SessionCapabilities: &SessionCapabilities{Close: &Capability{}}}, AgentInfo: &Implementation{Name: "a", Version: "1"},
-			AuthMethods: []AuthMethod{{ID: "oauth", Name: "OAuth", Description: "browser"}}}
+			SessionCapabilities: &SessionCapabilities{Close: &Capability{}, Delete: &Capability{}},
+			Auth:                &AgentAuthCapabilities{Logout: &Capability{}}}, AgentInfo: &Implementation{Name: "a", Version: "1"},
+			AuthMethods: []AuthMethod{
+				{ID: "oauth", Name: "OAuth", Description: "browser"},
+				{Type: AuthMethodTerminal, ID: "tui", Name: "Log in", Args: []string{"--login"}, Env: map[string]string{"MODE": "tui"}},
+			}}
 		got, err := DecodeResult[InitializeResult](roundTripResult(t, v))
 		if err != nil {
 			t.Fatal(err)

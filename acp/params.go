@@ -356,8 +356,20 @@ func (p *ListSessionsParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
+// EmptyParams are the params of the methods that take nothing but _meta:
+// logout.
+type EmptyParams struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *EmptyParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *EmptyParams) decodeParams(f *fields) { f.meta(&p.Meta) }
+
 // SessionParams are the params of the methods that name only a session:
-// session/close and the session/cancel notification.
+// session/close, session/delete and the session/cancel notification.
 type SessionParams struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`

@@ -40,8 +40,10 @@ func TestParamsRoundTrip(t *testing.T) {
 			ProtocolVersion: 1,
 			ClientCapabilities: ClientCapabilities{
 				FS: FileSystemCapabilities{ReadTextFile: true}, Terminal: true,
-				Session: &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
-				Meta:    json.RawMessage(`{"goose":{"customNotifications":true}}`),
+				Session:     &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
+				Auth:        &ClientAuthCapabilities{Terminal: true},
+				Elicitation: &ElicitationCapabilities{Form: &Capability{}, URL: &Capability{Meta: sampleMeta}},
+				Meta:        json.RawMessage(`{"goose":{"customNotifications":true}}`),
 			},
 			ClientInfo: &Implementation{Name: "zed", Title: "Zed", Version: "1"},
 			Meta:       sampleMeta,
@@ -91,6 +93,18 @@ func TestParamsRoundTrip(t *testing.T) {
 		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
 	})
 	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
+	t.Run("logout", func(t *testing.T) { paramsRoundTrip(t, EmptyParams{Meta: sampleMeta}) })
+	t.Run("elicitation/create form", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "Name?", Mode: ElicitationForm, SessionID: "s", ToolCallID: "c",
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`), Meta: sampleMeta})
+	})
+	t.Run("elicitation/create url", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "Log in", Mode: ElicitationURL, RequestID: IntID(4), ElicitationID: "e", URL: "https://x"})
+	})
+	t.Run("elicitation/create other mode", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "m", Mode: "_x", SessionID: "s", Raw: json.RawMessage(`{"message":"m","mode":"_x","sessionId":"s","extra":[1]}`)})
+	})
+	t.Run("elicitation/complete", func(t *testing.T) { paramsRoundTrip(t, CompleteElicitationParams{ElicitationID: "e"}) })
 }
 
 func TestDecodeParamsDefaults(t *testing.T) {
@@ -207,6 +221,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 	initialize := dec(func(b []byte) (any, error) { return DecodeParams[InitializeParams](b) })
 	newSession := dec(func(b []byte) (any, error) { return DecodeParams[NewSessionParams](b) })
 	prompt := dec(func(b []byte) (any, error) { return DecodeParams[PromptParams](b) })
+	elicit := dec(func(b []byte) (any, error) { return DecodeParams[CreateElicitationParams](b) })
 	cases := []struct {
 		name   string
 		decode decoder
@@ -279,6 +294,15 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"terminal create no command", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s"}`, "command"},
 		{"terminal create limit fractional", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s","command":"c","outputByteLimit":1.5}`, "outputByteLimit"},
 		{"terminal no terminal id", dec(func(b []byte) (any, error) { return DecodeParams[TerminalParams](b) }), `{"sessionId":"s"}`, "terminalId"},
+		{"logout meta not object", dec(func(b []byte) (any, error) { return DecodeParams[EmptyParams](b) }), `{"_meta":[]}`, "_meta"},
+		{"elicitation no mode", elicit, `{"message":"m","sessionId":"s"}`, "mode"},
+		{"elicitation no scope", elicit, `{"message":"m","mode":"url","elicitationId":"e","url":"u"}`, "sessionId"},
+		{"elicitation request id an object", elicit, `{"message":"m","mode":"url","requestId":{},"elicitationId":"e","url":"u"}`, "requestId"},
+		{"elicitation form no schema", elicit, `{"message":"m","mode":"form","sessionId":"s"}`, "requestedSchema"},
+		{"elicitation form schema not object", elicit, `{"message":"m","mode":"form","sessionId":"s","requestedSchema":[]}`, "requestedSchema"},
+		{"elicitation url no url", elicit, `{"message":"m","mode":"url","sessionId":"s","elicitationId":"e"}`, "url"},
+		{"elicitation url no id", elicit, `{"message":"m","mode":"url","sessionId":"s","url":"u"}`, "elicitationId"},
+		{"elicitation complete no id", dec(func(b []byte) (any, error) { return DecodeParams[CompleteElicitationParams](b) }), `{}`, "elicitationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -341,6 +365,7 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		{SessionLoad.Name, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
 		{SessionResume.Name, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
 		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionDelete.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
 		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
 		{SessionSetMode.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
 		{SessionSetConfigOption.Name, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
@@ -388,6 +413,8 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 		{"fs/write_text_file", func() any { return new(WriteTextFileParams) }, `{"sessionId":"s","path":"/a","content":""}`, "sessionId"},
 		{"terminal/create", func() any { return new(CreateTerminalParams) }, `{"sessionId":"s","command":"ls"}`, "sessionId"},
 		{"terminal/output", func() any { return new(TerminalParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
+		{"elicitation/create", func() any { return new(CreateElicitationParams) }, `{"message":"m","mode":"url","sessionId":"s","elicitationId":"e","url":"u"}`, "message"},
+		{"elicitation/complete", func() any { return new(CompleteElicitationParams) }, `{"elicitationId":"e"}`, "elicitationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
