@@ -79,7 +79,8 @@ type SessionMode struct {
 	Meta        json.RawMessage `json:"_meta,omitempty"`
 }
 
-// NewSessionResult is the result of session/new.
+// NewSessionResult is the result of session/new, and of session/fork
+// (Unstable), whose SessionID names the new copy.
 type NewSessionResult struct {
 	SessionID string `json:"sessionId" acp:"required"`
 	// Modes is nil when the agent has no modes.

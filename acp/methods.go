@@ -26,6 +26,9 @@ var (
 // Unstable client → agent methods: they are in ACP's unstable schema only,
 // or predate the stable one, and may change or be removed.
 var (
+	// SessionFork creates a new session holding a copy of an existing
+	// one's history. Unstable.
+	SessionFork = Method[ForkSessionParams, NewSessionResult]{Name: "session/fork"}
 	// SessionSetModel is the legacy method that switches a session's
 	// model. Unstable: it predates session/set_config_option and may be
 	// removed from the protocol.
@@ -74,7 +77,7 @@ var knownMethods = func() map[string]string {
 		SessionLoad.Name, SessionResume.Name, SessionList.Name,
 		SessionDelete.Name, SessionClose.Name, SessionSetMode.Name,
 		SessionSetConfigOption.Name, SessionPrompt.Name, SessionCancel.Name,
-		SessionSetModel.Name,
+		SessionFork.Name, SessionSetModel.Name,
 		SessionUpdate.Name, SessionRequestPermission.Name,
 		FSReadTextFile.Name, FSWriteTextFile.Name, TerminalCreate.Name,
 		TerminalOutput.Name, TerminalRelease.Name, TerminalWaitForExit.Name,

@@ -336,6 +336,26 @@ func (p *ResumeSessionParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
+// ForkSessionParams are the params of session/fork, which creates a new
+// session holding a copy of an existing one's history. Unstable: the
+// method is in ACP's unstable schema only.
+type ForkSessionParams struct {
+	// SessionID is the session to copy.
+	SessionID             string          `json:"sessionId"`
+	Cwd                   string          `json:"cwd"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	McpServers            []McpServer     `json:"mcpServers,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ForkSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *ForkSessionParams) decodeParams(f *fields) {
+	(*ResumeSessionParams)(p).decodeParams(f)
+}
+
 // ListSessionsParams are the params of session/list. Every member is
 // optional.
 type ListSessionsParams struct {

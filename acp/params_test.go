@@ -62,6 +62,9 @@ func TestParamsRoundTrip(t *testing.T) {
 	t.Run("session/resume", func(t *testing.T) {
 		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
 	})
+	t.Run("session/fork", func(t *testing.T) {
+		paramsRoundTrip(t, ForkSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+	})
 	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
 	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
 	t.Run("session/set_mode", func(t *testing.T) { paramsRoundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
@@ -364,6 +367,7 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 	}{
 		{SessionLoad.Name, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
 		{SessionResume.Name, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
+		{SessionFork.Name, func(b []byte) error { _, err := DecodeParams[ForkSessionParams](b); return err }, `"cwd":"/w"`},
 		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
 		{SessionDelete.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
 		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
@@ -401,6 +405,7 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/"}`, "cwd"},
 		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
 		{"session/resume", func() any { return new(ResumeSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/fork", func() any { return new(ForkSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
 		{"session/close", func() any { return new(SessionParams) }, `{"sessionId":"s"}`, "sessionId"},
 		{"session/set_mode", func() any { return new(SetSessionModeParams) }, `{"sessionId":"s","modeId":"m"}`, "sessionId"},
 		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},

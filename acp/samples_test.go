@@ -88,6 +88,18 @@ func sampleUpdates() []struct {
 		{"session_info_update", SessionInfoUpdate{Title: ptrOf("Fix parser"), UpdatedAt: ptrOf("")}},
 		{"usage_update", UsageUpdate{Used: 53000, Size: 200000, Cost: &Cost{Amount: 0.42, Currency: "USD"}}},
 		{"notice", Notice{Severity: NoticeWarning, Title: "Rate limited", Description: "Retrying in 5s."}},
+		{"plan_update_items", PlanUpdate{Plan: PlanContent{Type: PlanItems, PlanID: "p-1", Entries: []PlanEntry{
+			{Content: "Read the code", Priority: PlanPriorityHigh, Status: PlanStatusInProgress},
+		}}}},
+		{"plan_update_file", PlanUpdate{Plan: PlanContent{Type: PlanFile, PlanID: "p-2", URI: "file:///w/PLAN.md"}, Meta: sampleMeta}},
+		{"plan_update_markdown", PlanUpdate{Plan: PlanContent{Type: PlanMarkdown, PlanID: "p-3", Content: "# Plan\n- fix"}}},
+		{"plan_update_other", PlanUpdate{Plan: PlanContent{Type: "_board", PlanID: "p-4",
+			Raw: json.RawMessage(`{"type":"_board","planId":"p-4","columns":[]}`)}}},
+		{"plan_removed", PlanRemoved{PlanID: "p-1"}},
+		{"compaction_update", CompactionUpdate{CompactionID: "c-1", Status: CompactionCompleted,
+			Summary: ContentBlocks{TextContent{Text: "We fixed the parser."}}}},
+		{"compaction_update_failed", CompactionUpdate{CompactionID: "c-2", Status: CompactionFailed, Error: "model refused"}},
+		{"compaction_summary_chunk", CompactionSummaryChunk{CompactionID: "c-1", Content: TextContent{Text: "We fixed"}}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
 		{"unknown", UnknownUpdate{Kind: "future_update", Raw: json.RawMessage(`{"sessionUpdate":"future_update","x":[1,2]}`)}},
 	}

@@ -15,6 +15,9 @@ import (
 //     [SessionInfoUpdate]: session state that changed;
 //   - [UsageUpdate]: context window use and cost;
 //   - [Notice]: a message for the user, sent only to clients that accept it;
+//   - [PlanUpdate], [PlanRemoved]: one of several plans changed (Unstable);
+//   - [CompactionUpdate], [CompactionSummaryChunk]: the context is being
+//     compacted (Unstable);
 //   - [UnknownUpdate]: a variant this package does not know, kept raw.
 //
 // The set is closed: only package acp adds variants. Each variant marshals
@@ -633,15 +636,7 @@ func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
 		u = v
 	case "plan":
 		var v Plan
-		objects(f, "entries", &v.Entries, true, func(e *fields, p *PlanEntry) {
-			e.str("content", &p.Content, true)
-			var s string
-			e.str("priority", &s, true)
-			p.Priority = PlanEntryPriority(s)
-			e.str("status", &s, true)
-			p.Status = PlanEntryStatus(s)
-			e.meta(&p.Meta)
-		})
+		objects(f, "entries", &v.Entries, true, decodePlanEntry)
 		f.meta(&v.Meta)
 		u = v
 	case "available_commands_update":
@@ -696,12 +691,25 @@ func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
 		f.meta(&v.Meta)
 		u = v
 	default:
-		return UnknownUpdate{Kind: kind, Raw: bytes.Clone(raw)}, nil
+		var ok bool
+		if u, ok = decodeUnstableUpdate(f, kind); !ok {
+			return UnknownUpdate{Kind: kind, Raw: bytes.Clone(raw)}, nil
+		}
 	}
 	if f.err != nil {
 		return nil, f.err
 	}
 	return u, nil
+}
+
+func decodePlanEntry(f *fields, p *PlanEntry) {
+	f.str("content", &p.Content, true)
+	var s string
+	f.str("priority", &s, true)
+	p.Priority = PlanEntryPriority(s)
+	f.str("status", &s, true)
+	p.Status = PlanEntryStatus(s)
+	f.meta(&p.Meta)
 }
 
 func (f *fields) contentChunk() ContentChunk {

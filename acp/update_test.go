@@ -178,6 +178,15 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"notice without severity", `{"sessionId":"s","update":{"sessionUpdate":"notice","title":"t"}}`, "update.severity"},
 		{"notice without title", `{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info"}}`, "update.title"},
 		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
+		{"plan update without plan", `{"sessionId":"s","update":{"sessionUpdate":"plan_update"}}`, "update.plan"},
+		{"plan update without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"file","uri":"u"}}}`, "update.plan.planId"},
+		{"plan update items without entries", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"}}}`, "update.plan.entries"},
+		{"plan update file without uri", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"file","planId":"p"}}}`, "update.plan.uri"},
+		{"plan update markdown without content", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p"}}}`, "update.plan.content"},
+		{"plan removed without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_removed"}}`, "update.planId"},
+		{"compaction without status", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c"}}`, "update.status"},
+		{"compaction bad summary", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c","status":"completed","summary":[{"type":"text"}]}}`, "update.summary[0].text"},
+		{"compaction chunk without content", `{"sessionId":"s","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"c"}}`, "update.content"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
