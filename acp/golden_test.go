@@ -146,7 +146,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 					McpServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
 					McpServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
-				SystemPrompt: ptrOf(""),
+				SystemPrompt: &SystemPrompt{},
 			})
 		}},
 		{"result_session_new", func() ([]byte, error) {

@@ -257,9 +257,9 @@ type NewSessionParams struct {
 	// McpServers lists the MCP servers to connect to. Decoding yields a
 	// non-nil slice, empty when the member was absent.
 	McpServers []McpServer `json:"mcpServers"`
-	// SystemPrompt is an extension some clients send to replace the agent's
-	// system prompt. nil means absent, which differs from a present "".
-	SystemPrompt *string         `json:"systemPrompt,omitempty"`
+	// SystemPrompt is instructions for the agent's system prompt; nil
+	// means absent, which differs from a present empty prompt.
+	SystemPrompt *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -271,7 +271,7 @@ func (p *NewSessionParams) decodeParams(f *fields) {
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
 	f.mcpServers(&p.McpServers)
-	f.optStr("systemPrompt", &p.SystemPrompt)
+	f.systemPrompt(&p.SystemPrompt)
 	f.meta(&p.Meta)
 }
 
@@ -282,6 +282,73 @@ func (p NewSessionParams) MarshalJSON() ([]byte, error) {
 	q := plain(p)
 	q.McpServers = nonNil(q.McpServers)
 	return json.Marshal(q)
+}
+
+// SystemPrompt is session/new's systemPrompt: instructions the client gives
+// the agent at system level rather than as the user. Peers send it in two
+// forms, both read into this type: a plain string (as buzz and goose do),
+// kept in Text, and the object {"mode", "content"} of ACP's unstable
+// schema, kept in Mode and Content.
+//
+// The builders send the string form, which every peer that reads the
+// member accepts, unless Content is non-nil, which selects the object
+// form. Unstable: the member is not in the stable schema.
+type SystemPrompt struct {
+	// Text is the prompt of the string form; "" is a present, empty
+	// prompt.
+	Text string
+	// Mode is the object form's mode: [SystemPromptAppend],
+	// [SystemPromptOverride], another mode, or "" when the object left it
+	// out (append, by the RFD's default).
+	Mode string
+	// Content is the object form's prompt; non-nil (even empty) for the
+	// object form, nil for the string form.
+	Content ContentBlocks
+}
+
+// The modes of a [SystemPrompt]'s object form.
+const (
+	// SystemPromptAppend adds Content to the agent's own instructions.
+	SystemPromptAppend = "append"
+	// SystemPromptOverride replaces the agent's default instructions,
+	// for agents that declared they allow it.
+	SystemPromptOverride = "override"
+)
+
+// MarshalJSON encodes the string form, or the object form when Content is
+// non-nil.
+func (s SystemPrompt) MarshalJSON() ([]byte, error) {
+	if s.Content == nil {
+		return json.Marshal(s.Text)
+	}
+	return json.Marshal(struct {
+		Mode    string        `json:"mode,omitempty"`
+		Content ContentBlocks `json:"content"`
+	}{s.Mode, s.Content})
+}
+
+// systemPrompt reads the optional systemPrompt member in either form.
+func (f *fields) systemPrompt(dst **SystemPrompt) {
+	if f.err != nil || !f.has("systemPrompt") {
+		return
+	}
+	var sp SystemPrompt
+	switch f.get("systemPrompt")[0] {
+	case '"':
+		f.str("systemPrompt", &sp.Text, true)
+	case '{':
+		f.object("systemPrompt", true, func(o *fields) {
+			o.str("mode", &sp.Mode, false)
+			if o.require("content") {
+				sp.Content = o.contentBlocks("content")
+			}
+		})
+	default:
+		f.fail("systemPrompt", "must be a string or an object")
+	}
+	if f.err == nil {
+		*dst = &sp
+	}
 }
 
 // LoadSessionParams are the params of session/load, which replays a

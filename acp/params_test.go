@@ -51,10 +51,15 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: ptrOf("be brief"), Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: ptrOf("")})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: &SystemPrompt{}})
+	})
+	t.Run("session/new system prompt object", func(t *testing.T) {
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{},
+			SystemPrompt: &SystemPrompt{Mode: SystemPromptOverride, Content: ContentBlocks{TextContent{Text: "be brief"}}}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: &SystemPrompt{Content: ContentBlocks{}}})
 	})
 	t.Run("session/load", func(t *testing.T) {
 		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
@@ -121,11 +126,13 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		}
 	})
 	t.Run("system prompt absent vs empty vs null", func(t *testing.T) {
-		for raw, want := range map[string]*string{
-			`{"cwd":"/w"}`:                       nil,
-			`{"cwd":"/w","systemPrompt":null}`:   nil,
-			`{"cwd":"/w","systemPrompt":""}`:     ptrOf(""),
-			`{"cwd":"/w","systemPrompt":"be x"}`: ptrOf("be x"),
+		for raw, want := range map[string]*SystemPrompt{
+			`{"cwd":"/w"}`:                               nil,
+			`{"cwd":"/w","systemPrompt":null}`:           nil,
+			`{"cwd":"/w","systemPrompt":""}`:             {},
+			`{"cwd":"/w","systemPrompt":"be x"}`:         {Text: "be x"},
+			`{"cwd":"/w","systemPrompt":{"content":[]}}`: {Content: ContentBlocks{}},
+			`{"cwd":"/w","systemPrompt":{"mode":"append","content":[{"type":"text","text":"be x"}]}}`: {Mode: "append", Content: ContentBlocks{TextContent{Text: "be x"}}},
 		} {
 			got, err := DecodeParams[NewSessionParams]([]byte(raw))
 			if err != nil {
@@ -255,6 +262,9 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"session/new sse header not object", newSession, `{"cwd":"/","mcpServers":[{"type":"sse","name":"h","url":"u","headers":[1]}]}`, "mcpServers[0].headers[0]"},
 		{"session/new server type not string", newSession, `{"cwd":"/","mcpServers":[{"type":1}]}`, "mcpServers[0].type"},
 		{"session/new system prompt a number", newSession, `{"cwd":"/","systemPrompt":1}`, "systemPrompt"},
+		{"session/new system prompt without content", newSession, `{"cwd":"/","systemPrompt":{"mode":"append"}}`, "systemPrompt.content"},
+		{"session/new system prompt mode a number", newSession, `{"cwd":"/","systemPrompt":{"mode":1,"content":[]}}`, "systemPrompt.mode"},
+		{"session/new system prompt bad block", newSession, `{"cwd":"/","systemPrompt":{"content":[{"type":"text"}]}}`, "systemPrompt.content[0].text"},
 		{"session/new directories not strings", newSession, `{"cwd":"/","additionalDirectories":"x"}`, "additionalDirectories"},
 		{"session/new meta not object", newSession, `{"cwd":"/","_meta":1}`, "_meta"},
 		{"session/load no session", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"cwd":"/"}`, "sessionId"},
