@@ -3,6 +3,7 @@ package acp
 import (
 	"context"
 	"encoding/json"
+	"reflect"
 )
 
 // Method binds the name of a JSON-RPC request to its params type P and its
@@ -89,4 +90,24 @@ func (n Notification[P]) Handle(ms *Methods, f func(ctx context.Context, conn *C
 // [Conn.Notify] does.
 func (n Notification[P]) Notify(ctx context.Context, conn *Conn, params P) error {
 	return conn.Notify(ctx, n.Name, params)
+}
+
+// method is a [Method] or a [Notification] of any types, for tables.
+type method interface {
+	name() string
+	// types returns the params type and the result type, nil for a
+	// notification.
+	types() (params, result reflect.Type)
+}
+
+func (m Method[P, R]) name() string { return m.Name }
+
+func (m Method[P, R]) types() (params, result reflect.Type) {
+	return reflect.TypeFor[P](), reflect.TypeFor[R]()
+}
+
+func (n Notification[P]) name() string { return n.Name }
+
+func (n Notification[P]) types() (params, result reflect.Type) {
+	return reflect.TypeFor[P](), nil
 }

@@ -68,23 +68,24 @@ var (
 	GooseSessionUpdate = Notification[GooseSessionNotification]{Name: "_goose/unstable/session/update"}
 )
 
-// knownMethods maps each method name above to itself, so that [Classify]
-// returns the same string for every line naming it, without allocating.
+// methods lists every method value above.
+var methods = []method{
+	Initialize, Authenticate, Logout, SessionNew, SessionLoad, SessionResume,
+	SessionList, SessionDelete, SessionClose, SessionSetMode,
+	SessionSetConfigOption, SessionPrompt, SessionCancel, SessionFork,
+	SessionSetModel, SessionUpdate, SessionRequestPermission, FSReadTextFile,
+	FSWriteTextFile, TerminalCreate, TerminalOutput, TerminalRelease,
+	TerminalWaitForExit, TerminalKill, ElicitationCreate, ElicitationComplete,
+	CancelRequest, GooseSessionSteer, GooseSessionUpdate,
+}
+
+// knownMethods maps the name of each method value to itself, so that
+// [Classify] returns the same string for every line naming it, without
+// allocating.
 var knownMethods = func() map[string]string {
-	m := make(map[string]string)
-	for _, name := range []string{
-		Initialize.Name, Authenticate.Name, Logout.Name, SessionNew.Name,
-		SessionLoad.Name, SessionResume.Name, SessionList.Name,
-		SessionDelete.Name, SessionClose.Name, SessionSetMode.Name,
-		SessionSetConfigOption.Name, SessionPrompt.Name, SessionCancel.Name,
-		SessionFork.Name, SessionSetModel.Name,
-		SessionUpdate.Name, SessionRequestPermission.Name,
-		FSReadTextFile.Name, FSWriteTextFile.Name, TerminalCreate.Name,
-		TerminalOutput.Name, TerminalRelease.Name, TerminalWaitForExit.Name,
-		TerminalKill.Name, ElicitationCreate.Name, ElicitationComplete.Name,
-		CancelRequest.Name, GooseSessionSteer.Name, GooseSessionUpdate.Name,
-	} {
-		m[name] = name
+	m := make(map[string]string, len(methods))
+	for _, v := range methods {
+		m[v.name()] = v.name()
 	}
 	return m
 }()
