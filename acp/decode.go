@@ -13,15 +13,18 @@ import (
 	"github.com/tidwall/gjson"
 )
 
-// This file holds the one decode path for params and results: the package's
-// params types have member-by-member decoders (paramsDecoder); every other
-// type, the results and an extension's own types included, is decoded with
-// encoding/json after a check of the members its fields tag `acp:"required"`.
+// This file holds the one decode path for params and results. Every value
+// is read member by member, so that an error names the member: the
+// package's params types with decoders of their own (paramsDecoder), every
+// other struct, the results and an extension's own types included, from
+// its fields' json and acp tags, and the members' values with
+// encoding/json.
 
 // paramsDecoder is implemented by the package's params types, which read
-// themselves member by member. It is unexported so that the set stays in
-// this package; other types are checked through their `acp:"required"`
-// tags.
+// themselves member by member, checking what the schema requires beyond
+// presence (unions, ranges). It is unexported so that the set stays in
+// this package; other types declare their required members with
+// `acp:"required"` tags.
 type paramsDecoder interface {
 	decodeParams(f *fields)
 }
@@ -48,11 +51,13 @@ var pkgPath = reflect.TypeFor[Error]().PkgPath()
 // (nested members read "mcpServers[0].name", "prompt[1].text");
 // [InvalidField] reads it back.
 //
-// T is one of this package's params types, decoded member by member, or
-// any other type, such as an extension's params: that is decoded with
-// encoding/json, after checking that every member whose struct field is
-// tagged `acp:"required"` is present and not null, in nested structs and
-// slices of structs too.
+// T is one of this package's params types or any other type, such as an
+// extension's params. A struct is read member by member, by the names its
+// json tags give (matched exactly, unlike encoding/json), and a member
+// whose field is tagged `acp:"required"` must be present and not null, in
+// nested structs and slices of structs too; each member's value is decoded
+// with encoding/json. A type that implements [json.Unmarshaler], or
+// embeds a struct, is decoded whole with encoding/json.
 //
 // The decoded value owns its memory: it does not alias raw.
 func DecodeParams[T any](raw []byte) (T, error) {
@@ -129,22 +134,27 @@ func decode[T any](raw []byte, root string) (T, error) {
 		return v, nil
 	}
 	raw = bytes.TrimSpace(raw)
-	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
+	info := structOf(t)
+	if info == nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			var zero T
+			return zero, jsonFieldError(err, root)
+		}
+		return v, nil
+	}
+	if len(raw) == 0 || string(raw) == "null" {
 		raw = []byte("{}") // as for the params types: absent is {}
 	}
-	if req := requiredOf(t); req != nil {
-		if len(raw) == 0 || raw[0] != '{' {
-			var zero T
-			return zero, &fieldError{root, "must be an object"}
-		}
-		if err := req.check(gjson.ParseBytes(raw), ""); err != nil {
-			var zero T
-			return zero, err
-		}
+	f := readFields(raw, "")
+	if f.err == nil {
+		info.decode(f, reflect.ValueOf(&v).Elem())
 	}
-	if err := json.Unmarshal(raw, &v); err != nil {
+	if f.err != nil {
 		var zero T
-		return zero, jsonFieldError(err, root)
+		if fe, ok := f.err.(*fieldError); ok && fe.path == "params" {
+			fe.path = root
+		}
+		return zero, f.err
 	}
 	return v, nil
 }
@@ -158,28 +168,47 @@ func fieldErrorOf(e *Error) error {
 	return errors.New(e.Message)
 }
 
-// jsonFieldError converts an encoding/json error into a *fieldError naming
-// the member when encoding/json says which. An error from a type's own
-// UnmarshalJSON is returned as is.
-func jsonFieldError(err error, root string) error {
+// jsonFieldError converts an error of encoding/json decoding the value
+// at path into a *fieldError naming the member, as precisely as the error
+// tells. An *Error of a type's own UnmarshalJSON at the root is returned
+// as is.
+func jsonFieldError(err error, path string) error {
 	var fe *fieldError
 	var e *Error
-	if errors.As(err, &fe) || errors.As(err, &e) {
-		return err
-	}
 	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) {
-		path := te.Field
-		if path == "" {
-			path = root
+	switch {
+	case errors.As(err, &fe):
+		return &fieldError{joinPath(path, fe.path), fe.reason}
+	case errors.As(err, &e):
+		if path == "params" || path == "result" {
+			return e
 		}
-		return &fieldError{path, "must be " + jsonKind(te.Type)}
+		if nested, ok := fieldErrorOf(e).(*fieldError); ok {
+			return &fieldError{joinPath(path, nested.path), nested.reason}
+		}
+		return &fieldError{path, e.Message}
+	case errors.As(err, &te):
+		return &fieldError{joinPath(path, te.Field), "must be " + jsonKind(te.Type)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &fieldError{root, "must be valid JSON"}
+		return &fieldError{path, "must be valid JSON"}
 	}
-	return err
+	return &fieldError{path, "is malformed"}
+}
+
+// joinPath appends the relative member path rel ("id", "[2].text", "")
+// to path.
+func joinPath(path, rel string) string {
+	switch {
+	case rel == "":
+		return path
+	case path == "" || path == "params" || path == "result":
+		return strings.TrimPrefix(rel, ".")
+	case rel[0] == '[':
+		return path + rel
+	}
+	return path + "." + rel
 }
 
 // jsonKind names the JSON kind that decodes into t.
@@ -206,124 +235,124 @@ func jsonKind(t reflect.Type) string {
 	return "of another type"
 }
 
-// required lists the members of a struct type tagged `acp:"required"`, and
-// the nested struct members that have required members of their own.
-type required struct {
-	members []requiredMember
+// structInfo is how the generic decoder reads a struct type: member by
+// member, from the fields' json and acp tags, read once per type. Members
+// are matched by exact name, as the package's own decoders match them.
+type structInfo struct {
+	fields []fieldInfo
 }
 
-type requiredMember struct {
+type fieldInfo struct {
 	name     string
-	required bool      // tagged `acp:"required"`
-	nested   *required // the member's struct type (through pointers and slices), if it has checks
-	slice    bool      // the member is an array of nested
+	index    int
+	required bool        // tagged acp:"required": absent or null is an error
+	nested   *structInfo // a struct read member by member (through a pointer or a slice); nil for encoding/json
+	ptr      bool        // the field is a pointer to nested
+	slice    bool        // the field is a slice, read element by element
 }
 
 var (
-	requiredMu    sync.Mutex
-	requiredCache = map[reflect.Type]*required{}
+	structMu    sync.Mutex
+	structCache = map[reflect.Type]*structInfo{}
 )
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 
-// requiredOf returns the checks of t, nil when it has none. Struct tags are
-// read once per type.
-func requiredOf(t reflect.Type) *required {
-	requiredMu.Lock()
-	defer requiredMu.Unlock()
-	return requiredLocked(t)
+// structOf returns how to read t, or nil when t is not a struct, decodes
+// itself (implements json.Unmarshaler), or embeds a field (whose promotion
+// rules encoding/json knows): encoding/json reads those whole.
+func structOf(t reflect.Type) *structInfo {
+	structMu.Lock()
+	defer structMu.Unlock()
+	return structLocked(t)
 }
 
-func requiredLocked(t reflect.Type) *required {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	// A type that decodes itself checks itself.
+func structLocked(t reflect.Type) *structInfo {
 	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshalerType) {
 		return nil
 	}
-	if r, ok := requiredCache[t]; ok {
-		return r
+	if info, ok := structCache[t]; ok {
+		return info
 	}
-	requiredCache[t] = nil // a recursive type meets itself unchecked
-	var r required
+	info := &structInfo{}
+	structCache[t] = info // a recursive type meets itself
 	for i := range t.NumField() {
 		sf := t.Field(i)
-		if !sf.IsExported() {
-			continue
+		if sf.Anonymous {
+			structCache[t] = nil
+			return nil
 		}
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-		if name == "-" {
+		if !sf.IsExported() || name == "-" {
 			continue
 		}
 		if name == "" {
 			name = sf.Name
 		}
-		m := requiredMember{name: name, required: sf.Tag.Get("acp") == "required"}
-		ft := sf.Type
-		for ft.Kind() == reflect.Pointer {
-			ft = ft.Elem()
+		fi := fieldInfo{name: name, index: i, required: sf.Tag.Get("acp") == "required"}
+		switch ft := sf.Type; {
+		case ft.Kind() == reflect.Pointer:
+			fi.nested, fi.ptr = structLocked(ft.Elem()), true
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 && !reflect.PointerTo(ft).Implements(unmarshalerType):
+			// Walked element by element, so that errors name the index.
+			fi.nested, fi.slice = structLocked(ft.Elem()), true
+		default:
+			fi.nested = structLocked(ft)
 		}
-		if ft.Kind() == reflect.Slice {
-			m.slice = true
-			ft = ft.Elem()
-		}
-		m.nested = requiredLocked(ft)
-		if m.required || m.nested != nil {
-			r.members = append(r.members, m)
-		}
+		info.fields = append(info.fields, fi)
 	}
-	if len(r.members) == 0 {
-		return nil
-	}
-	requiredCache[t] = &r
-	return &r
+	return info
 }
 
-// check reports the first required member of obj that is absent or null,
-// or a nested value that is not an object; path prefixes member names.
-func (r *required) check(obj gjson.Result, path string) error {
-	for _, m := range r.members {
-		v := members.Get(obj, m.name)
-		p := m.name
-		if path != "" {
-			p = path + "." + m.name
-		}
-		if !v.Exists() || v.Type == gjson.Null {
-			if m.required {
-				return &fieldError{p, "is required"}
+// decode reads the members of f into v, a struct of info's type.
+func (info *structInfo) decode(f *fields, v reflect.Value) {
+	for _, fi := range info.fields {
+		raw := f.member(fi.name, fi.required)
+		if raw == nil {
+			if f.err != nil {
+				return
 			}
 			continue
 		}
-		if m.nested == nil {
-			continue
-		}
-		if !m.slice {
-			if err := m.nested.checkObject(v, p); err != nil {
-				return err
+		path := f.sub(fi.name)
+		dst := v.Field(fi.index)
+		switch {
+		case fi.slice:
+			f.array(fi.name, false, func(item json.RawMessage, itemPath string) error {
+				elem := reflect.New(dst.Type().Elem()).Elem()
+				defer func() { dst.Set(reflect.Append(dst, elem)) }()
+				if fi.nested == nil {
+					if err := json.Unmarshal(item, elem.Addr().Interface()); err != nil {
+						return jsonFieldError(err, itemPath)
+					}
+					return nil
+				}
+				sub := readObject(item, itemPath)
+				if sub.err == nil {
+					fi.nested.decode(sub, elem)
+				}
+				return sub.err
+			})
+			if f.err == nil && dst.IsNil() {
+				dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // present, empty
 			}
-			continue
+		case fi.nested == nil:
+			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
+				f.failWith(jsonFieldError(err, path))
+			}
+		default:
+			sub := readObject(raw, path)
+			if sub.err == nil {
+				if fi.ptr {
+					dst.Set(reflect.New(dst.Type().Elem()))
+					dst = dst.Elem()
+				}
+				fi.nested.decode(sub, dst)
+			}
+			f.failWith(sub.err)
 		}
-		if !v.IsArray() {
-			return &fieldError{p, "must be an array"}
-		}
-		i := 0
-		var err error
-		v.ForEach(func(_, item gjson.Result) bool {
-			err = m.nested.checkObject(item, fmt.Sprintf("%s[%d]", p, i))
-			i++
-			return err == nil
-		})
-		if err != nil {
-			return err
+		if f.err != nil {
+			return
 		}
 	}
-	return nil
-}
-
-func (r *required) checkObject(v gjson.Result, path string) error {
-	if !v.IsObject() {
-		return &fieldError{path, "must be an object"}
-	}
-	return r.check(v, path)
 }

@@ -73,7 +73,7 @@ func TestDecodeResult(t *testing.T) {
 		{"initialize without version", `{"agentCapabilities":{}}`, decodeAs[acp.InitializeResult], "protocolVersion"},
 		{"auth method without name", `{"protocolVersion":1,"authMethods":[{"id":"a"}]}`, decodeAs[acp.InitializeResult], "authMethods[0].name"},
 		{"modes without current", `{"sessionId":"s","modes":{"availableModes":[]}}`, decodeAs[acp.NewSessionResult], "modes.currentModeId"},
-		{"malformed config option", `{"configOptions":[{"id":"x","name":"X","type":"select","currentValue":"a"}]}`, decodeAs[acp.SetSessionConfigOptionResult], "options"},
+		{"malformed config option", `{"configOptions":[{"id":"x","name":"X","type":"select","currentValue":"a"}]}`, decodeAs[acp.SetSessionConfigOptionResult], "configOptions[0].options"},
 		{"truncated mistyped", `{"output":"","truncated":"no"}`, decodeAs[acp.TerminalOutputResult], "truncated"},
 		{"permission outcome", `{"outcome":{"outcome":"selected","optionId":"o"}}`, decodeAs[acp.RequestPermissionResult], ""},
 		{"permission outcome missing", `{"outcome":{}}`, decodeAs[acp.RequestPermissionResult], "outcome.outcome"},
