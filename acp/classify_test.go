@@ -76,7 +76,7 @@ var classifyCases = []classifyCase{
 	{"request array params", `{"jsonrpc":"2.0","id":2,"method":"x/y","params":[1,"two",null]}`,
 		view{Kind: KindRequest, Method: "x/y", ID: "2", Params: `[1,"two",null]`}},
 	{"goose steer extension", `{"jsonrpc":"2.0","id":9,"method":"_goose/unstable/session/steer","params":{"sessionId":"s","expectedRunId":"r"}}`,
-		view{Kind: KindRequest, Method: GooseSessionSteer.Name, ID: "9", Params: `{"sessionId":"s","expectedRunId":"r"}`}},
+		view{Kind: KindRequest, Method: "_goose/unstable/session/steer", ID: "9", Params: `{"sessionId":"s","expectedRunId":"r"}`}},
 	{"legacy set_model", `{"jsonrpc":"2.0","id":3,"method":"session/set_model","params":{"sessionId":"s","modelId":"m"}}`,
 		view{Kind: KindRequest, Method: SessionSetModel.Name, ID: "3", Params: `{"sessionId":"s","modelId":"m"}`}},
 	{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"_vendor/do_thing"}`,
@@ -104,7 +104,7 @@ var classifyCases = []classifyCase{
 	{"cancel request", `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":3}}`,
 		view{Kind: KindNotification, Method: CancelRequest.Name, Params: `{"requestId":3}`}},
 	{"goose update", `{"jsonrpc":"2.0","method":"_goose/unstable/session/update","params":{}}`,
-		view{Kind: KindNotification, Method: GooseSessionUpdate.Name, Params: `{}`}},
+		view{Kind: KindNotification, Method: "_goose/unstable/session/update", Params: `{}`}},
 
 	// Responses.
 	{"success response", `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`,

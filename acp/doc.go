@@ -124,14 +124,13 @@
 //
 // # Usage
 //
-// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update
-// (tokens in the context window now, and the session's cost when it is
-// known); [NewGooseUsageUpdate] renders it as goose's session-cumulative
-// payload, leaving out every figure that is not exactly known.
+// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update:
+// tokens in the context window now, and the session's cost when it is
+// known.
 //
-// # goose extensions
+// # Extensions
 //
-// Unstable: goose's extensions may change or disappear. [GooseSessionSteer]
-// is goose's steer request; [GooseMeta] rides in an update's _meta.goose;
-// [GooseSessionUpdate] carries [GooseUsageUpdate], goose's usage_update.
+// An extension's methods are [Method] and [Notification] values like the
+// package's own. Package [github.com/acpkit/acpkit/acp/goose] holds
+// goose's (steer, its run metadata in _meta, its usage payload).
 package acp

@@ -28,34 +28,6 @@ func ExampleMarshalSessionUpdate() {
 	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"tool_call","toolCallId":"call-1","title":"Read main.go","kind":"read","status":"in_progress"}}}
 }
 
-func ExampleMarshalSessionUpdate_gooseMeta() {
-	// goose advertises the running turn's id in the update's _meta, so a
-	// client can steer it with _goose/unstable/session/steer.
-	runID := "run-7"
-	meta, err := acp.GooseMeta{ActiveRunID: &runID}.Marshal()
-	if err != nil {
-		panic(err)
-	}
-	line, _ := acp.MarshalSessionUpdate("sess-1", acp.SessionInfoUpdate{Meta: meta})
-	fmt.Printf("%s\n", line)
-	// Output:
-	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"session_info_update","_meta":{"goose":{"activeRunId":"run-7"}}}}}
-}
-
-func ExampleMarshalGooseSessionUpdate() {
-	input, output := uint64(1000), uint64(200)
-	line, _ := acp.MarshalGooseSessionUpdate("sess-1", acp.GooseUsageUpdate{
-		Used:                    input + output,
-		Model:                   "claude-opus-4-5",
-		AccumulatedInputTokens:  &input,
-		AccumulatedOutputTokens: &output,
-		// Cache counts were never observed: left nil, they are omitted.
-	})
-	fmt.Printf("%s\n", line)
-	// Output:
-	// {"jsonrpc":"2.0","method":"_goose/unstable/session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"usage_update","used":1200,"contextLimit":0,"model":"claude-opus-4-5","accumulatedInputTokens":1000,"accumulatedOutputTokens":200}}}
-}
-
 func ExampleDecodeParams() {
 	params := []byte(`{"cwd":"/work","mcpServers":[{"name":"fs","command":"/bin/mcp-fs","args":[],"env":[]}],"systemPrompt":""}`)
 	p, err := acp.DecodeParams[acp.NewSessionParams](params)

@@ -79,38 +79,6 @@ func TestGoldenContentBlocks(t *testing.T) {
 	}
 }
 
-func TestGoldenGoose(t *testing.T) {
-	minimal := GooseUsageUpdate{Used: 0, Model: "m"}
-	cases := []struct {
-		name  string
-		build func() ([]byte, error)
-	}{
-		{"goose_usage_update", func() ([]byte, error) { return MarshalGooseSessionUpdate("sess-1", sampleUsage()) }},
-		{"goose_usage_update_minimal", func() ([]byte, error) { return MarshalGooseSessionUpdate("sess-1", minimal) }},
-		{"goose_steer_request", func() ([]byte, error) {
-			return MarshalRequest(IntID(9), GooseSessionSteer.Name, SteerParams{
-				SessionID: "sess-1", Prompt: ContentBlocks{TextContent{Text: "also handle EOF"}}, ExpectedRunID: "run-7",
-			})
-		}},
-		{"goose_meta_no_active_run", func() ([]byte, error) {
-			meta, err := GooseMeta{ActiveRunID: ptrOf("")}.Marshal()
-			if err != nil {
-				return nil, err
-			}
-			return MarshalSessionUpdate("sess-1", SessionInfoUpdate{Meta: meta})
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			line, err := tc.build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkGoldenLine(t, tc.name, line)
-		})
-	}
-}
-
 func TestGoldenRequestsAndResults(t *testing.T) {
 	cases := []struct {
 		name  string

@@ -58,16 +58,6 @@ var (
 // context ends, and handles the peer's itself: handlers never see it.
 var CancelRequest = Notification[CancelRequestParams]{Name: "$/cancel_request"}
 
-// goose's extension methods. Unstable: goose may change or remove them.
-var (
-	// GooseSessionSteer injects user input into the prompt turn that is
-	// running, without starting a new one (client → agent request).
-	GooseSessionSteer = Method[SteerParams, SteerResult]{Name: "_goose/unstable/session/steer"}
-	// GooseSessionUpdate carries goose's custom session updates, such as
-	// its usage_update payload (agent → client notification).
-	GooseSessionUpdate = Notification[GooseSessionNotification]{Name: "_goose/unstable/session/update"}
-)
-
 // methods lists every method value above.
 var methods = []method{
 	Initialize, Authenticate, Logout, SessionNew, SessionLoad, SessionResume,
@@ -76,7 +66,7 @@ var methods = []method{
 	SessionSetModel, SessionUpdate, SessionRequestPermission, FSReadTextFile,
 	FSWriteTextFile, TerminalCreate, TerminalOutput, TerminalRelease,
 	TerminalWaitForExit, TerminalKill, ElicitationCreate, ElicitationComplete,
-	CancelRequest, GooseSessionSteer, GooseSessionUpdate,
+	CancelRequest,
 }
 
 // knownMethods maps the name of each method value to itself, so that

@@ -3,10 +3,6 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-
-	"github.com/acpkit/acpkit/internal/jsonscan"
-	"github.com/acpkit/acpkit/internal/members"
-	"github.com/tidwall/gjson"
 )
 
 // NegotiateVersion returns the protocol version an agent answers initialize
@@ -89,27 +85,6 @@ func (c ClientCapabilities) AcceptsNotices() bool {
 	}
 	v := bytes.TrimSpace(c.Session.Notices)
 	return len(v) > 0 && string(v) != "null" && string(v) != "false"
-}
-
-// AcceptsGooseCustomNotifications reports whether the client declared
-// _meta.goose.customNotifications as true, asking for goose's
-// _goose/unstable/session/update notifications. Unstable: a goose extension.
-func (c ClientCapabilities) AcceptsGooseCustomNotifications() bool {
-	return metaBool(c.Meta, "goose", "customNotifications")
-}
-
-// metaBool reports whether _meta holds true at the member path given as
-// literal keys, matched by [members.Get]: never as a gjson path, so no key
-// is interpreted as a path pattern or modifier.
-func metaBool(meta json.RawMessage, keys ...string) bool {
-	if len(meta) == 0 || !jsonscan.Valid(meta) {
-		return false
-	}
-	cur := gjson.ParseBytes(meta)
-	for _, key := range keys {
-		cur = members.Get(cur, key) // the zero Result once cur is no object
-	}
-	return cur.Type == gjson.True
 }
 
 // AgentCapabilities is what an agent declared in its initialize result. A

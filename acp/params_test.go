@@ -79,9 +79,6 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
 	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
-	t.Run("steer", func(t *testing.T) {
-		paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"})
-	})
 	t.Run("$/cancel_request", func(t *testing.T) { paramsRoundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
 	t.Run("request_permission", func(t *testing.T) {
 		paramsRoundTrip(t, RequestPermissionParams{
@@ -150,15 +147,6 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		}
 		want := []McpServer{McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
 		if diff := cmp.Diff(want, got.McpServers); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
-	t.Run("steer prompt defaults to empty", func(t *testing.T) {
-		got, err := DecodeParams[SteerParams]([]byte(`{"sessionId":"s","expectedRunId":"r"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(SteerParams{SessionID: "s", Prompt: ContentBlocks{}, ExpectedRunID: "r"}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
@@ -292,8 +280,6 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"prompt resource no uri", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"text":"x"}}]}`, "prompt[0].resource.uri"},
 		{"prompt resource neither text nor blob", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"u"}}]}`, "prompt[0].resource.text"},
 		{"prompt annotations malformed", prompt, `{"sessionId":"s","prompt":[{"type":"text","text":"x","annotations":{"priority":"high"}}]}`, "prompt[0].annotations"},
-		{"steer no run id", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[]}`, "expectedRunId"},
-		{"steer bad block", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[{"type":"text"}],"expectedRunId":"r"}`, "prompt[0].text"},
 		{"cancel_request no id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{}`, "requestId"},
 		{"cancel_request object id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":{}}`, "requestId"},
 		{"cancel_request bool id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":true}`, "requestId"},
@@ -385,7 +371,6 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		{SessionSetConfigOption.Name, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
 		{SessionSetModel.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
 		{SessionPrompt.Name, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
-		{GooseSessionSteer.Name, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
 	}
 	for _, d := range decoders {
 		t.Run(d.method, func(t *testing.T) {
@@ -421,7 +406,6 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},
 		{"session/set_model", func() any { return new(SetSessionModelParams) }, `{"sessionId":"s","modelId":"m"}`, "sessionId"},
 		{"session/prompt", func() any { return new(PromptParams) }, `{"sessionId":"s","prompt":[]}`, "sessionId"},
-		{"steer", func() any { return new(SteerParams) }, `{"sessionId":"s","expectedRunId":"r"}`, "sessionId"},
 		{"$/cancel_request", func() any { return new(CancelRequestParams) }, `{"requestId":1}`, "requestId"},
 		{"session/request_permission", func() any { return new(RequestPermissionParams) }, `{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[]}`, "sessionId"},
 		{"fs/read_text_file", func() any { return new(ReadTextFileParams) }, `{"sessionId":"s","path":"/a"}`, "sessionId"},

@@ -39,10 +39,8 @@ func sampleUpdates() []struct {
 	name   string
 	update Update
 } {
-	gooseMeta, err := GooseMeta{ActiveRunID: ptrOf("run-7"), QueuedSteer: json.RawMessage(`{"steerId":"s-1"}`)}.Marshal()
-	if err != nil {
-		panic(err)
-	}
+	// An extension's _meta, as goose sends its run metadata.
+	gooseMeta := json.RawMessage(`{"goose":{"activeRunId":"run-7","queuedSteer":{"steerId":"s-1"}}}`)
 	return []struct {
 		name   string
 		update Update
@@ -102,15 +100,5 @@ func sampleUpdates() []struct {
 		{"compaction_summary_chunk", CompactionSummaryChunk{CompactionID: "c-1", Content: TextContent{Text: "We fixed"}}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
 		{"unknown", UnknownUpdate{Kind: "future_update", Raw: json.RawMessage(`{"sessionUpdate":"future_update","x":[1,2]}`)}},
-	}
-}
-
-func sampleUsage() GooseUsageUpdate {
-	return GooseUsageUpdate{
-		Used: 1200, ContextLimit: 0, Model: "claude-opus-4-5",
-		AccumulatedInputTokens:       ptrOf(uint64(1000)),
-		AccumulatedOutputTokens:      ptrOf(uint64(200)),
-		AccumulatedCachedInputTokens: ptrOf(uint64(0)),
-		PricingIdentity:              &PricingIdentity{Authority: "api.anthropic.com", Model: "claude-opus-4-5"},
 	}
 }

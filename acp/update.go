@@ -593,8 +593,7 @@ func (n *SessionNotification) decodeParams(f *fields) {
 var errNilUpdate = errors.New("acp: session update is nil")
 
 // MarshalSessionUpdate returns a session/update notification line carrying
-// u for the session. To attach goose's run metadata, set the update's Meta
-// to [GooseMeta.Marshal]'s result.
+// u for the session.
 func MarshalSessionUpdate(sessionID string, u Update) ([]byte, error) {
 	if u == nil {
 		return nil, errNilUpdate

@@ -200,7 +200,4 @@ func TestMarshalSessionUpdateNil(t *testing.T) {
 	if _, err := MarshalSessionUpdate("s", nil); err == nil {
 		t.Error("MarshalSessionUpdate(nil) succeeded")
 	}
-	if _, err := MarshalGooseSessionUpdate("s", nil); err == nil {
-		t.Error("MarshalGooseSessionUpdate(nil) succeeded")
-	}
 }

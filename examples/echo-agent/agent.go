@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -92,7 +93,7 @@ func (a *agent) newID(prefix string) string {
 // prompts of text and resource links only (the defaults), no session/load.
 func (a *agent) initialize(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
 	a.mu.Lock()
-	a.gooseNotify = p.ClientCapabilities.AcceptsGooseCustomNotifications()
+	a.gooseNotify = goose.AcceptsCustomNotifications(p.ClientCapabilities)
 	a.mu.Unlock()
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
@@ -147,21 +148,21 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, p acp.PromptParams) 
 
 	// Notifications sent with conn.Notify before this handler returns reach
 	// the client before the response, in the order sent.
-	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &r.id})})
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &r.id})})
 	echoed, err := a.echo(runCtx, conn, s, r)
 	a.endRun(s, r)
 	none := "" // sent as null: no run is active
-	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &none})})
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &none})})
 
 	// Usage is reported after every turn, cancelled ones included. It is
 	// sent with the request's context, not the run's, which session/cancel
 	// has ended.
 	a.mu.Lock()
-	std, goose := s.addTurn(r.input, echoed)
+	std, gooseUsage := s.addTurn(r.input, echoed)
 	gooseNotify := a.gooseNotify
 	a.mu.Unlock()
 	if gooseNotify {
-		if err := acp.GooseSessionUpdate.Notify(ctx, conn, acp.GooseSessionNotification{SessionID: s.id, Update: goose}); err != nil {
+		if err := goose.SessionUpdate.Notify(ctx, conn, goose.SessionNotification{SessionID: s.id, Update: gooseUsage}); err != nil {
 			a.log.Warn("goose usage update not sent", "session", s.id, "error", err)
 		}
 	}
@@ -275,32 +276,32 @@ func (a *agent) cancel(_ context.Context, _ *acp.Conn, p acp.SessionParams) {
 }
 
 // steer is goose's _goose/unstable/session/steer as the echo agent reads
-// it: with steerRequest in place of acp.SteerParams, so that a steer
+// it: with steerRequest in place of goose.SteerParams, so that a steer
 // without a valid expectedRunId still reaches the handler, whose refusal
 // names the session's running prompt.
-var steer = acp.Method[steerRequest, acp.SteerResult]{Name: acp.GooseSessionSteer.Name}
+var steer = acp.Method[steerRequest, goose.SteerResult]{Name: goose.SessionSteer.Name}
 
-// steerRequest is acp.SteerParams read leniently: an absent or mistyped
+// steerRequest is goose.SteerParams read leniently: an absent or mistyped
 // expectedRunId reads as "" (and the rest of the params as absent), while
-// any other decoding error is the -32602 acp.SteerParams gives.
+// any other decoding error is the -32602 goose.SteerParams gives.
 type steerRequest struct {
-	acp.SteerParams
+	goose.SteerParams
 }
 
 // UnmarshalJSON decodes the params with acp.DecodeParams.
 func (p *steerRequest) UnmarshalJSON(data []byte) error {
 	// The session id is decoded on its own: a steer without a valid
-	// expectedRunId fails to decode as acp.SteerParams.
+	// expectedRunId fails to decode as goose.SteerParams.
 	sp, err := acp.DecodeParams[acp.SessionParams](data)
 	if err != nil {
 		return err
 	}
-	steer, err := acp.DecodeParams[acp.SteerParams](data)
+	full, err := acp.DecodeParams[goose.SteerParams](data)
 	if field, _ := acp.InvalidField(err); err != nil && field != "expectedRunId" {
 		return err
 	}
-	steer.SessionID = sp.SessionID
-	p.SteerParams = steer
+	full.SessionID = sp.SessionID
+	p.SteerParams = full
 	return nil
 }
 
@@ -310,34 +311,34 @@ func (p *steerRequest) UnmarshalJSON(data []byte) error {
 // missing or not the running prompt's, or when the steer has no words;
 // the error's data names the expected and the actual run ids, each left
 // out when unknown.
-func (a *agent) steer(ctx context.Context, conn *acp.Conn, p steerRequest) (acp.SteerResult, error) {
+func (a *agent) steer(ctx context.Context, conn *acp.Conn, p steerRequest) (goose.SteerResult, error) {
 	res, err := a.queueSteer(p.SteerParams)
 	if err != nil {
-		return acp.SteerResult{}, err
+		return goose.SteerResult{}, err
 	}
 	// Tells the client which message will carry the steer's echo. The
 	// running prompt may already be echoing it: the client matches them by
 	// messageId, not by order.
 	queued, _ := json.Marshal(res) // a struct of strings always encodes
-	a.notify(ctx, conn, p.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{QueuedSteer: queued})})
+	a.notify(ctx, conn, p.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{QueuedSteer: queued})})
 	return res, nil
 }
 
 // queueSteer adds the steer's words to the queue of the session's running
 // prompt, or returns the error to reply with.
-func (a *agent) queueSteer(p acp.SteerParams) (acp.SteerResult, error) {
+func (a *agent) queueSteer(p goose.SteerParams) (goose.SteerResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		return acp.SteerResult{}, err
+		return goose.SteerResult{}, err
 	}
 	var actual string
 	if s.run != nil {
 		actual = s.run.id
 	}
-	refuse := func(format string, args ...any) (acp.SteerResult, error) {
-		return acp.SteerResult{}, acp.Errorf(acp.CodeInvalidParams, "Steer refused: "+format, args...).
+	refuse := func(format string, args ...any) (goose.SteerResult, error) {
+		return goose.SteerResult{}, acp.Errorf(acp.CodeInvalidParams, "Steer refused: "+format, args...).
 			WithData(struct {
 				ExpectedRunID string `json:"expectedRunId,omitempty"`
 				ActualRunID   string `json:"actualRunId,omitempty"`
@@ -354,7 +355,7 @@ func (a *agent) queueSteer(p acp.SteerParams) (acp.SteerResult, error) {
 	case len(words) == 0:
 		return refuse("the prompt has no text")
 	}
-	res := acp.SteerResult{RunID: actual, MessageID: a.newID("msg")}
+	res := goose.SteerResult{RunID: actual, MessageID: a.newID("msg")}
 	s.run.queue = append(s.run.queue, chunks(words, res.MessageID)...)
 	s.run.input += len(words)
 	return res, nil
@@ -411,7 +412,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // gooseMeta returns m as an update's _meta.
-func gooseMeta(m acp.GooseMeta) json.RawMessage {
+func gooseMeta(m goose.Meta) json.RawMessage {
 	meta, _ := m.Marshal() // fails only for a QueuedSteer that is not JSON
 	return meta
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -269,7 +270,7 @@ func TestSteer(t *testing.T) {
 		res := async(func() acp.StopReason { return c.prompt(sid, "one two three") })
 		runID := <-c.rec.runs
 		time.Sleep(1500 * time.Millisecond) // "one" echoed, " two" waiting
-		got := call[acp.SteerResult](c, acp.GooseSessionSteer.Name, steerParams(sid, runID, "left right"))
+		got := call[goose.SteerResult](c, goose.SessionSteer.Name, steerParams(sid, runID, "left right"))
 		if got.RunID != runID || got.MessageID == "" {
 			t.Errorf("steer result %+v, want run %s and a message id", got, runID)
 		}
@@ -301,7 +302,7 @@ func TestSteerRefused(t *testing.T) {
 		c := pair(t, time.Second)
 		sid := c.newSession()
 
-		e := callErr(c, acp.GooseSessionSteer.Name, steerParams(sid, "run-1", "hi"))
+		e := callErr(c, goose.SessionSteer.Name, steerParams(sid, "run-1", "hi"))
 		wantError(t, e, acp.CodeInvalidParams, `{"expectedRunId":"run-1"}`)
 
 		res := async(func() acp.StopReason { return c.prompt(sid, "busy") })
@@ -317,7 +318,7 @@ func TestSteerRefused(t *testing.T) {
 			{"empty prompt", steerParams(sid, runID, " "), `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
 			{"no prompt", json.RawMessage(`{"sessionId":"` + sid + `","expectedRunId":"` + runID + `"}`), `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
 		} {
-			e := callErr(c, acp.GooseSessionSteer.Name, tc.params)
+			e := callErr(c, goose.SessionSteer.Name, tc.params)
 			if e.Code != acp.CodeInvalidParams || string(e.Data) != tc.data {
 				t.Errorf("%s: got %v, want code %d and data %s", tc.name, e, acp.CodeInvalidParams, tc.data)
 			}
@@ -330,7 +331,7 @@ func TestSteerRefused(t *testing.T) {
 		}
 
 		// After the run, its id is stale.
-		e = callErr(c, acp.GooseSessionSteer.Name, steerParams(sid, runID, "late"))
+		e = callErr(c, goose.SessionSteer.Name, steerParams(sid, runID, "late"))
 		wantError(t, e, acp.CodeInvalidParams, `{"expectedRunId":"`+runID+`"}`)
 	})
 }
@@ -345,12 +346,12 @@ func TestErrors(t *testing.T) {
 	}{
 		{"prompt, unknown session", acp.SessionPrompt.Name, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
 		{"set_model, unknown session", acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: "nope", ModelID: "m"}, acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"steer, unknown session", acp.GooseSessionSteer.Name, steerParams("nope", "run-1", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"steer, unknown session", goose.SessionSteer.Name, steerParams("nope", "run-1", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
 		{"new session without cwd", acp.SessionNew.Name, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"cwd"}`},
 		{"prompt without prompt", acp.SessionPrompt.Name, json.RawMessage(`{"sessionId":"s"}`), acp.CodeInvalidParams, `{"field":"prompt"}`},
 		{"prompt with a bad block", acp.SessionPrompt.Name, json.RawMessage(`{"sessionId":"s","prompt":[{"type":"text"}]}`), acp.CodeInvalidParams, `{"field":"prompt[0].text"}`},
 		{"initialize without version", acp.Initialize.Name, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"protocolVersion"}`},
-		{"steer without session", acp.GooseSessionSteer.Name, json.RawMessage(`{"expectedRunId":"r"}`), acp.CodeInvalidParams, `{"field":"sessionId"}`},
+		{"steer without session", goose.SessionSteer.Name, json.RawMessage(`{"expectedRunId":"r"}`), acp.CodeInvalidParams, `{"field":"sessionId"}`},
 		{"unknown method", "session/unknown", nil, acp.CodeMethodNotFound, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

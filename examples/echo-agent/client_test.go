@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -50,7 +51,7 @@ func newRecorder(t *testing.T) *recorder {
 func (r *recorder) methods() acp.Methods {
 	var m acp.Methods
 	acp.SessionUpdate.Handle(&m, r.sessionUpdate)
-	acp.GooseSessionUpdate.Handle(&m, r.gooseUpdate)
+	goose.SessionUpdate.Handle(&m, r.gooseUpdate)
 	return m
 }
 
@@ -69,7 +70,7 @@ func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, n acp.SessionNo
 		default:
 		}
 	case acp.SessionInfoUpdate:
-		m, ok := acp.ParseGooseMeta(u.Meta)
+		m, ok := goose.ParseMeta(u.Meta)
 		switch {
 		case !ok:
 			ev.Line = "info without goose meta"
@@ -89,8 +90,8 @@ func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, n acp.SessionNo
 	r.add(ev)
 }
 
-func (r *recorder) gooseUpdate(_ context.Context, _ *acp.Conn, n acp.GooseSessionNotification) {
-	u, ok := n.Update.(acp.GooseUsageUpdate)
+func (r *recorder) gooseUpdate(_ context.Context, _ *acp.Conn, n goose.SessionNotification) {
+	u, ok := n.Update.(goose.UsageUpdate)
 	if !ok {
 		r.t.Errorf("goose update %T", n.Update)
 		return
@@ -210,8 +211,8 @@ func promptParams(session, text string) acp.PromptParams {
 	return acp.PromptParams{SessionID: session, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
 }
 
-func steerParams(session, runID, text string) acp.SteerParams {
-	return acp.SteerParams{SessionID: session, ExpectedRunID: runID, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
+func steerParams(session, runID, text string) goose.SteerParams {
+	return goose.SteerParams{SessionID: session, ExpectedRunID: runID, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
 }
 
 // wantError checks an error's code and data.

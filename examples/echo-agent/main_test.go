@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -292,11 +293,11 @@ func TestRunningPrompt(t *testing.T) {
 	}{
 		{"second prompt", acp.SessionPrompt.Name, promptParams(sid, "again"), acp.CodeInvalidParams, `{"sessionId":"` + sid + `","activeRunId":"` + runID + `"}`},
 		{"prompt, unknown session", acp.SessionPrompt.Name, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"steer, stale run", acp.GooseSessionSteer.Name, steerParams(sid, "run-0", "hi"), acp.CodeInvalidParams, `{"expectedRunId":"run-0","actualRunId":"` + runID + `"}`},
-		{"steer, missing run", acp.GooseSessionSteer.Name, json.RawMessage(`{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}`), acp.CodeInvalidParams, `{"actualRunId":"` + runID + `"}`},
-		{"steer, empty prompt", acp.GooseSessionSteer.Name, steerParams(sid, runID, ""), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
-		{"steer, no run in session", acp.GooseSessionSteer.Name, steerParams(other, runID, "hi"), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `"}`},
-		{"steer, unknown session", acp.GooseSessionSteer.Name, steerParams("nope", runID, "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"steer, stale run", goose.SessionSteer.Name, steerParams(sid, "run-0", "hi"), acp.CodeInvalidParams, `{"expectedRunId":"run-0","actualRunId":"` + runID + `"}`},
+		{"steer, missing run", goose.SessionSteer.Name, json.RawMessage(`{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}`), acp.CodeInvalidParams, `{"actualRunId":"` + runID + `"}`},
+		{"steer, empty prompt", goose.SessionSteer.Name, steerParams(sid, runID, ""), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
+		{"steer, no run in session", goose.SessionSteer.Name, steerParams(other, runID, "hi"), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `"}`},
+		{"steer, unknown session", goose.SessionSteer.Name, steerParams("nope", runID, "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantError(t, callErr(c, tc.method, tc.params), tc.code, tc.data)
@@ -324,7 +325,7 @@ func TestSteerEndToEnd(t *testing.T) {
 	sid := c.newSession()
 	res := async(func() acp.StopReason { return c.prompt(sid, "one two three four") })
 	runID := within(t, c.rec.runs, "run announcement")
-	got := call[acp.SteerResult](c, acp.GooseSessionSteer.Name, steerParams(sid, runID, "left right"))
+	got := call[goose.SteerResult](c, goose.SessionSteer.Name, steerParams(sid, runID, "left right"))
 	if got.RunID != runID || got.MessageID == "" {
 		t.Errorf("steer result %+v, want run %s and a message id", got, runID)
 	}
