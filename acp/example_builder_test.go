@@ -35,11 +35,11 @@ func ExampleDecodeParams() {
 		panic(err)
 	}
 	fmt.Println("cwd:", p.Cwd)
-	for _, s := range p.McpServers {
+	for _, s := range p.MCPServers {
 		switch s := s.(type) {
-		case acp.McpServerStdio:
+		case acp.MCPServerStdio:
 			fmt.Println("stdio server:", s.Name, s.Command)
-		case acp.McpServerHTTP, acp.McpServerSSE:
+		case acp.MCPServerHTTP, acp.MCPServerSSE:
 			fmt.Println("remote server")
 		}
 	}

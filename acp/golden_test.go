@@ -109,10 +109,10 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 		{"request_session_new", func() ([]byte, error) {
 			return MarshalRequest(IntID(1), SessionNew.Name, NewSessionParams{
 				Cwd: "/work",
-				McpServers: []McpServer{
-					McpServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []NameValue{{Name: "DEBUG", Value: "1"}}},
-					McpServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
-					McpServerSSE{Name: "events", URL: "https://sse.example.com"},
+				MCPServers: []MCPServer{
+					MCPServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []NameValue{{Name: "DEBUG", Value: "1"}}},
+					MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
+					MCPServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
 				SystemPrompt: &SystemPrompt{},
 			})

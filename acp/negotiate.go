@@ -93,7 +93,7 @@ type AgentCapabilities struct {
 	// LoadSession reports support for session/load.
 	LoadSession        bool               `json:"loadSession,omitempty"`
 	PromptCapabilities PromptCapabilities `json:"promptCapabilities"`
-	McpCapabilities    McpCapabilities    `json:"mcpCapabilities"`
+	MCPCapabilities    MCPCapabilities    `json:"mcpCapabilities"`
 	// SessionCapabilities lists the optional session methods supported;
 	// nil means none.
 	SessionCapabilities *SessionCapabilities `json:"sessionCapabilities,omitempty"`
@@ -121,9 +121,9 @@ type PromptCapabilities struct {
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpCapabilities tells which MCP transports, beyond stdio, an agent
+// MCPCapabilities tells which MCP transports, beyond stdio, an agent
 // supports.
-type McpCapabilities struct {
+type MCPCapabilities struct {
 	HTTP bool            `json:"http"`
 	SSE  bool            `json:"sse"`
 	Meta json.RawMessage `json:"_meta,omitempty"`

@@ -100,10 +100,10 @@ func (p *AuthenticateParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
-// McpServer is the configuration of an MCP server the agent should connect
-// to: [McpServerStdio], [McpServerHTTP], [McpServerSSE], or
-// [UnknownMcpServer] for a transport this package does not know.
-type McpServer interface {
+// MCPServer is the configuration of an MCP server the agent should connect
+// to: [MCPServerStdio], [MCPServerHTTP], [MCPServerSSE], or
+// [UnknownMCPServer] for a transport this package does not know.
+type MCPServer interface {
 	// mcpTransport returns "stdio", "http", "sse" or the unknown type.
 	mcpTransport() string
 }
@@ -116,10 +116,10 @@ type NameValue struct {
 	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerStdio is an MCP server the agent launches as a process speaking
+// MCPServerStdio is an MCP server the agent launches as a process speaking
 // on its stdin and stdout. Every agent supports it. On the wire it carries
 // no "type" member.
-type McpServerStdio struct {
+type MCPServerStdio struct {
 	Name string `json:"name"`
 	// Command is the absolute path of the executable.
 	Command string   `json:"command"`
@@ -129,42 +129,42 @@ type McpServerStdio struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerHTTP is an MCP server reached over streamable HTTP, for agents
+// MCPServerHTTP is an MCP server reached over streamable HTTP, for agents
 // that declared the http MCP capability.
-type McpServerHTTP struct {
+type MCPServerHTTP struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []NameValue     `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerSSE is an MCP server reached over server-sent events, for agents
+// MCPServerSSE is an MCP server reached over server-sent events, for agents
 // that declared the sse MCP capability.
-type McpServerSSE struct {
+type MCPServerSSE struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []NameValue     `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnknownMcpServer is an MCP server of a transport type this package does
+// UnknownMCPServer is an MCP server of a transport type this package does
 // not know, kept as received.
-type UnknownMcpServer struct {
+type UnknownMCPServer struct {
 	// Type is the server's "type" member.
 	Type string
 	// Raw is the whole server object as received, byte for byte.
 	Raw json.RawMessage
 }
 
-func (McpServerStdio) mcpTransport() string     { return "stdio" }
-func (McpServerHTTP) mcpTransport() string      { return "http" }
-func (McpServerSSE) mcpTransport() string       { return "sse" }
-func (s UnknownMcpServer) mcpTransport() string { return s.Type }
+func (MCPServerStdio) mcpTransport() string     { return "stdio" }
+func (MCPServerHTTP) mcpTransport() string      { return "http" }
+func (MCPServerSSE) mcpTransport() string       { return "sse" }
+func (s UnknownMCPServer) mcpTransport() string { return s.Type }
 
 // MarshalJSON encodes the server untagged, with args and env as arrays even
 // when nil, since the schema requires them.
-func (s McpServerStdio) MarshalJSON() ([]byte, error) {
-	type plain McpServerStdio
+func (s MCPServerStdio) MarshalJSON() ([]byte, error) {
+	type plain MCPServerStdio
 	p := plain(s)
 	p.Args = nonNil(p.Args)
 	p.Env = nonNil(p.Env)
@@ -172,23 +172,23 @@ func (s McpServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON encodes the server with "type":"http".
-func (s McpServerHTTP) MarshalJSON() ([]byte, error) {
-	type plain McpServerHTTP
+func (s MCPServerHTTP) MarshalJSON() ([]byte, error) {
+	type plain MCPServerHTTP
 	p := plain(s)
 	p.Headers = nonNil(p.Headers)
 	return marshalTagged("type", s.mcpTransport(), p)
 }
 
 // MarshalJSON encodes the server with "type":"sse".
-func (s McpServerSSE) MarshalJSON() ([]byte, error) {
-	type plain McpServerSSE
+func (s MCPServerSSE) MarshalJSON() ([]byte, error) {
+	type plain MCPServerSSE
 	p := plain(s)
 	p.Headers = nonNil(p.Headers)
 	return marshalTagged("type", s.mcpTransport(), p)
 }
 
 // MarshalJSON returns Raw unchanged, or {"type":Type} when Raw is empty.
-func (s UnknownMcpServer) MarshalJSON() ([]byte, error) {
+func (s UnknownMCPServer) MarshalJSON() ([]byte, error) {
 	if len(s.Raw) == 0 {
 		return marshalTagged("type", s.Type, struct{}{})
 	}
@@ -210,15 +210,15 @@ func decodeNameValue(f *fields, nv *NameValue) {
 
 // mcpServers reads the mcpServers member. Absent means none: the result is
 // an empty, non-nil slice either way.
-func (f *fields) mcpServers(dst *[]McpServer) {
-	out := []McpServer{}
+func (f *fields) mcpServers(dst *[]MCPServer) {
+	out := []MCPServer{}
 	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
 		s := readObject(raw, path)
 		var typ string
 		s.str("type", &typ, false)
 		switch typ {
 		case "", "stdio":
-			var v McpServerStdio
+			var v MCPServerStdio
 			s.str("name", &v.Name, true)
 			s.str("command", &v.Command, true)
 			s.strings("args", &v.Args)
@@ -236,12 +236,12 @@ func (f *fields) mcpServers(dst *[]McpServer) {
 			s.meta(&meta)
 			headers = nonNil(headers)
 			if typ == "http" {
-				out = append(out, McpServerHTTP{Name: name, URL: url, Headers: headers, Meta: meta})
+				out = append(out, MCPServerHTTP{Name: name, URL: url, Headers: headers, Meta: meta})
 			} else {
-				out = append(out, McpServerSSE{Name: name, URL: url, Headers: headers, Meta: meta})
+				out = append(out, MCPServerSSE{Name: name, URL: url, Headers: headers, Meta: meta})
 			}
 		default:
-			out = append(out, UnknownMcpServer{Type: typ, Raw: bytes.Clone(raw)})
+			out = append(out, UnknownMCPServer{Type: typ, Raw: bytes.Clone(raw)})
 		}
 		return s.err
 	})
@@ -254,9 +254,9 @@ type NewSessionParams struct {
 	Cwd string `json:"cwd"`
 	// AdditionalDirectories are further workspace roots, absolute paths.
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
-	// McpServers lists the MCP servers to connect to. Decoding yields a
+	// MCPServers lists the MCP servers to connect to. Decoding yields a
 	// non-nil slice, empty when the member was absent.
-	McpServers []McpServer `json:"mcpServers"`
+	MCPServers []MCPServer `json:"mcpServers"`
 	// SystemPrompt is instructions for the agent's system prompt; nil
 	// means absent, which differs from a present empty prompt.
 	SystemPrompt *SystemPrompt   `json:"systemPrompt,omitempty"`
@@ -270,7 +270,7 @@ func (p *NewSessionParams) UnmarshalJSON(data []byte) error { return unmarshalPa
 func (p *NewSessionParams) decodeParams(f *fields) {
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
+	f.mcpServers(&p.MCPServers)
 	f.systemPrompt(&p.SystemPrompt)
 	f.meta(&p.Meta)
 }
@@ -280,7 +280,7 @@ func (p *NewSessionParams) decodeParams(f *fields) {
 func (p NewSessionParams) MarshalJSON() ([]byte, error) {
 	type plain NewSessionParams
 	q := plain(p)
-	q.McpServers = nonNil(q.McpServers)
+	q.MCPServers = nonNil(q.MCPServers)
 	return json.Marshal(q)
 }
 
@@ -357,7 +357,7 @@ type LoadSessionParams struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -369,7 +369,7 @@ func (p *LoadSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
+	f.mcpServers(&p.MCPServers)
 	f.meta(&p.Meta)
 }
 
@@ -377,7 +377,7 @@ func (p *LoadSessionParams) decodeParams(f *fields) {
 func (p LoadSessionParams) MarshalJSON() ([]byte, error) {
 	type plain LoadSessionParams
 	q := plain(p)
-	q.McpServers = nonNil(q.McpServers)
+	q.MCPServers = nonNil(q.MCPServers)
 	return json.Marshal(q)
 }
 
@@ -387,7 +387,7 @@ type ResumeSessionParams struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers,omitempty"`
+	MCPServers            []MCPServer     `json:"mcpServers,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -399,7 +399,7 @@ func (p *ResumeSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
+	f.mcpServers(&p.MCPServers)
 	f.meta(&p.Meta)
 }
 
@@ -411,7 +411,7 @@ type ForkSessionParams struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers,omitempty"`
+	MCPServers            []MCPServer     `json:"mcpServers,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 

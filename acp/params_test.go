@@ -28,12 +28,12 @@ func TestParamsRoundTrip(t *testing.T) {
 	for _, b := range sampleBlocks() {
 		prompt = append(prompt, b.block)
 	}
-	servers := []McpServer{
-		McpServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
-		McpServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
-		McpServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
-		McpServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
-		UnknownMcpServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
+	servers := []MCPServer{
+		MCPServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
+		MCPServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
+		MCPServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
+		MCPServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
+		UnknownMCPServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
 	}
 	t.Run("initialize", func(t *testing.T) {
 		paramsRoundTrip(t, InitializeParams{
@@ -51,24 +51,24 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: &SystemPrompt{}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{}})
 	})
 	t.Run("session/new system prompt object", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{},
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{},
 			SystemPrompt: &SystemPrompt{Mode: SystemPromptOverride, Content: ContentBlocks{TextContent{Text: "be brief"}}}})
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: &SystemPrompt{Content: ContentBlocks{}}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Content: ContentBlocks{}}})
 	})
 	t.Run("session/load", func(t *testing.T) {
-		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/resume", func(t *testing.T) {
-		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
+		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", MCPServers: servers})
 	})
 	t.Run("session/fork", func(t *testing.T) {
-		paramsRoundTrip(t, ForkSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+		paramsRoundTrip(t, ForkSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
 	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
@@ -118,7 +118,7 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", McpServers: []McpServer{}}, got); diff != "" {
+		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
@@ -145,8 +145,8 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []McpServer{McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
-		if diff := cmp.Diff(want, got.McpServers); diff != "" {
+		want := []MCPServer{MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
+		if diff := cmp.Diff(want, got.MCPServers); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
@@ -329,7 +329,7 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &req); err != nil {
 		t.Fatal(err)
 	}
-	want := NewSessionParams{Cwd: "/w", McpServers: []McpServer{McpServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
+	want := NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{MCPServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
 	if diff := cmp.Diff(want, req.Params); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -363,7 +363,7 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestNewSessionWithoutMcpServers(t *testing.T) {
+func TestNewSessionWithoutMCPServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := pair(t, 0)
 		for _, params := range []string{`{"cwd":"/"}`, `{"cwd":"/","mcpServers":[]}`, `{"cwd":"/","mcpServers":null}`} {
