@@ -118,9 +118,10 @@
 //
 // # Negotiation
 //
-// Answer initialize with [NegotiateVersion]; test declared capabilities with
-// the methods of [ClientCapabilities] and [AgentCapabilities], which read
-// absence as unsupported.
+// Answer initialize with [NegotiateVersion]. Declared capabilities are
+// plain fields, false or nil when the peer left them out; methods such as
+// [AgentCapabilities.Accepts] and [ClientCapabilities.AcceptsNotices]
+// answer the questions that take more than reading one field.
 //
 // # Usage
 //

@@ -82,8 +82,8 @@ func ExampleNegotiateVersion() {
 	p, _ := acp.DecodeParams[acp.InitializeParams]([]byte(
 		`{"protocolVersion":2,"clientCapabilities":{"fs":{"readTextFile":true},"session":{"notices":{}}}}`))
 	fmt.Println("answer with version", acp.NegotiateVersion(p.ProtocolVersion))
-	fmt.Println("read files:", p.ClientCapabilities.CanReadTextFile())
-	fmt.Println("terminal:", p.ClientCapabilities.HasTerminal())
+	fmt.Println("read files:", p.ClientCapabilities.FS.ReadTextFile)
+	fmt.Println("terminal:", p.ClientCapabilities.Terminal)
 	fmt.Println("notices:", p.ClientCapabilities.AcceptsNotices())
 	// Output:
 	// answer with version 1

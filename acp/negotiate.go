@@ -17,8 +17,7 @@ func NegotiateVersion(clientVersion int) int {
 }
 
 // ClientCapabilities is what a client declared in initialize. A member the
-// client left out reads as not supported; use the methods rather than the
-// fields to test for a capability.
+// client left out reads as false or nil: not supported.
 type ClientCapabilities struct {
 	FS FileSystemCapabilities `json:"fs"`
 	// Terminal reports support for every terminal/* method.
@@ -66,15 +65,6 @@ type ClientSessionCapabilities struct {
 	Notices json.RawMessage `json:"notices,omitempty"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
-
-// CanReadTextFile reports whether the client serves fs/read_text_file.
-func (c ClientCapabilities) CanReadTextFile() bool { return c.FS.ReadTextFile }
-
-// CanWriteTextFile reports whether the client serves fs/write_text_file.
-func (c ClientCapabilities) CanWriteTextFile() bool { return c.FS.WriteTextFile }
-
-// HasTerminal reports whether the client serves the terminal/* methods.
-func (c ClientCapabilities) HasTerminal() bool { return c.Terminal }
 
 // AcceptsNotices reports whether the client declared
 // clientCapabilities.session.notices. An agent must not send a [Notice]
@@ -146,18 +136,6 @@ type SessionCapabilities struct {
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
-// AcceptsImage reports whether image blocks may be sent in prompts.
-func (c AgentCapabilities) AcceptsImage() bool { return c.PromptCapabilities.Image }
-
-// AcceptsAudio reports whether audio blocks may be sent in prompts.
-func (c AgentCapabilities) AcceptsAudio() bool { return c.PromptCapabilities.Audio }
-
-// AcceptsEmbeddedContext reports whether embedded resource blocks may be
-// sent in prompts.
-func (c AgentCapabilities) AcceptsEmbeddedContext() bool {
-	return c.PromptCapabilities.EmbeddedContext
-}
-
 // Accepts reports whether block may be sent in a prompt to this agent: text
 // and resource links always, the other known kinds when declared, unknown
 // kinds never.
@@ -166,11 +144,11 @@ func (c AgentCapabilities) Accepts(block ContentBlock) bool {
 	case TextContent, ResourceLink:
 		return true
 	case ImageContent:
-		return c.AcceptsImage()
+		return c.PromptCapabilities.Image
 	case AudioContent:
-		return c.AcceptsAudio()
+		return c.PromptCapabilities.Audio
 	case EmbeddedResource:
-		return c.AcceptsEmbeddedContext()
+		return c.PromptCapabilities.EmbeddedContext
 	}
 	return false
 }
@@ -178,6 +156,11 @@ func (c AgentCapabilities) Accepts(block ContentBlock) bool {
 // SupportsSessionList reports whether the agent serves session/list.
 func (c AgentCapabilities) SupportsSessionList() bool {
 	return c.SessionCapabilities != nil && c.SessionCapabilities.List != nil
+}
+
+// SupportsSessionDelete reports whether the agent serves session/delete.
+func (c AgentCapabilities) SupportsSessionDelete() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.Delete != nil
 }
 
 // SupportsSessionResume reports whether the agent serves session/resume.

@@ -47,7 +47,7 @@ func TestClientCapabilities(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := p.ClientCapabilities
-			got := clientCaps{c.CanReadTextFile(), c.CanWriteTextFile(), c.HasTerminal(), c.AcceptsNotices()}
+			got := clientCaps{c.FS.ReadTextFile, c.FS.WriteTextFile, c.Terminal, c.AcceptsNotices()}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -56,8 +56,8 @@ func TestClientCapabilities(t *testing.T) {
 }
 
 type agentCaps struct {
-	Image, Audio, Embedded, List, Resume, Close bool
-	Accepts                                     [6]bool // text, link, image, audio, resource, unknown
+	Image, Audio, Embedded, List, Delete, Resume, Close bool
+	Accepts                                             [6]bool // text, link, image, audio, resource, unknown
 }
 
 func TestAgentCapabilities(t *testing.T) {
@@ -72,6 +72,8 @@ func TestAgentCapabilities(t *testing.T) {
 			agentCaps{Image: true, Audio: true, Embedded: true, Accepts: [6]bool{true, true, true, true, true}}},
 		{"session methods", `{"sessionCapabilities":{"list":{},"resume":{},"close":null}}`,
 			agentCaps{List: true, Resume: true, Accepts: [6]bool{true, true}}},
+		{"session delete and close", `{"sessionCapabilities":{"delete":{},"close":{}}}`,
+			agentCaps{Delete: true, Close: true, Accepts: [6]bool{true, true}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -80,8 +82,8 @@ func TestAgentCapabilities(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := r.AgentCapabilities
-			got := agentCaps{Image: c.AcceptsImage(), Audio: c.AcceptsAudio(), Embedded: c.AcceptsEmbeddedContext(),
-				List: c.SupportsSessionList(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose()}
+			got := agentCaps{Image: c.PromptCapabilities.Image, Audio: c.PromptCapabilities.Audio, Embedded: c.PromptCapabilities.EmbeddedContext,
+				List: c.SupportsSessionList(), Delete: c.SupportsSessionDelete(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose()}
 			for i, b := range blocks {
 				got.Accepts[i] = c.Accepts(b)
 			}

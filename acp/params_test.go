@@ -193,7 +193,7 @@ func TestDecodeParamsDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", raw, err)
 			}
-			if got.ClientInfo != nil || got.ClientCapabilities.CanReadTextFile() {
+			if got.ClientInfo != nil || got.ClientCapabilities.FS.ReadTextFile {
 				t.Errorf("%s: decoded %+v", raw, got)
 			}
 		}
