@@ -7,20 +7,26 @@ import (
 	"github.com/acpkit/acpkit/acp"
 )
 
-func ExampleMarshalSessionUpdate() {
-	line, err := acp.MarshalSessionUpdate("sess-1", acp.AgentMessageChunk{
-		Content: acp.TextContent{Text: "Looking at main.go"},
+// The session/update lines acp.SessionUpdate.Notify sends, built without a
+// Conn.
+func ExampleMarshalNotification() {
+	line, err := acp.MarshalNotification(acp.SessionUpdate.Name, acp.SessionNotification{
+		SessionID: "sess-1",
+		Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: "Looking at main.go"}},
 	})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("%s\n", line)
 
-	line, _ = acp.MarshalSessionUpdate("sess-1", acp.ToolCall{
-		ToolCallID: "call-1",
-		Title:      "Read main.go",
-		Kind:       acp.ToolKindRead,
-		Status:     acp.ToolCallStatusInProgress,
+	line, _ = acp.MarshalNotification(acp.SessionUpdate.Name, acp.SessionNotification{
+		SessionID: "sess-1",
+		Update: acp.ToolCall{
+			ToolCallID: "call-1",
+			Title:      "Read main.go",
+			Kind:       acp.ToolKindRead,
+			Status:     acp.ToolCallStatusInProgress,
+		},
 	})
 	fmt.Printf("%s\n", line)
 	// Output:

@@ -21,7 +21,8 @@ func ExampleNewUsageUpdate() {
 	if !ok {
 		return // the context use or the window is unknown
 	}
-	line, err := acp.MarshalSessionUpdate("sess-1", u)
+	// What acp.SessionUpdate.Notify sends.
+	line, err := acp.MarshalNotification(acp.SessionUpdate.Name, acp.SessionNotification{SessionID: "sess-1", Update: u})
 	if err != nil {
 		panic(err)
 	}

@@ -58,7 +58,7 @@ func checkGoldenLine(t *testing.T, name string, line []byte) {
 func TestGoldenSessionUpdates(t *testing.T) {
 	for _, tc := range sampleUpdates() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", tc.update)
+			line, err := sessionUpdateLine("sess-1", tc.update)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,7 +70,7 @@ func TestGoldenSessionUpdates(t *testing.T) {
 func TestGoldenContentBlocks(t *testing.T) {
 	for _, tc := range sampleBlocks() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", AgentMessageChunk{Content: tc.block})
+			line, err := sessionUpdateLine("sess-1", AgentMessageChunk{Content: tc.block})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -592,13 +592,14 @@ func (n *SessionNotification) decodeParams(f *fields) {
 
 var errNilUpdate = errors.New("acp: session update is nil")
 
-// MarshalSessionUpdate returns a session/update notification line carrying
-// u for the session.
-func MarshalSessionUpdate(sessionID string, u Update) ([]byte, error) {
-	if u == nil {
+// MarshalJSON encodes the notification; a nil Update is an error, since
+// the schema requires the update.
+func (n SessionNotification) MarshalJSON() ([]byte, error) {
+	if n.Update == nil {
 		return nil, errNilUpdate
 	}
-	return MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: sessionID, Update: u})
+	type plain SessionNotification
+	return json.Marshal(plain(n))
 }
 
 // decodeUpdate decodes one update object (the update member of a

@@ -23,7 +23,7 @@ func paramsOfLine(t *testing.T, line []byte) json.RawMessage {
 func TestSessionUpdateRoundTrip(t *testing.T) {
 	for _, tc := range sampleUpdates() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", tc.update)
+			line, err := sessionUpdateLine("sess-1", tc.update)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,8 +196,13 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 	}
 }
 
-func TestMarshalSessionUpdateNil(t *testing.T) {
-	if _, err := MarshalSessionUpdate("s", nil); err == nil {
-		t.Error("MarshalSessionUpdate(nil) succeeded")
+func TestSessionNotificationNilUpdate(t *testing.T) {
+	if _, err := sessionUpdateLine("s", nil); err == nil {
+		t.Error("a session/update without an update marshalled")
 	}
+}
+
+// sessionUpdateLine returns the line SessionUpdate.Notify sends for u.
+func sessionUpdateLine(sessionID string, u Update) ([]byte, error) {
+	return MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: sessionID, Update: u})
 }

@@ -50,7 +50,7 @@ func TestStandardUsageGolden(t *testing.T) {
 			if ok != tt.wantOK {
 				t.Errorf("ok = %v, want %v", ok, tt.wantOK)
 			}
-			line, err := MarshalSessionUpdate("sess-1", u)
+			line, err := sessionUpdateLine("sess-1", u)
 			if err != nil {
 				t.Fatal(err)
 			}
