@@ -4,6 +4,17 @@ package acp
 // ACP versions are integers; version 1 is the first stable one.
 const ProtocolVersion = 1
 
+// NegotiateVersion returns the protocol version an agent answers initialize
+// with: the client's version when this package supports it, else the latest
+// version it supports ([ProtocolVersion]), which the client may then reject
+// by disconnecting. Only version 1 is supported.
+func NegotiateVersion(clientVersion int) int {
+	if clientVersion == ProtocolVersion { // the only version supported
+		return clientVersion
+	}
+	return ProtocolVersion
+}
+
 // The methods a client calls on an agent (client → agent). An agent serves
 // them with [Method.Handle] and [Notification.Handle]; a client calls them
 // with [Method.Call] and [Notification.Notify].

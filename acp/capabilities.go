@@ -5,17 +5,6 @@ import (
 	"encoding/json"
 )
 
-// NegotiateVersion returns the protocol version an agent answers initialize
-// with: the client's version when this package supports it, else the latest
-// version it supports ([ProtocolVersion]), which the client may then reject
-// by disconnecting. Only version 1 is supported.
-func NegotiateVersion(clientVersion int) int {
-	if clientVersion == ProtocolVersion { // the only version supported
-		return clientVersion
-	}
-	return ProtocolVersion
-}
-
 // ClientCapabilities is what a client declared in initialize. A member the
 // client left out reads as false or nil: not supported.
 type ClientCapabilities struct {
