@@ -70,19 +70,11 @@ func (p *CreateElicitationParams) decodeParams(f *fields) {
 	f.str("mode", &p.Mode, true)
 	f.str("sessionId", &p.SessionID, false)
 	f.str("toolCallId", &p.ToolCallID, false)
-	if f.err == nil && p.SessionID == "" {
-		// Without a session the elicitation is tied to a request.
-		raw, ok := f.lookup("requestId")
-		if !ok {
-			f.fail("sessionId", "is required (or requestId)")
-			return
-		}
-		id, err := ParseID(bytes.TrimSpace(raw))
-		if err != nil {
-			f.fail("requestId", "must be a string, a number or null")
-			return
-		}
-		p.RequestID = id
+	if _, ok := f.lookup("requestId"); ok {
+		f.id("requestId", &p.RequestID, false)
+	} else if p.SessionID == "" {
+		// The elicitation is tied to a session or to a request.
+		f.fail("sessionId", "is required (or requestId)")
 	}
 	switch p.Mode {
 	case ElicitationForm:

@@ -244,6 +244,28 @@ func (f *fields) optStr(key string, dst **string) {
 	}
 }
 
+// id reads a JSON-RPC id member: a string, a number or null. A null id is
+// present (a request may carry one), so unlike other members null is not
+// read as absent; required makes absence an error.
+func (f *fields) id(key string, dst *ID, required bool) {
+	if f.err != nil {
+		return
+	}
+	raw, ok := f.lookup(key)
+	if !ok {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	id, err := ParseID(raw)
+	if err != nil {
+		f.fail(key, "must be a string, a number or null")
+		return
+	}
+	*dst = id
+}
+
 // uint reads a non-negative integer member.
 func (f *fields) uint(key string, dst *uint64, required bool) {
 	v := f.member(key, required)

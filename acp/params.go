@@ -594,18 +594,6 @@ type CancelRequestParams struct {
 func (p *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *CancelRequestParams) decodeParams(f *fields) {
-	// requestId may be null (a request may carry a null id), so it is read
-	// from the map directly rather than through get, which drops nulls.
-	raw, ok := f.lookup("requestId")
-	if !ok {
-		f.fail("requestId", "is required")
-		return
-	}
-	id, err := ParseID(bytes.TrimSpace(raw))
-	if err != nil {
-		f.fail("requestId", "must be a string, a number or null")
-		return
-	}
-	p.RequestID = id
+	f.id("requestId", &p.RequestID, true)
 	f.meta(&p.Meta)
 }
