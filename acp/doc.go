@@ -99,6 +99,11 @@
 // required members with the struct tag acp:"required". Reply with detail
 // in one expression with [Errorf] and [Error.WithData].
 //
+// Absence reads one way throughout: an optional string or slice is empty
+// (nil) when absent, and a field is a pointer only where absent differs
+// from a zero value (an optional count, a capability declared by its
+// presence, a systemPrompt that may be present and empty).
+//
 // # Content and session updates
 //
 // [ContentBlock] and [Update] are closed unions: only this package
