@@ -252,8 +252,9 @@ type fieldInfo struct {
 }
 
 var (
+	structDone  sync.Map // reflect.Type → *structInfo, complete: read without the lock
 	structMu    sync.Mutex
-	structCache = map[reflect.Type]*structInfo{}
+	structCache = map[reflect.Type]*structInfo{} // under structMu, while building
 )
 
 var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
@@ -262,9 +263,14 @@ var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
 // itself (implements json.Unmarshaler), or embeds a field (whose promotion
 // rules encoding/json knows): encoding/json reads those whole.
 func structOf(t reflect.Type) *structInfo {
+	if info, ok := structDone.Load(t); ok {
+		return info.(*structInfo)
+	}
 	structMu.Lock()
 	defer structMu.Unlock()
-	return structLocked(t)
+	info := structLocked(t)
+	structDone.Store(t, info)
+	return info
 }
 
 func structLocked(t reflect.Type) *structInfo {

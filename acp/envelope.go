@@ -46,6 +46,19 @@ func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 // MarshalNotification returns a notification line for method with params
 // (omitted when nil).
 func MarshalNotification(method string, params any) ([]byte, error) {
+	if n, ok := params.(SessionNotification); ok {
+		line := make([]byte, 0, 256)
+		line = append(line, `{"jsonrpc":"2.0","method":`...)
+		line, err := appendQuoted(line, method)
+		if err == nil {
+			line = append(line, `,"params":`...)
+			line, err = n.appendJSON(line)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("acp: encoding message: %w", err)
+		}
+		return append(line, '}'), nil
+	}
 	line, err := json.Marshal(notificationEnvelope{JSONRPC: "2.0", Method: method, Params: params})
 	if err != nil {
 		return nil, fmt.Errorf("acp: encoding message: %w", err)

@@ -49,7 +49,14 @@ func (m Method[P, R]) Handle(ms *Methods, f func(ctx context.Context, conn *Conn
 // that names the member ([InvalidField] reads it). Other errors are those
 // of [Conn.Request]: the peer's [*Error], the context's, or [ErrClosed].
 func (m Method[P, R]) Call(ctx context.Context, conn *Conn, params P) (R, error) {
-	raw, err := conn.Request(ctx, m.Name, params)
+	var p any = params // boxed once, for the check and for Request
+	if c, ok := p.(checker); ok {
+		if err := c.check(); err != nil {
+			var zero R
+			return zero, err
+		}
+	}
+	raw, err := conn.Request(ctx, m.Name, p)
 	if err != nil {
 		var zero R
 		return zero, err
@@ -87,9 +94,21 @@ func (n Notification[P]) Handle(ms *Methods, f func(ctx context.Context, conn *C
 }
 
 // Notify sends the notification n with params over conn, as
-// [Conn.Notify] does.
+// [Conn.Notify] does. Params the package can tell are incomplete, such as
+// a [SessionNotification] without its update, are refused unsent.
 func (n Notification[P]) Notify(ctx context.Context, conn *Conn, params P) error {
-	return conn.Notify(ctx, n.Name, params)
+	var p any = params // boxed once, for the check and for Notify
+	if c, ok := p.(checker); ok {
+		if err := c.check(); err != nil {
+			return err
+		}
+	}
+	return conn.Notify(ctx, n.Name, p)
+}
+
+// checker is implemented by params the package checks before sending.
+type checker interface {
+	check() error
 }
 
 // method is a [Method] or a [Notification] of any types, for tables.

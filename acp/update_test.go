@@ -1,8 +1,11 @@
 package acp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -196,13 +199,79 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 	}
 }
 
-func TestSessionNotificationNilUpdate(t *testing.T) {
-	if _, err := sessionUpdateLine("s", nil); err == nil {
-		t.Error("a session/update without an update marshalled")
+func TestSessionUpdateNilUpdate(t *testing.T) {
+	var got []string
+	client := Methods{Notifications: map[string]NotificationFunc{
+		SessionUpdate.Name: func(_ context.Context, _ *Conn, params json.RawMessage) { got = append(got, string(params)) },
+	}}
+	toClientR, toClientW := io.Pipe()
+	toAgentR, toAgentW := io.Pipe()
+	cc := NewConn(context.Background(), toClientR, toAgentW, client, nil)
+	agent := NewConn(context.Background(), toAgentR, toClientW, nil, nil)
+	if err := SessionUpdate.Notify(context.Background(), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, errNilUpdate) {
+		t.Errorf("Notify without an update = %v, want errNilUpdate", err)
+	}
+	agent.Close()
+	if err := errors.Join(cc.Wait(), agent.Wait()); err != nil {
+		t.Fatal(err)
+	}
+	if got != nil {
+		t.Errorf("the client received %q", got)
 	}
 }
 
 // sessionUpdateLine returns the line SessionUpdate.Notify sends for u.
 func sessionUpdateLine(sessionID string, u Update) ([]byte, error) {
 	return MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: sessionID, Update: u})
+}
+
+// TestMarshalNotificationSessionUpdate checks MarshalNotification's own
+// encoding of session/update against encoding/json's: the same JSON, on
+// one line, and a refusal where encoding/json refuses.
+func TestMarshalNotificationSessionUpdate(t *testing.T) {
+	type plainNotification SessionNotification // encoded by encoding/json alone
+	notes := []SessionNotification{
+		{SessionID: "a<b>&\u2028\"", Update: CurrentModeUpdate{CurrentModeID: "x"}, Meta: json.RawMessage(`{"k": [1, 2]}`)},
+		{SessionID: "s", Update: UnknownUpdate{Kind: "later", Raw: json.RawMessage("{\n  \"sessionUpdate\": \"later\",\n  \"x\": \"<&>\"\n}")}},
+		{SessionID: "s", Update: AgentMessageChunk{Content: TextContent{Text: "line\nbreak"}, MessageID: "m", Meta: json.RawMessage(`{}`)}},
+	}
+	for _, tc := range sampleUpdates() {
+		notes = append(notes, SessionNotification{SessionID: "sess-1", Update: tc.update})
+	}
+	for _, n := range notes {
+		line, err := MarshalNotification(SessionUpdate.Name, n)
+		if err != nil {
+			t.Fatalf("%+v: %v", n, err)
+		}
+		want, err := json.Marshal(struct {
+			JSONRPC string            `json:"jsonrpc"`
+			Method  string            `json:"method"`
+			Params  plainNotification `json:"params"`
+		}{"2.0", SessionUpdate.Name, plainNotification(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(line, "\r\n") {
+			t.Errorf("line break in %s", line)
+		}
+		var got, exp any
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if err := json.Unmarshal(want, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%s (-encoding/json +MarshalNotification):\n%s", line, diff)
+		}
+	}
+	for _, bad := range []SessionNotification{
+		{SessionID: "s"},
+		{SessionID: "s", Update: UnknownUpdate{Kind: "x", Raw: json.RawMessage(`{`)}},
+		{SessionID: "s", Update: CurrentModeUpdate{CurrentModeID: "x"}, Meta: json.RawMessage(`[`)},
+	} {
+		if line, err := MarshalNotification(SessionUpdate.Name, bad); err == nil {
+			t.Errorf("%+v encoded as %s", bad, line)
+		}
+	}
 }
