@@ -3,7 +3,6 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // ContentBlock is one piece of displayable content: in a prompt, in a
@@ -230,7 +229,7 @@ func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
 	}
 	out := make(ContentBlocks, 0, len(items))
 	for i, item := range items {
-		c, err := decodeContentBlock(item, fmt.Sprintf("%s[%d]", path, i))
+		c, err := decodeContentBlock(item, indexPath(path, i))
 		if err != nil {
 			return nil, err
 		}

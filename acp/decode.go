@@ -249,6 +249,7 @@ type fieldInfo struct {
 	nested   *structInfo // a struct read member by member (through a pointer or a slice); nil for encoding/json
 	ptr      bool        // the field is a pointer to nested
 	slice    bool        // the field is a slice, read element by element
+	str      bool        // the field is a string kind without a decoder of its own
 }
 
 var (
@@ -295,7 +296,8 @@ func structLocked(t reflect.Type) *structInfo {
 		if name == "" {
 			name = sf.Name
 		}
-		fi := fieldInfo{name: name, index: i, required: sf.Tag.Get("acp") == "required"}
+		fi := fieldInfo{name: name, index: i, required: sf.Tag.Get("acp") == "required",
+			str: sf.Type.Kind() == reflect.String && !reflect.PointerTo(sf.Type).Implements(unmarshalerType)}
 		switch ft := sf.Type; {
 		case ft.Kind() == reflect.Pointer:
 			fi.nested, fi.ptr = structLocked(ft.Elem()), true
@@ -342,6 +344,10 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 			if f.err == nil && dst.IsNil() {
 				dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // present, empty
 			}
+		case fi.str && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
+			// The common case, without encoding/json: the object was
+			// validated whole, so the string holds no escape and valid UTF-8.
+			dst.SetString(string(raw[1 : len(raw)-1]))
 		case fi.nested == nil:
 			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
 				f.failWith(jsonFieldError(err, path))

@@ -367,13 +367,19 @@ func (f *fields) array(key string, required bool, elem func(raw json.RawMessage,
 		f.fail(key, "must be an array")
 		return false
 	}
+	path := f.sub(key)
 	for i, item := range items {
-		if err := elem(item, fmt.Sprintf("%s[%d]", f.sub(key), i)); err != nil {
+		if err := elem(item, indexPath(path, i)); err != nil {
 			f.failWith(err)
 			return false
 		}
 	}
 	return true
+}
+
+// indexPath returns the path of element i of the array at path.
+func indexPath(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
 }
 
 // scanArray returns the elements of the JSON array raw (white space
