@@ -134,6 +134,9 @@ func decode[T any](raw []byte, root string) (T, error) {
 		return v, nil
 	}
 	raw = bytes.TrimSpace(raw)
+	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
+		raw = []byte("{}") // as for the params types: absent is {}
+	}
 	info := structOf(t)
 	if info == nil {
 		if err := json.Unmarshal(raw, &v); err != nil {
@@ -141,9 +144,6 @@ func decode[T any](raw []byte, root string) (T, error) {
 			return zero, jsonFieldError(err, root)
 		}
 		return v, nil
-	}
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}") // as for the params types: absent is {}
 	}
 	f := readFields(raw, "")
 	if f.err == nil {

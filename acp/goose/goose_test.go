@@ -176,6 +176,8 @@ func TestDecodeSessionNotification(t *testing.T) {
 
 	for _, tc := range []struct{ params, field string }{
 		{`{"update":{"sessionUpdate":"usage_update","used":1}}`, "sessionId"},
+		{`null`, "sessionId"},
+		{``, "sessionId"},
 		{`{"sessionId":"s"}`, "update"},
 		{`{"sessionId":"s","update":{}}`, "update.sessionUpdate"},
 		{`{"sessionId":"s","update":{"sessionUpdate":"usage_update"}}`, "update.used"},
