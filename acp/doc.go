@@ -13,12 +13,12 @@
 // pass checks that the line is JSON in valid UTF-8 and finds its members. An
 // invalid line comes back with the error to reply with ([CodeParseError] or
 // [CodeInvalidRequest]) and the id to echo. Ids are kept byte-exact, so a
-// reply echoes exactly what came in. Known ACP methods are returned as their
-// Method constants, so classifying them allocates nothing. The [Message]'s
-// ID, Params and Result alias the line: copy them (with [ID.Clone] and
-// [bytes.Clone]) before the line's buffer is reused. When a member name is
-// repeated, the last occurrence wins, as with encoding/json, so the typed
-// params decoders agree with the classifier.
+// reply echoes exactly what came in. The methods this package declares are
+// returned as their values' Name, so classifying them allocates nothing.
+// The [Message]'s ID, Params and Result alias the line: copy them (with
+// [ID.Clone] and [bytes.Clone]) before the line's buffer is reused. When a
+// member name is repeated, the last occurrence wins, as with encoding/json,
+// so the typed params decoders agree with the classifier.
 //
 // # Framing
 //
