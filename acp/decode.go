@@ -344,10 +344,9 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 			if f.err == nil && dst.IsNil() {
 				dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // present, empty
 			}
-		case fi.str && raw[0] == '"' && bytes.IndexByte(raw, '\\') < 0:
-			// The common case, without encoding/json: the object was
-			// validated whole, so the string holds no escape and valid UTF-8.
-			dst.SetString(string(raw[1 : len(raw)-1]))
+		case fi.str && raw[0] == '"':
+			// Without encoding/json: the object was validated whole.
+			dst.SetString(unescape(raw[1 : len(raw)-1]))
 		case fi.nested == nil:
 			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
 				f.failWith(jsonFieldError(err, path))

@@ -215,8 +215,8 @@ func (f *fields) str(key string, dst *string, required bool) {
 		f.fail(key, "must be a string")
 	case bytes.IndexByte(v, '\\') < 0: // validated: no escape, no control character
 		*dst = string(v[1 : len(v)-1])
-	case json.Unmarshal(v, dst) != nil:
-		f.fail(key, "must be a string")
+	default:
+		*dst = unescape(v[1 : len(v)-1])
 	}
 }
 
