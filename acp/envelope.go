@@ -40,19 +40,42 @@ func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 	if id.IsAbsent() {
 		return nil, fmt.Errorf("acp: request %q has no id", method)
 	}
+	if a, ok := params.(jsonAppender); ok {
+		line := make([]byte, 0, 512)
+		line = append(line, `{"jsonrpc":"2.0","id":`...)
+		line = append(line, id.raw...)
+		line = append(line, `,"method":`...)
+		line, err := appendQuoted(line, method)
+		if err == nil {
+			line = append(line, `,"params":`...)
+			line, err = a.appendJSON(line)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("acp: encoding message: %w", err)
+		}
+		return append(line, '}'), nil
+	}
 	return marshalWithID(id, requestMembers{Method: method, Params: params})
+}
+
+// jsonAppender is implemented by the params of the hot methods
+// (session/update, session/prompt), which encode themselves straight into
+// the line: encoding/json would validate and compact each nested
+// encoding once more. The bytes are those encoding/json would produce.
+type jsonAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
 }
 
 // MarshalNotification returns a notification line for method with params
 // (omitted when nil).
 func MarshalNotification(method string, params any) ([]byte, error) {
-	if n, ok := params.(SessionNotification); ok {
+	if a, ok := params.(jsonAppender); ok {
 		line := make([]byte, 0, 256)
 		line = append(line, `{"jsonrpc":"2.0","method":`...)
 		line, err := appendQuoted(line, method)
 		if err == nil {
 			line = append(line, `,"params":`...)
-			line, err = n.appendJSON(line)
+			line, err = a.appendJSON(line)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("acp: encoding message: %w", err)

@@ -275,3 +275,45 @@ func TestMarshalNotificationSessionUpdate(t *testing.T) {
 		}
 	}
 }
+
+// TestMarshalRequestPrompt checks MarshalRequest's own encoding of
+// session/prompt against encoding/json's, as for session/update.
+func TestMarshalRequestPrompt(t *testing.T) {
+	type plainParams PromptParams // encoded by encoding/json alone
+	prompt := ContentBlocks{UnknownContent{Type: "later", Raw: json.RawMessage("{\"type\": \"later\",\n \"x\": \"<&>\"}")}}
+	for _, b := range sampleBlocks() {
+		prompt = append(prompt, b.block)
+	}
+	for _, p := range []PromptParams{
+		{SessionID: "s<&>\u2028", Prompt: prompt, Meta: json.RawMessage(`{"a": 1}`)},
+		{SessionID: "s"},
+	} {
+		line, err := MarshalRequest(IntID(7), SessionPrompt.Name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(struct {
+			JSONRPC string      `json:"jsonrpc"`
+			ID      int         `json:"id"`
+			Method  string      `json:"method"`
+			Params  plainParams `json:"params"`
+		}{"2.0", 7, SessionPrompt.Name, plainParams(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, exp any
+		if bytes.ContainsAny(line, "\r\n") || json.Unmarshal(line, &got) != nil {
+			t.Fatalf("not one line of JSON: %s", line)
+		}
+		if err := json.Unmarshal(want, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%s (-encoding/json +MarshalRequest):\n%s", line, diff)
+		}
+	}
+	bad := PromptParams{SessionID: "s", Prompt: ContentBlocks{UnknownContent{Type: "x", Raw: json.RawMessage(`{`)}}}
+	if line, err := MarshalRequest(IntID(1), SessionPrompt.Name, bad); err == nil {
+		t.Errorf("invalid raw block encoded as %s", line)
+	}
+}
