@@ -96,7 +96,7 @@ func scanObject(raw []byte) []member {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	m := make([]member, 0, 8)
+	m := make([]member, 0, 4)
 	i := jsonscan.SkipSpace(raw, 1)
 	if i < len(raw) && raw[i] == '}' {
 		return objectEnd(raw, i, m)
