@@ -27,6 +27,13 @@
 //     command line and parses rate-limit reset times.
 //     [github.com/acpkit/acpkit/claude/claudetest] replays recorded
 //     transcripts as a fake CLI.
+//   - [github.com/acpkit/acpkit/codex] does the same for the OpenAI Codex
+//     CLI (codex exec --json): events, the thread id to resume with, exit
+//     statuses, usage-limit reset times and the command line;
+//     [github.com/acpkit/acpkit/codex/codextest] is its fake CLI.
+//   - [github.com/acpkit/acpkit/gemini] does the same for the Gemini CLI
+//     (gemini --output-format stream-json), and also names its exit
+//     statuses; [github.com/acpkit/acpkit/gemini/geminitest] is its fake.
 //   - [github.com/acpkit/acpkit/usage] keeps session-cumulative token usage
 //     honestly (absent is not zero, overflow is not a number), proves which
 //     price list applies, prices turns, and computes per-turn deltas on the
@@ -51,8 +58,9 @@
 // The examples directory holds small programs to copy from:
 // examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
 // complete agent with sessions, cancellation, goose's extensions and usage
-// reports; and examples/fakeclaude, a stand-in for the claude binary that
-// replays recorded transcripts.
+// reports; and examples/fakeclaude, examples/fakecodex and
+// examples/fakegemini, stand-ins for the claude, codex and gemini binaries
+// that replay recorded transcripts.
 //
 // # Stability
 //

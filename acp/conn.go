@@ -14,7 +14,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
+	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
@@ -41,8 +44,14 @@ type Handler interface {
 	// as is; return [ErrMethodNotFound] for a method the handler does not
 	// serve. Any other error is sent as [CodeInternalError] with the
 	// error's text, except the context's error after the peer cancelled
-	// the request, which is sent as [ErrRequestCancelled]. A panic is
-	// recovered and sent as [CodeInternalError]; the connection goes on.
+	// the request, which is sent as [ErrRequestCancelled].
+	//
+	// Every request is answered, whatever the handler does: a panic, a
+	// call to [runtime.Goexit] (as t.FailNow makes), a result that cannot
+	// be encoded as valid JSON in valid UTF-8, and an error whose methods
+	// panic (a nil pointer in a non-nil error, say) are answered
+	// [CodeInternalError] and logged; error data that cannot be encoded is
+	// left out. The connection goes on.
 	//
 	// ctx is cancelled when the peer sends $/cancel_request for this
 	// request (its [context.Cause] is then [ErrRequestCancelled]), when the
@@ -63,8 +72,8 @@ type Handler interface {
 	//
 	// Unknown notifications should be ignored. $/cancel_request is handled
 	// by the Conn and never reaches the handler. params is owned by the
-	// handler; ctx ends when the connection does. A panic is recovered and
-	// logged; the connection goes on.
+	// handler; ctx ends when the connection does. A panic or a call to
+	// [runtime.Goexit] is logged; the connection goes on.
 	HandleNotification(ctx context.Context, conn *Conn, method string, params json.RawMessage)
 }
 
@@ -101,7 +110,25 @@ func (m Methods) HandleNotification(ctx context.Context, conn *Conn, method stri
 }
 
 func methodNotFound(method string) *Error {
-	return Errorf(CodeMethodNotFound, "Method not found: %s", method)
+	return Errorf(CodeMethodNotFound, "Method not found: %s", echo(method))
+}
+
+// maxEcho bounds, in bytes, what an error message or log entry quotes of
+// what the peer sent (a method name, an id), so that a megabyte of method
+// name does not come back as a megabyte of error.
+const maxEcho = 128
+
+// echo returns s cut to at most maxEcho bytes, on a UTF-8 boundary, with
+// "…" appended when it was cut.
+func echo(s string) string {
+	if len(s) <= maxEcho {
+		return s
+	}
+	cut := maxEcho
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // ErrClosed is returned by [Conn.Request] when the connection ends before
@@ -137,9 +164,12 @@ type ConnOptions struct {
 	// meanwhile, so the responses that running handlers wait for (a
 	// permission, say), notifications and cancellations still arrive. A
 	// $/cancel_request for a waiting request answers it with
-	// [ErrRequestCancelled] without running its handler; when the
-	// connection ends, waiting requests are answered with
-	// [CodeInternalError] without running.
+	// [ErrRequestCancelled] without running its handler. When the input
+	// ends (or at [Conn.Shutdown]), waiting requests still run in turn,
+	// with their contexts already cancelled like those of the running
+	// ones, so that every request the peer sent before closing its side
+	// gets its handler's answer; after [Conn.Close] or a failure to write,
+	// when no answer can be written, they are dropped without running.
 	//
 	// At most as many requests as the limit may wait, to bound the memory
 	// a peer can make the Conn hold. Only then, as a last resort, does the
@@ -150,7 +180,12 @@ type ConnOptions struct {
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 or less means [DefaultMaxLineLength]. A longer line is
-	// skipped and answered with [CodeInvalidRequest] and a null id.
+	// skipped. When its first bytes show a response to a pending
+	// [Conn.Request] (its "id" member comes before "result" or "error", as
+	// peers write them), that Request fails with an error matching
+	// [ErrLineTooLong]; a response written the other way round is
+	// unrecognisable, and its Request waits for its context to end. Any
+	// other long line is answered with [CodeInvalidRequest] and a null id.
 	MaxLineLength int
 	// Logger receives the connection's diagnostics: dropped and malformed
 	// messages at Debug and Warn, handler panics at Error. Nil means silent.
@@ -160,6 +195,12 @@ type ConnOptions struct {
 // A Conn is one JSON-RPC 2.0 connection over a reader and a writer, as ACP
 // runs it: one message per line, requests in both directions. Agents and
 // clients use it alike. All its methods are safe for concurrent use.
+//
+// A request whose id is that of a request still running or waiting is not
+// run: it is answered [CodeInvalidRequest] with that id, so the peer sees
+// two responses with the id, this one at once and the first request's
+// later. Only a peer that breaks JSON-RPC's rule of unique ids in flight
+// sees it, and that answer is the only one that can tell it.
 //
 // The connection reads until the input ends, [Conn.Close] is called, the
 // context given to [NewConn] ends, or writing fails. [Conn.Wait] waits for
@@ -179,16 +220,21 @@ type Conn struct {
 	stopAf func() bool   // stops the context.AfterFunc watching the caller's ctx
 	afDone chan struct{} // closed when that AfterFunc has run, if it ran
 
-	writeq     chan []byte   // lines for the writer goroutine
+	writeq     chan []byte   // lines for the writer goroutine, each ending in "\n"
 	stopWriter chan struct{} // closed when no handler can write any more
 	writerDone chan struct{} // closed when the writer goroutine has returned
 	finished   chan struct{} // closed when every goroutine has returned
 
 	done     chan struct{} // closed at shutdown: no more input is read
 	shutOnce sync.Once
-	err      error       // why the connection ended; set before done closes
-	broken   atomic.Bool // output is unusable: writes are dropped
+	err      error // why the connection ended; set before done closes
 	ioOnce   sync.Once
+
+	// Set at Close or on failure: the output is unusable, writes are
+	// dropped, and senders waiting for room in writeq give up.
+	broken     atomic.Bool
+	brokenc    chan struct{} // closed when broken is set
+	brokenOnce sync.Once
 
 	handlers sync.WaitGroup // goroutines running request handlers
 
@@ -266,6 +312,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		writerDone: make(chan struct{}),
 		finished:   make(chan struct{}),
 		done:       make(chan struct{}),
+		brokenc:    make(chan struct{}),
 		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
@@ -307,26 +354,79 @@ func (c *Conn) Wait() error {
 func (c *Conn) Done() <-chan struct{} { return c.done }
 
 // Close ends the connection: it stops reading, cancels the contexts of
-// running handlers, makes outstanding [Conn.Request] calls return
-// [ErrClosed], drops messages not yet written, and closes the reader and the
-// writer if they implement [io.Closer], to interrupt a Read or Write in
-// progress (see [Conn.Wait] for when that works). It does not wait: call
-// [Conn.Wait] for that. Close always returns nil; it is safe to call more
-// than once.
+// running handlers, makes outstanding [Conn.Request] calls and every
+// [Conn.Request] and [Conn.Notify] waiting for room in the output return
+// [ErrClosed] at once, drops messages not yet written, and closes the
+// reader and the writer if they implement [io.Closer], to interrupt a Read
+// or Write in progress (see [Conn.Wait] for when that works). It does not
+// wait, not even for a Write that cannot be interrupted: call [Conn.Wait]
+// for that. Close always returns nil; it is safe to call more than once.
 func (c *Conn) Close() error {
-	c.broken.Store(true)
+	c.markBroken()
 	c.shutdown(nil)
 	c.closeIO()
 	return nil
 }
 
+// Shutdown ends the connection gracefully, as the end of its input does:
+// it stops reading, cancels the contexts of running handlers (cause
+// [ErrClosed]) and lets them finish, writing their responses and the
+// notifications they send before returning, then waits as [Conn.Wait] does
+// and returns what it returns. Requests still waiting for a slot run in
+// turn, as at the end of the input. That is how an agent should stop on
+// SIGTERM: the editor gets an answer, "cancelled" for a prompt, to every
+// request the agent has read.
+//
+// To stop reading at once, Shutdown closes the reader if it implements
+// CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
+// writer; see [Conn.Wait] for which Reads that interrupts. Once every
+// answer is written it closes the reader and the writer as [Conn.Close]
+// does, so that the peer sees the end of its input. If ctx ends before the
+// Conn has finished, Shutdown closes it as Close does, dropping what is
+// unwritten, and returns the context's error at once. A handler must not
+// call Shutdown: it would wait for itself until ctx ends.
+func (c *Conn) Shutdown(ctx context.Context) error {
+	c.shutdown(nil)
+	c.closeReader()
+	select {
+	case <-c.finished:
+		c.closeIO()
+		return c.err
+	case <-ctx.Done():
+		c.Close()
+		return ctx.Err()
+	}
+}
+
+// closeReader interrupts a Read in progress without closing the writer.
+func (c *Conn) closeReader() {
+	if cr, ok := c.r.(interface{ CloseRead() error }); ok {
+		closeQuietly(cr.CloseRead)
+		return
+	}
+	if rc, ok := c.r.(io.Closer); ok && !sameObject(c.r, c.w) {
+		closeQuietly(rc.Close)
+	}
+}
+
+// sameObject reports whether r and w are one value, such as a net.Conn
+// passed as both. Values of types that cannot be compared are not.
+func sameObject(r io.Reader, w io.Writer) (same bool) {
+	defer func() { recover() }() // comparing uncomparable types panics
+	return any(r) == any(w)
+}
+
 // Request sends a request for method with params (encoded with
 // encoding/json before Request sends them; nil omits them) and waits for the
-// response. It returns the response's raw result, which the caller owns, or
-// the peer's error as an [*Error], which matches the sentinels such as
-// [ErrMethodNotFound] under [errors.Is]. A line that carries the request's
-// id but is not a valid response (both result and error, say) fails it
-// with an error matching [ErrInvalidResponse].
+// response. Params must encode to a JSON object or array, in valid UTF-8:
+// anything else is refused before anything is written, with an error
+// matching [ErrParamsNotStructured] or [ErrNotJSON]. It returns the
+// response's raw result, which the caller owns, or the peer's error as an
+// [*Error], which matches the sentinels such as [ErrMethodNotFound] under
+// [errors.Is]. A line that carries the request's id but is not a valid
+// response (both result and error, say) fails it with an error matching
+// [ErrInvalidResponse], and so does a response too long to read with an
+// error matching [ErrLineTooLong] (see [ConnOptions].MaxLineLength).
 //
 // When ctx ends first, Request sends $/cancel_request for it and returns an
 // error that wraps ctx.Err() and the context's cause; a response arriving
@@ -350,7 +450,7 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 	c.pending[n] = ch
 	c.mu.Unlock()
 
-	line, err := MarshalRequest(IntID(n), method, params)
+	line, err := encodeLine(IntID(n), method, "params", params)
 	if err == nil {
 		err = c.send(ctx, line)
 	}
@@ -411,7 +511,7 @@ func (c *Conn) forget(n int64) bool {
 // block: if the write queue is full the cancellation, which is advisory, is
 // dropped.
 func (c *Conn) cancelOutbound(n int64) {
-	line, err := MarshalNotification(CancelRequest.Name, CancelRequestParams{RequestID: IntID(n)})
+	line, err := encodeLine(ID{}, CancelRequest.Name, "params", CancelRequestParams{RequestID: IntID(n)})
 	if err != nil || c.broken.Load() {
 		return
 	}
@@ -423,10 +523,11 @@ func (c *Conn) cancelOutbound(n int64) {
 }
 
 // Notify sends a notification for method with params (encoded with
-// encoding/json before Notify returns; nil omits them). It returns once the
-// message is queued to be written, in order after everything sent before
-// it; if the peer reads slowly and the queue is full, it waits, until ctx
-// ends (so a ctx that has already ended matters only then). A nil error
+// encoding/json before Notify returns; nil omits them), which it refuses as
+// [Conn.Request] does. It returns once the message is queued to be written,
+// in order after everything sent before it; if the peer reads slowly and
+// the queue is full, it waits, until ctx ends (so a ctx that has already
+// ended matters only then). A nil error
 // means queued, not delivered: [Conn.Close] drops what is still queued, and
 // an error from the write itself ends the connection and is reported by
 // [Conn.Wait].
@@ -437,7 +538,7 @@ func (c *Conn) cancelOutbound(n int64) {
 // [ErrClosed]; when it races with that end, it may return the error for a
 // message that was written after all.
 func (c *Conn) Notify(ctx context.Context, method string, params any) error {
-	line, err := MarshalNotification(method, params)
+	line, err := encodeLine(ID{}, method, "params", params)
 	if err != nil {
 		return err
 	}
@@ -456,6 +557,8 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 		case c.writeq <- line:
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-c.brokenc:
+			return c.closedErr()
 		case <-c.writerDone:
 			return c.closedErr()
 		}
@@ -477,23 +580,30 @@ func (c *Conn) send(ctx context.Context, line []byte) error {
 }
 
 // reply queues a response from the reading goroutine or a handler; it
-// gives up only when the writer has stopped.
+// gives up only when the output is broken or the writer has stopped.
 func (c *Conn) reply(line []byte) {
 	if c.broken.Load() {
 		return
 	}
 	select {
 	case c.writeq <- line:
+	case <-c.brokenc:
 	case <-c.writerDone:
 	}
 }
 
 func (c *Conn) replyError(id ID, e *Error) {
-	line, err := MarshalErrorResponse(id, e)
+	c.reply(errorLine(id, e))
+}
+
+// errorLine encodes an error response to id, with e's data if it is valid
+// JSON in valid UTF-8 and without it otherwise.
+func errorLine(id ID, e *Error) []byte {
+	line, err := encodeLine(responseID(id), "", "error", e)
 	if err != nil { // e.Data is not valid JSON: send the rest
-		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
+		line, _ = encodeLine(responseID(id), "", "error", &Error{Code: e.Code, Message: e.Message})
 	}
-	c.reply(line)
+	return line
 }
 
 func (c *Conn) closedErr() error {
@@ -516,9 +626,19 @@ func (c *Conn) shutdown(cause error) {
 
 // fail ends the connection because of cause, dropping what is unwritten.
 func (c *Conn) fail(cause error) {
-	c.broken.Store(true)
+	c.markBroken()
 	c.shutdown(cause)
 	c.closeIO()
+}
+
+// markBroken makes every write a no-op and releases the senders waiting
+// for room in the write queue: once the Conn is closed or has failed they
+// must not wait for a writer that may be blocked for good.
+func (c *Conn) markBroken() {
+	c.brokenOnce.Do(func() {
+		c.broken.Store(true)
+		close(c.brokenc)
+	})
 }
 
 func (c *Conn) closeIO() {
@@ -526,12 +646,20 @@ func (c *Conn) closeIO() {
 		// Errors are ignored: the reader and writer may be one object
 		// (a net.Conn) that refuses a second Close.
 		if rc, ok := c.r.(io.Closer); ok {
-			rc.Close()
+			closeQuietly(rc.Close)
 		}
 		if wc, ok := c.w.(io.Closer); ok {
-			wc.Close()
+			closeQuietly(wc.Close)
 		}
 	})
+}
+
+// closeQuietly calls the caller's close function, ignoring its error and
+// a panic: it may run on a goroutine of the Conn, where the caller could
+// not recover one.
+func closeQuietly(close func() error) {
+	defer func() { recover() }()
+	close()
 }
 
 func (c *Conn) writeLoop() {
@@ -557,26 +685,62 @@ func (c *Conn) write(line []byte) {
 	if c.broken.Load() {
 		return
 	}
-	if err := c.fw.writeLine(line); err != nil {
+	if err := c.writeLine(line); err != nil {
 		c.fail(fmt.Errorf("acp: writing: %w", err))
 	}
+}
+
+// writeLine and readLine call the caller's writer and reader on a
+// goroutine of the Conn, where the caller cannot recover a panic: a panic
+// becomes an error that ends the connection. A call to runtime.Goexit (as
+// a test's fake calling t.FailNow makes) ends the goroutine whatever is
+// done, so it fails the connection, and a new goroutine finishes the
+// reader's work.
+func (c *Conn) writeLine(line []byte) (err error) {
+	returned := false
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		} else if !returned {
+			c.fail(errors.New("acp: writing: the writer exited its goroutine"))
+		}
+	}()
+	err = c.fw.writeTerminated(line)
+	returned = true
+	return err
+}
+
+func (c *Conn) readLine() (line []byte, err error) {
+	returned := false
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panicked: %v", p)
+		} else if !returned {
+			go c.endRead(errors.New("acp: reading: the reader exited its goroutine"))
+		}
+	}()
+	line, err = c.fr.lr.Next()
+	returned = true
+	return line, err
 }
 
 // readLoop reads and dispatches messages until the connection ends, then
 // waits for the handlers and the writer and marks the Conn finished.
 func (c *Conn) readLoop() {
-	c.shutdown(c.read())
-	c.mu.Lock()
-	waiting := c.queue
-	c.queue = nil
-	for _, in := range waiting {
-		delete(c.inflight, in.key)
-	}
-	c.mu.Unlock()
-	for _, in := range waiting {
-		c.replyError(in.id, Errorf(CodeInternalError, "Internal error: the connection ended before the %s request ran", in.method))
-	}
+	c.endRead(c.read())
+}
+
+// endRead ends the connection's reading because of cause (nil for the end
+// of input), waits for the handlers and the writer, and marks the Conn
+// finished.
+func (c *Conn) endRead(cause error) {
+	c.shutdown(cause)
+	// Requests waiting for a slot run as slots free, unless the output is
+	// broken: then next leaves them here, and no answer could be sent.
 	c.handlers.Wait()
+	c.mu.Lock()
+	c.queue = nil
+	c.mu.Unlock()
 	close(c.stopWriter)
 	<-c.writerDone
 	if !c.stopAf() {
@@ -590,18 +754,22 @@ func (c *Conn) readLoop() {
 // read error otherwise.
 func (c *Conn) read() error {
 	for {
-		line, err := c.fr.Next()
+		line, err := c.readLine()
 		select {
 		case <-c.done:
 			return nil // closed: whatever the reader says now is moot
 		default:
 		}
 		if err != nil {
-			var tooLong *LineTooLongError
+			// The line reader's own error, told by its type: the caller's
+			// reader may return any error, with any Is or As method.
+			tooLong, isTooLong := err.(*lines.TooLongError)
 			switch {
-			case errors.As(err, &tooLong):
+			case isTooLong:
 				c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
-				c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+				if !c.failTooLong(tooLong) {
+					c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+				}
 				continue
 			case err == io.EOF:
 				return nil
@@ -647,8 +815,8 @@ func (c *Conn) startRequest(msg Message) {
 	if _, dup := c.inflight[in.key]; dup {
 		c.mu.Unlock()
 		<-c.admit
-		c.log.Warn("acp: duplicate request id", "id", in.key, "method", msg.Method)
-		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", in.key))
+		c.log.Warn("acp: duplicate request id", "id", echo(in.key), "method", echo(msg.Method))
+		c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: id %s is already in use", echo(in.key)))
 		return
 	}
 	c.inflight[in.key] = in
@@ -674,24 +842,56 @@ func (c *Conn) begin(in *inbound) {
 func (c *Conn) serve(in *inbound) {
 	defer c.handlers.Done()
 	for in != nil {
-		result, err := c.callHandler(in.ctx, in.method, in.params)
-		c.mu.Lock()
-		delete(c.inflight, in.key)
-		c.mu.Unlock()
-		in.cancel(nil)
-		c.reply(c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load()))
-		in = c.next()
-		<-c.admit // the answered request's token, after next has taken its slot
+		in = c.run(in)
 	}
 }
 
+// run runs in's handler, answers the request, and returns the request that
+// takes over its slot, if any. A handler that calls [runtime.Goexit] (as
+// t.FailNow does) ends the goroutine: run's deferred call then answers
+// for it and hands the slot to a new goroutine, so that neither the
+// requester nor the requests waiting for a slot wait forever.
+func (c *Conn) run(in *inbound) (next *inbound) {
+	encoded := false
+	defer func() {
+		if encoded {
+			return
+		}
+		c.log.Error("acp: request handler exited its goroutine", "method", echo(in.method))
+		c.answer(in, errorLine(in.id, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method))))
+		if next := c.next(); next != nil {
+			c.handlers.Add(1) // this goroutine's own count is not yet done
+			go c.serve(next)
+		}
+		<-c.admit
+	}()
+	result, err := c.callHandler(in.ctx, in.method, in.params)
+	// Encoding runs the handler's code too (a MarshalJSON, the error's
+	// methods), which may call runtime.Goexit as well.
+	line := c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load())
+	encoded = true
+	c.answer(in, line)
+	next = c.next()
+	<-c.admit // the answered request's token, after next has taken its slot
+	return next
+}
+
+// answer retires in and sends line, its response.
+func (c *Conn) answer(in *inbound, line []byte) {
+	c.mu.Lock()
+	delete(c.inflight, in.key)
+	c.mu.Unlock()
+	in.cancel(nil)
+	c.reply(line)
+}
+
 // next hands the caller's slot to the oldest waiting request and returns
-// it, or frees the slot and returns nil when none waits or the connection
-// is ending (readLoop answers those that wait then).
+// it, or frees the slot and returns nil when none waits or the output is
+// broken, so that no answer could be sent.
 func (c *Conn) next() *inbound {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.queue) == 0 || c.ctx.Err() != nil {
+	if len(c.queue) == 0 || c.broken.Load() {
 		c.running--
 		return nil
 	}
@@ -702,11 +902,13 @@ func (c *Conn) next() *inbound {
 	return in
 }
 
+// callHandler calls the handler, turning a panic into an error. It does not
+// return if the handler calls [runtime.Goexit]; see [Conn.run].
 func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMessage) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("acp: request handler panicked", "method", method, "panic", p, "stack", string(debug.Stack()))
-			result, err = nil, Errorf(CodeInternalError, "Internal error: the handler for %s panicked", method)
+			c.log.Error("acp: request handler panicked", "method", echo(method), "panic", p, "stack", string(debug.Stack()))
+			result, err = nil, Errorf(CodeInternalError, "Internal error: the handler for %s panicked", echo(method))
 		}
 	}()
 	if c.h == nil {
@@ -715,41 +917,55 @@ func (c *Conn) callHandler(ctx context.Context, method string, params json.RawMe
 	return c.h.HandleRequest(ctx, c, method, params)
 }
 
-// responseLine encodes the response to request id.
+// responseLine encodes the response to request id. Whatever the handler
+// returned, it returns a line: a result that cannot be encoded (its
+// MarshalJSON panics or fails, or emits invalid UTF-8) and an error that
+// misbehaves (a nil pointer in a non-nil error, an Error or As method that
+// panics) are answered [CodeInternalError], since the handler's mistakes
+// must not cost the requester its answer or the process its life.
 func (c *Conn) responseLine(id ID, method string, result any, err error, peerCancelled bool) []byte {
 	if err == nil {
 		line, merr := marshalResult(id, result)
 		if merr == nil {
 			return line
 		}
-		c.log.Error("acp: cannot encode result", "method", method, "error", merr)
-		err = Errorf(CodeInternalError, "Internal error: cannot encode the result of %s", method)
+		c.log.Error("acp: cannot encode result", "method", echo(method), "error", merr)
+		err = Errorf(CodeInternalError, "Internal error: cannot encode the result of %s", echo(method))
 	}
-	var e *Error
-	switch {
-	case errors.As(err, &e):
-	case peerCancelled && errors.Is(err, context.Canceled):
-		e = ErrRequestCancelled
-	default:
-		e = &Error{Code: CodeInternalError, Message: err.Error()}
-	}
-	line, merr := MarshalErrorResponse(id, e)
-	if merr != nil { // e.Data is not valid JSON: send the rest
-		line, _ = MarshalErrorResponse(id, &Error{Code: e.Code, Message: e.Message})
-	}
-	return line
+	return errorLine(id, c.wireError(method, err, peerCancelled))
 }
 
-// marshalResult is [MarshalResponse], turning a panic in the result's
-// MarshalJSON (which encoding/json lets through) into an error: it is the
-// handler's panic, and the connection survives those.
+// wireError turns a handler's error into the *Error sent for it. The
+// error is the handler's value: its methods may panic, so they run under
+// recover.
+func (c *Conn) wireError(method string, err error, peerCancelled bool) (e *Error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: request handler's error panicked", "method", echo(method), "type", fmt.Sprintf("%T", err), "panic", p)
+			e = Errorf(CodeInternalError, "Internal error: the handler for %s returned an unusable %T error", echo(method), err)
+		}
+	}()
+	var wire *Error
+	switch {
+	case errors.As(err, &wire) && wire != nil:
+		return wire
+	case peerCancelled && errors.Is(err, context.Canceled):
+		return ErrRequestCancelled
+	default:
+		return &Error{Code: CodeInternalError, Message: err.Error()}
+	}
+}
+
+// marshalResult encodes a success response to id, turning a panic in the
+// result's MarshalJSON (which encoding/json lets through) into an error: it
+// is the handler's panic, and the connection survives those.
 func marshalResult(id ID, result any) (line []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 		}
 	}()
-	return MarshalResponse(id, result)
+	return encodeLine(responseID(id), "", "result", result)
 }
 
 // notification delivers an inbound notification, on the reading goroutine.
@@ -761,12 +977,22 @@ func (c *Conn) notification(msg Message) {
 	if c.h == nil {
 		return
 	}
+	returned := false
 	defer func() {
 		if p := recover(); p != nil {
-			c.log.Error("acp: notification handler panicked", "method", msg.Method, "panic", p, "stack", string(debug.Stack()))
+			c.log.Error("acp: notification handler panicked", "method", echo(msg.Method), "panic", p, "stack", string(debug.Stack()))
+			return
+		}
+		if !returned {
+			// runtime.Goexit is ending the reading goroutine: read on in
+			// a new one, or nothing more would be read and Wait would
+			// never return.
+			c.log.Error("acp: notification handler exited its goroutine", "method", echo(msg.Method))
+			go c.readLoop()
 		}
 	}()
 	c.h.HandleNotification(c.ctx, c, msg.Method, bytes.Clone(msg.Params))
+	returned = true
 }
 
 // cancelInbound handles $/cancel_request: {"requestId": id}. Of a repeated
@@ -844,6 +1070,69 @@ func (c *Conn) failPending(msg Message, line []byte) bool {
 	why := strings.TrimPrefix(msg.Err.Message, "Invalid request: ")
 	ch <- response{err: fmt.Errorf("%w: %s", ErrInvalidResponse, why)}
 	return true
+}
+
+// failTooLong handles a line too long to read that is a response: it fails
+// the pending request it answers with an error matching [ErrLineTooLong],
+// and reports whether the line was a response, which gets no reply. Only
+// the line's first bytes were kept, so it can tell only when the id comes
+// before the result or error, as peers write them.
+func (c *Conn) failTooLong(tooLong *lines.TooLongError) bool {
+	raw, ok := responseIDInHead(tooLong.Head)
+	if !ok {
+		return false
+	}
+	n, ok := parseRequestID(raw)
+	if ok {
+		c.mu.Lock()
+		ch := c.pending[n]
+		delete(c.pending, n)
+		c.mu.Unlock()
+		if ch != nil {
+			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
+			return true
+		}
+	}
+	c.log.Debug("acp: response to no pending request, dropped", "id", echo(string(raw)))
+	return true
+}
+
+// responseIDInHead reads head, the start of a line, as the start of a
+// response: an object whose members before "result" or "error" (names
+// written without escapes) are complete, include "id" and not "method". It
+// returns the raw id, of which the last wins.
+func responseIDInHead(head []byte) (id []byte, ok bool) {
+	i := jsonscan.SkipSpace(head, 0)
+	if i == len(head) || head[i] != '{' {
+		return nil, false
+	}
+	for i = jsonscan.SkipSpace(head, i+1); ; i = jsonscan.SkipSpace(head, i+1) {
+		if startsMember(head[i:], "result") || startsMember(head[i:], "error") {
+			return id, id != nil
+		}
+		key, escaped, val, next := jsonscan.Member(head, i, jsonscan.MaxDepth-1)
+		if next < 0 || head[next] == '}' {
+			return nil, false
+		}
+		switch {
+		case escaped:
+		case string(key) == "id":
+			id = val
+		case string(key) == "method":
+			return nil, false
+		}
+		i = next
+	}
+}
+
+// startsMember reports whether b starts with the member name, unescaped,
+// and its colon.
+func startsMember(b []byte, name string) bool {
+	if len(b) < len(name)+2 || b[0] != '"' || string(b[1:len(name)+1]) != name || b[len(name)+1] != '"' {
+		return false
+	}
+	i := jsonscan.SkipSpace(b, len(name)+2)
+	return i < len(b) && b[i] == ':'
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal

@@ -2,123 +2,183 @@ package acp
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // The JSON-RPC 2.0 envelopes. Each Marshal function returns one compact line
-// of JSON without a trailing newline: encoding/json escapes newlines inside
-// strings and compacts json.RawMessage values, so no raw newline can appear.
+// of JSON without a trailing newline, or an error and no line: what it
+// returns, a peer can read. Values are encoded with encoding/json, which
+// escapes newlines inside strings, and then checked as [FrameWriter] checks
+// a frame, since a [json.RawMessage] or a MarshalJSON method can still
+// produce JSON that is invalid, not UTF-8, or nested deeper than a reader
+// accepts. A json.RawMessage is copied as it is, only compacted.
 //
 // The id is spliced in as its raw bytes rather than encoded: encoding/json
 // would re-escape a string id ("<a>" as "\u003ca\u003e", and under
 // GOEXPERIMENT=jsonv2 U+2028 as "\u2028"), and a reply must echo the id
 // exactly as it came.
 
-type requestMembers struct {
-	Method string `json:"method"`
-	Params any    `json:"params,omitempty"`
-}
-
-type notificationEnvelope struct {
-	JSONRPC string `json:"jsonrpc"`
-	Method  string `json:"method"`
-	Params  any    `json:"params,omitempty"`
-}
-
-type resultMembers struct {
-	Result any `json:"result"`
-}
-
-type errorMembers struct {
-	Error *Error `json:"error"`
-}
+// ErrParamsNotStructured is matched by the error [MarshalRequest],
+// [MarshalNotification], [Conn.Request] and [Conn.Notify] return for
+// params that encode to a JSON string, number or boolean: JSON-RPC 2.0
+// allows only an object or an array, and a peer would refuse the message.
+// Nothing is sent. Params that encode to null are omitted, as nil ones are.
+var ErrParamsNotStructured = errors.New("acp: params must be a JSON object or array")
 
 // MarshalRequest returns a request line calling method with params (omitted
 // when nil). The id must be present; an absent id is an error, since a
-// request without one would be read as a notification.
+// request without one would be read as a notification. It fails, matching
+// [ErrParamsNotStructured], for params that are not an object or an array,
+// and matching [ErrNotJSON] for params whose encoding is not valid JSON.
 func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 	if id.IsAbsent() {
-		return nil, fmt.Errorf("acp: request %q has no id", method)
+		return nil, fmt.Errorf("acp: request %q has no id", echo(method))
 	}
-	if a, ok := params.(jsonAppender); ok {
-		line := make([]byte, 0, 512)
-		line = append(line, `{"jsonrpc":"2.0","id":`...)
-		line = append(line, id.raw...)
-		line = append(line, `,"method":`...)
-		line, err := appendQuoted(line, method)
-		if err == nil {
-			line = append(line, `,"params":`...)
-			line, err = a.appendJSON(line)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("acp: encoding message: %w", err)
-		}
-		return append(line, '}'), nil
-	}
-	return marshalWithID(id, requestMembers{Method: method, Params: params})
+	return trimLine(encodeLine(id, method, "params", params))
 }
 
 // jsonAppender is implemented by the params of the hot methods
-// (session/update, session/prompt), which encode themselves straight into
-// the line: encoding/json would validate and compact each nested
-// encoding once more. The bytes are those encoding/json would produce.
+// (session/update, session/prompt), which encode themselves: encoding/json
+// would validate and compact each nested encoding once more, where
+// encodeLine checks the whole once. The bytes are those encoding/json
+// would produce.
 type jsonAppender interface {
 	appendJSON(dst []byte) ([]byte, error)
 }
 
 // MarshalNotification returns a notification line for method with params
-// (omitted when nil).
+// (omitted when nil). It fails as [MarshalRequest] does.
 func MarshalNotification(method string, params any) ([]byte, error) {
-	if a, ok := params.(jsonAppender); ok {
-		line := make([]byte, 0, 256)
-		line = append(line, `{"jsonrpc":"2.0","method":`...)
-		line, err := appendQuoted(line, method)
-		if err == nil {
-			line = append(line, `,"params":`...)
-			line, err = a.appendJSON(line)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("acp: encoding message: %w", err)
-		}
-		return append(line, '}'), nil
-	}
-	line, err := json.Marshal(notificationEnvelope{JSONRPC: "2.0", Method: method, Params: params})
-	if err != nil {
-		return nil, fmt.Errorf("acp: encoding message: %w", err)
-	}
-	return line, nil
+	return trimLine(encodeLine(ID{}, method, "params", params))
 }
 
 // MarshalResponse returns a success response echoing id byte-exact. A nil
 // result is sent as null, which JSON-RPC requires to be present. An absent
-// id is sent as null.
+// id is sent as null. It fails, matching [ErrNotJSON], when the result's
+// encoding is not valid JSON in valid UTF-8.
 func MarshalResponse(id ID, result any) ([]byte, error) {
-	return marshalWithID(id, resultMembers{Result: result})
+	return trimLine(encodeLine(responseID(id), "", "result", result))
 }
 
 // MarshalErrorResponse returns an error response echoing id byte-exact (null
 // when absent). A nil e is sent as [ErrInternal]. It fails only when e.Data
-// is not valid JSON.
+// is not valid JSON in valid UTF-8.
 func MarshalErrorResponse(id ID, e *Error) ([]byte, error) {
 	if e == nil {
 		e = ErrInternal
 	}
-	return marshalWithID(id, errorMembers{Error: e})
+	return trimLine(encodeLine(responseID(id), "", "error", e))
 }
 
-// marshalWithID returns {"jsonrpc":"2.0","id":<id>, …} where … are the
-// members of rest, a struct with at least one member that is never omitted.
-func marshalWithID(id ID, rest any) ([]byte, error) {
-	body, err := json.Marshal(rest)
+// responseID is the id a response carries: null when absent.
+func responseID(id ID) ID {
+	if id.IsAbsent() {
+		return NullID
+	}
+	return id
+}
+
+func trimLine(line []byte, err error) ([]byte, error) {
 	if err != nil {
-		return nil, fmt.Errorf("acp: encoding message: %w", err)
+		return nil, err
 	}
-	const head = `{"jsonrpc":"2.0","id":`
-	raw := id.raw
-	if len(raw) == 0 {
-		raw = NullID.raw
+	return line[:len(line)-1], nil
+}
+
+// lineHead is the first member of every message.
+const lineHead = `{"jsonrpc":"2.0"`
+
+// encodeLine returns the message {"jsonrpc":"2.0","id":<id>,"method":<method>,
+// <member>:<value>} and its terminating newline. An absent id is left out,
+// and so is the method unless member is "params" (a request or a
+// notification), and a nil or null value of "params", which must
+// otherwise be an object or an array. The line is
+// allocated once, at its final size, and a json.RawMessage is compacted
+// straight into it, so a large value costs one copy beyond its encoding.
+func encodeLine(id ID, method, member string, value any) ([]byte, error) {
+	var name []byte
+	if member == "params" { // a request or a notification, whose method may be ""
+		name, _ = json.Marshal(method) // a string always encodes, to valid UTF-8
 	}
-	line := make([]byte, 0, len(head)+len(raw)+len(body))
-	line = append(append(append(line, head...), raw...), ',')
-	return append(line, body[1:]...), nil // body is "{…}": drop its '{'
+	val, raw := value.(json.RawMessage)
+	switch {
+	case value == nil || raw && val == nil:
+		val = nil
+	case raw:
+		if err := jsonscan.Check(val); err != nil {
+			return nil, encodeError(method, member, err)
+		}
+	default:
+		var err error
+		if a, ok := value.(jsonAppender); ok {
+			val, err = a.appendJSON(nil)
+		} else {
+			val, err = json.Marshal(value)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
+		}
+		// encoding/json validates what MarshalJSON methods and raw
+		// messages produce, but not their UTF-8 nor their depth.
+		if err := jsonscan.Check(val); err != nil {
+			return nil, encodeError(method, member, err)
+		}
+	}
+	if member == "params" && val != nil {
+		switch c := val[jsonscan.SkipSpace(val, 0)]; c {
+		case '{', '[':
+		case 'n': // null: no params
+			val = nil
+		default:
+			return nil, fmt.Errorf("%w: %s%s encode to %s", ErrParamsNotStructured, member, of(method), kindOf(c))
+		}
+	}
+	if val == nil && member != "params" {
+		val = []byte("null")
+	}
+
+	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":`)+len(name)+len(`,"":`)+len(member)+len(val)+len("}\n"))
+	line = append(line, lineHead...)
+	if !id.IsAbsent() {
+		line = append(append(line, `,"id":`...), id.raw...)
+	}
+	if name != nil {
+		line = append(append(line, `,"method":`...), name...)
+	}
+	if val != nil {
+		line = append(append(append(line, `,"`...), member...), `":`...)
+		if raw {
+			line = appendCompact(line, val)
+		} else {
+			line = append(line, val...) // encoding/json's output is compact
+		}
+	}
+	return append(line, "}\n"...), nil
+}
+
+func encodeError(method, member string, err error) error {
+	return fmt.Errorf("%w: %s%s: %w", ErrNotJSON, member, of(method), err)
+}
+
+// of names the method a member belongs to in an error message.
+func of(method string) string {
+	if method == "" {
+		return ""
+	}
+	return " of " + echo(method)
+}
+
+// kindOf names the kind of the JSON value that starts with c.
+func kindOf(c byte) string {
+	switch c {
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	default:
+		return "a number"
+	}
 }

@@ -1,6 +1,9 @@
 package acp
 
 import (
+	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -93,5 +96,40 @@ func TestMarshalEnvelopes(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// TestMarshalRefuses checks that the builders refuse what no peer could
+// read, with an error that says which rule the message broke.
+func TestMarshalRefuses(t *testing.T) {
+	var nilParams *SessionParams
+	tests := []struct {
+		name string
+		line func() ([]byte, error)
+		want string // the line, when it is built
+		err  error
+	}{
+		{"empty method name", func() ([]byte, error) { return MarshalNotification("", []int{1}) }, `{"jsonrpc":"2.0","method":"","params":[1]}`, nil},
+		{"empty method name, no params", func() ([]byte, error) { return MarshalRequest(IntID(3), "", nil) }, `{"jsonrpc":"2.0","id":3,"method":""}`, nil},
+		{"string params", func() ([]byte, error) { return MarshalNotification("n", "s") }, "", ErrParamsNotStructured},
+		{"number params", func() ([]byte, error) { return MarshalRequest(IntID(1), "r", 5) }, "", ErrParamsNotStructured},
+		{"raw number params", func() ([]byte, error) { return MarshalRequest(IntID(1), "r", json.RawMessage(" 5 ")) }, "", ErrParamsNotStructured},
+		{"nil pointer params are omitted", func() ([]byte, error) { return MarshalNotification("n", nilParams) }, `{"jsonrpc":"2.0","method":"n"}`, nil},
+		{"raw null params are omitted", func() ([]byte, error) { return MarshalNotification("n", json.RawMessage("null")) }, `{"jsonrpc":"2.0","method":"n"}`, nil},
+		{"raw params are compacted, not re-escaped", func() ([]byte, error) { return MarshalNotification("n", json.RawMessage("{ \"a\" :\n \"<\u2028>\" }")) }, "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"a\":\"<\u2028>\"}}", nil},
+		{"invalid UTF-8 params", func() ([]byte, error) { return MarshalNotification("n", json.RawMessage("[\"\xff\"]")) }, "", ErrNotJSON},
+		{"invalid UTF-8 result", func() ([]byte, error) { return MarshalResponse(IntID(1), json.RawMessage("\"\xc0\"")) }, "", ErrNotJSON},
+		{"result too deep", func() ([]byte, error) {
+			return MarshalResponse(IntID(1), json.RawMessage(strings.Repeat("[", 10001)+strings.Repeat("]", 10001)))
+		}, "", ErrNotJSON},
+		{"invalid UTF-8 error data", func() ([]byte, error) {
+			return MarshalErrorResponse(IntID(1), &Error{Code: 1, Message: "m", Data: json.RawMessage("\"\xff\"")})
+		}, "", ErrNotJSON},
+	}
+	for _, tt := range tests {
+		line, err := tt.line()
+		if !errors.Is(err, tt.err) || string(line) != tt.want {
+			t.Errorf("%s: %q, %v; want %q, %v", tt.name, line, err, tt.want, tt.err)
+		}
 	}
 }

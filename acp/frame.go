@@ -129,13 +129,17 @@ func (fw *FrameWriter) WriteFrame(msg []byte) error {
 	return fw.flush()
 }
 
-// writeLine writes line, which the caller guarantees is one line of compact
-// JSON (encoding/json's output), followed by "\n", skipping the validation.
-func (fw *FrameWriter) writeLine(line []byte) error {
+// writeTerminated writes line, which the caller guarantees is one valid
+// JSON message ending in its "\n" (encodeLine's output), with one Write and
+// without copying it.
+func (fw *FrameWriter) writeTerminated(line []byte) error {
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	fw.buf = append(fw.buf[:0], line...)
-	return fw.flush()
+	n, err := fw.w.Write(line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
+	return err
 }
 
 func (fw *FrameWriter) flush() error {

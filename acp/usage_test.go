@@ -20,7 +20,7 @@ func baseSnapshot() usage.Snapshot {
 		Model:         "claude-sonnet-4-5",
 		ContextWindow: usage.CountOf(200000),
 		LastInput:     usage.CountOf(2100), LastOutput: usage.CountOf(300),
-		Turns: 3,
+		Reports: 3,
 	}
 }
 

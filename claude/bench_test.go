@@ -9,20 +9,30 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/timeparse"
 	"github.com/google/go-cmp/cmp"
 )
 
-// benchLines is a realistic mixed run: system init, text, tool uses, a tool
+// benchFiles are realistic mixed runs: system init, text, tool uses, a tool
 // result with a few KiB of output, another with content blocks, and the
-// result line.
-func benchLines(b *testing.B) ([][]byte, int64) {
-	b.Helper()
-	data, err := os.ReadFile("testdata/tool_roundtrip.jsonl")
-	if err != nil {
-		b.Fatal(err)
+// result line; then a real Claude Code 2.1.328 run, whose lines carry
+// timestamps and whose result the per-run usage.
+var benchFiles = []string{"testdata/tool_roundtrip.jsonl", "testdata/cli-2.1.328/tool-use.jsonl"}
+
+// benchLines returns the lines of benchFiles and their total size.
+func benchLines(tb testing.TB) ([][]byte, int64) {
+	tb.Helper()
+	var lines [][]byte
+	var size int64
+	for _, name := range benchFiles {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		lines = append(lines, bytes.Split(bytes.TrimSpace(data), []byte("\n"))...)
+		size += int64(len(data))
 	}
-	lines := bytes.Split(bytes.TrimSpace(data), []byte("\n"))
-	return lines, int64(len(data))
+	return lines, size
 }
 
 func BenchmarkParseLine(b *testing.B) {
@@ -99,6 +109,7 @@ type stdLine struct {
 	Type            string  `json:"type"`
 	Subtype         string  `json:"subtype"`
 	SessionID       string  `json:"session_id"`
+	Timestamp       string  `json:"timestamp"`
 	ParentToolUseID *string `json:"parent_tool_use_id"`
 	Error           *string `json:"error"`
 	Model           string  `json:"model"`
@@ -122,6 +133,10 @@ type stdLine struct {
 	Result         string          `json:"result"`
 	Errors         []string        `json:"errors"`
 	APIErrorStatus int             `json:"api_error_status"`
+	APIErrorType   string          `json:"api_error_type"`
+	APIError       string          `json:"api_error"`
+	TerminalReason string          `json:"terminal_reason"`
+	RunModelUsage  json.RawMessage `json:"model_usage_since_last_result"`
 	NumTurns       int             `json:"num_turns"`
 	DurationMS     int64           `json:"duration_ms"`
 	DurationAPIMS  int64           `json:"duration_api_ms"`
@@ -149,6 +164,7 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 	if l.ParentToolUseID != nil {
 		parent = *l.ParentToolUseID
 	}
+	ts, _ := timeparse.ParseMillis(l.Timestamp)
 	var blocks []stdBlock
 	if l.Message != nil && len(l.Message.Content) > 0 && l.Message.Content[0] == '[' {
 		if err := json.Unmarshal(l.Message.Content, &blocks); err != nil {
@@ -160,19 +176,19 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 		switch l.Subtype {
 		case "api_retry":
 			events = append(events, claude.Retry{Attempt: l.Attempt, MaxRetries: l.MaxRetries,
-				Delay: time.Duration(l.RetryDelayMS) * time.Millisecond, Status: l.ErrorStatus})
+				Delay: time.Duration(l.RetryDelayMS) * time.Millisecond, Status: l.ErrorStatus, Timestamp: ts})
 		default:
-			events = append(events, claude.Heartbeat{Subtype: l.Subtype, Model: l.Model})
+			events = append(events, claude.Heartbeat{Subtype: l.Subtype, Model: l.Model, Timestamp: ts})
 		}
 	case "assistant":
 		for _, k := range blocks {
 			switch k.Type {
 			case "text":
-				events = append(events, claude.Text{Text: k.Text, ParentToolUseID: parent})
+				events = append(events, claude.Text{Text: k.Text, ParentToolUseID: parent, Timestamp: ts})
 			case "thinking":
-				events = append(events, claude.Thinking{Text: k.Thinking, ParentToolUseID: parent})
+				events = append(events, claude.Thinking{Text: k.Thinking, ParentToolUseID: parent, Timestamp: ts})
 			case "tool_use":
-				events = append(events, claude.ToolUse{ID: k.ID, Name: k.Name, Input: k.Input, ParentToolUseID: parent})
+				events = append(events, claude.ToolUse{ID: k.ID, Name: k.Name, Input: k.Input, ParentToolUseID: parent, Timestamp: ts})
 			}
 		}
 	case "user":
@@ -180,7 +196,7 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 			if k.Type != "tool_result" {
 				continue
 			}
-			r := claude.ToolResult{ToolUseID: k.ToolUseID, IsError: k.IsError, ParentToolUseID: parent}
+			r := claude.ToolResult{ToolUseID: k.ToolUseID, IsError: k.IsError, ParentToolUseID: parent, Timestamp: ts}
 			if len(k.Content) > 0 && k.Content[0] == '"' {
 				if err := json.Unmarshal(k.Content, &r.Text); err != nil {
 					return events, "", err
@@ -217,14 +233,15 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 				rl.ResetsAt = int64(*info.ResetsAt) * 1000
 			}
 			if info.Utilization != nil {
-				rl.Utilization, rl.HasUtilization = *info.Utilization, true
+				rl.Utilization = info.Utilization
 			}
 		}
 		events = append(events, rl)
 	case "result":
 		r := claude.Result{
 			Subtype: l.Subtype, IsError: l.IsError, Text: l.Result, Errors: l.Errors,
-			APIErrorStatus: l.APIErrorStatus, NumTurns: l.NumTurns,
+			APIErrorStatus: l.APIErrorStatus, APIErrorType: l.APIErrorType, APIErrorCode: l.APIError, TerminalReason: l.TerminalReason,
+			NumTurns: l.NumTurns, RunModelUsage: l.RunModelUsage, Timestamp: ts,
 			Duration:     time.Duration(l.DurationMS) * time.Millisecond,
 			APIDuration:  time.Duration(l.DurationAPIMS) * time.Millisecond,
 			TotalCostUSD: l.TotalCostUSD, StopReason: l.StopReason, Usage: l.Usage, ModelUsage: l.ModelUsage,
@@ -241,13 +258,10 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 }
 
 // TestStdBaselineAgrees keeps the baseline honest: on the benchmark's
-// transcript it must produce what ParseLine produces.
+// transcripts it must produce what ParseLine produces.
 func TestStdBaselineAgrees(t *testing.T) {
-	data, err := os.ReadFile("testdata/tool_roundtrip.jsonl")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, line := range bytes.Split(bytes.TrimSpace(data), []byte("\n")) {
+	lines, _ := benchLines(t)
+	for i, line := range lines {
 		want, wantSID, err := claude.ParseLine(line, nil)
 		if err != nil {
 			t.Fatal(err)

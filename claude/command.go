@@ -2,8 +2,9 @@ package claude
 
 import "strconv"
 
-// Options are the settings of one `claude -p` run. The zero value runs a new
-// conversation with the CLI's defaults.
+// Options are the settings of one `claude -p` run ([CommandLine]) or of
+// one long-lived process in streaming-input mode ([SessionCommandLine]).
+// The zero value runs a new conversation with the CLI's defaults.
 type Options struct {
 	// Resume is the session id of the conversation to continue; empty
 	// starts a new one.
@@ -16,7 +17,8 @@ type Options struct {
 	// MaxTurns caps the agentic turns of the run; 0 means no cap.
 	MaxTurns int
 	// IncludePartialMessages asks for stream_event lines, which become
-	// [PartialText] and [PartialThinking] events.
+	// [PartialText], [PartialThinking], [PartialToolUse] and
+	// [PartialToolInput] events.
 	IncludePartialMessages bool
 	// MCPConfig is a path to an MCP configuration file, or the JSON itself.
 	MCPConfig string
@@ -26,6 +28,10 @@ type Options struct {
 	// "Bash(git log:*)".
 	AllowedTools    []string
 	DisallowedTools []string
+	// ExtraArgs are added after all the others, as given: flags this type
+	// does not model. Use the "--name=value" form for values that may start
+	// with "-".
+	ExtraArgs []string
 }
 
 // CommandLine returns the arguments for running the claude binary with
@@ -40,7 +46,29 @@ type Options struct {
 // starting with "-" (a session id, a prompt fragment) stays a value. Tool
 // lists are joined with commas, the form the CLI splits.
 func CommandLine(o Options, prompt string) (args []string, stdin []byte) {
-	args = []string{"-p", "--output-format", "stream-json", "--verbose"}
+	return o.appendArgs([]string{"-p", "--output-format", "stream-json", "--verbose"}), []byte(prompt)
+}
+
+// SessionCommandLine returns the arguments for running the claude binary
+// as one long-lived process in streaming-input mode with options o, the
+// mode the official Claude Agent SDKs use: user turns and control requests
+// on its standard input, events and control messages on its standard
+// output, both one JSON object per line (see [Session]). It asks for
+// permission prompts on that channel (--permission-prompt-tool stdio), so
+// that every tool call needing permission comes as a [PermissionRequest];
+// without it, the CLI denies such calls silently. args holds no program
+// name and no prompt. The options are written as [CommandLine] writes
+// them.
+func SessionCommandLine(o Options) (args []string) {
+	return o.appendArgs([]string{
+		"--output-format", "stream-json", "--verbose",
+		"--input-format", "stream-json",
+		"--permission-prompt-tool", "stdio",
+	})
+}
+
+// appendArgs appends the flags for o, common to both modes, to args.
+func (o Options) appendArgs(args []string) []string {
 	if o.Resume != "" {
 		args = append(args, "--resume="+o.Resume)
 	}
@@ -68,7 +96,7 @@ func CommandLine(o Options, prompt string) (args []string, stdin []byte) {
 	if tools := joinTools(o.DisallowedTools); tools != "" {
 		args = append(args, "--disallowedTools="+tools)
 	}
-	return args, []byte(prompt)
+	return append(args, o.ExtraArgs...)
 }
 
 func joinTools(tools []string) string {

@@ -29,6 +29,7 @@ func TestCommandLine(t *testing.T) {
 			AppendSystemPrompt:     "Be brief.",
 			AllowedTools:           []string{"Read", "", "Bash(git log:*)"},
 			DisallowedTools:        []string{"WebFetch"},
+			ExtraArgs:              []string{"--add-dir", "/src"},
 		}, "x", append(slices.Clone(base),
 			"--resume=abc",
 			"--model=opus",
@@ -39,6 +40,7 @@ func TestCommandLine(t *testing.T) {
 			"--append-system-prompt=Be brief.",
 			"--allowedTools=Read,Bash(git log:*)",
 			"--disallowedTools=WebFetch",
+			"--add-dir", "/src",
 		)},
 		{"no cap for zero or negative turns", claude.Options{MaxTurns: -1}, "x", base},
 	}
@@ -68,5 +70,44 @@ func TestCommandLinePromptIsNeverAnArgument(t *testing.T) {
 		if diff := cmp.Diff(prompt, string(stdin)); diff != "" {
 			t.Errorf("stdin mismatch (-want +got):\n%s", diff)
 		}
+	}
+}
+
+func TestSessionCommandLine(t *testing.T) {
+	base := []string{"--output-format", "stream-json", "--verbose", "--input-format", "stream-json",
+		"--permission-prompt-tool", "stdio"}
+	tests := []struct {
+		name string
+		opts claude.Options
+		want []string
+	}{
+		{"new conversation", claude.Options{}, base},
+		{"the options of CommandLine", claude.Options{
+			Resume:                 "-abc",
+			Model:                  "claude-sonnet-4-5",
+			PermissionMode:         "plan",
+			IncludePartialMessages: true,
+			MCPConfig:              "mcp.json",
+			ExtraArgs:              []string{"--debug"},
+		}, append(slices.Clone(base),
+			"--resume=-abc",
+			"--model=claude-sonnet-4-5",
+			"--permission-mode=plan",
+			"--include-partial-messages",
+			"--mcp-config=mcp.json",
+			"--debug",
+		)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, claude.SessionCommandLine(tt.opts)); diff != "" {
+				t.Errorf("args mismatch (-want +got):\n%s", diff)
+			}
+			// The flags after the mode's own are those of CommandLine.
+			print, _ := claude.CommandLine(tt.opts, "")
+			if diff := cmp.Diff(print[4:], claude.SessionCommandLine(tt.opts)[len(base):]); diff != "" {
+				t.Errorf("options differ from CommandLine's (-print +session):\n%s", diff)
+			}
+		})
 	}
 }

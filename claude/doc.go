@@ -17,41 +17,68 @@
 //
 // [ParseLine] turns one line into [Event] values: [Text], [Thinking] and
 // [ToolUse] blocks of the assistant's messages, [ToolResult] outcomes,
-// [Heartbeat] and [Retry] signs of life, [RateLimit] state, [APIError]
-// failures and the final [Result]. Its session id comes back as a slice of
-// the line, so that the common case, a line repeating the id already known,
-// costs nothing. When a member name is repeated in one object, the last
-// occurrence wins, as with encoding/json.
+// [Heartbeat] and [Retry] signs of life, [PermissionDenied] refusals,
+// [RateLimit] state, [APIError] failures, streamed pieces ([PartialText],
+// [PartialToolUse], …) and the final [Result], each with the time its line
+// was written. Its session id comes back as a slice of the line, so that
+// the common case, a line repeating the id already known, costs nothing.
+// When a member name is repeated in one object, the last occurrence wins,
+// as with encoding/json. A [Parser] with ReportUnknown also reports the
+// lines it does not model, as [Unknown] events a bridge can log.
 //
 // [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
 // resume with, stops at the final event, and reports a resume of a
 // conversation that no longer exists as [ResumeFailed]. [Turn.Events]
 // ranges over the events of the CLI's whole output, read from an
-// [io.Reader]: it skips, and reports, lines that are not JSON or longer
-// than [MaxLineSize], and never stops on one.
+// [io.Reader]: it skips lines that are not JSON or longer than
+// [MaxLineLength], reports each as a [*LineError] with its line number and
+// byte offset, and never stops on one.
 //
 // # Usage and cost
 //
 // The CLI writes one assistant line per content block and repeats the
 // message's token usage on each, so usage read from assistant lines would
-// be counted several times. Token accounting takes [Result.Usage] and
-// [Result.ModelUsage] instead, kept as the raw JSON the CLI sent, and
-// [Result.TotalCostUSD] keeps the cost's decimal literal exactly, so that
-// the module's usage package can read all three without the line:
-// usage.FromAnthropic(r.Usage) and
-// usage.FromClaudeResult(r.TotalCostUSD.String(), r.ModelUsage).
+// be counted several times. Accounting takes the [Result] instead: this
+// run's usage ([Result.Usage], and per model with its cost
+// [Result.RunModelUsage]) and the session's running totals
+// ([Result.ModelUsage] and [Result.TotalCostUSD]), which a resumed run
+// continues. The Result keeps them as the CLI sent them, the cost's decimal
+// literal exactly, so that the module's usage package reads them all from
+// it, once the line is gone: usage.FromClaudeResult(r) gives the session's
+// totals and this run's own usage and cost.
 //
 // # Rate limits
 //
 // A rate_limit_event becomes a [RateLimit] with its reset time in epoch
-// milliseconds. The CLI sends one with status "allowed" on ordinary runs, so
-// only [RateLimit.Blocked] means requests are refused. When a limit stops a
-// run, the CLI also says so in words ("You've hit your limit · resets 8pm
-// (America/New_York)"); [ParseResetTime] reads the reset time out of them.
+// milliseconds and the state of each of the account's windows. The CLI
+// sends one with status "allowed" on ordinary runs, so only
+// [RateLimit.Blocked] means requests are refused. When a limit stops a
+// run, the CLI writes an [APIError] whose RateLimit holds the exact reset
+// time, and says so in words too ("You've hit your limit · resets 8pm
+// (America/New_York)"). For lines that carry only the words,
+// [ParseResetTime] reads them, given the resolver time.LoadLocation, and
+// tells a zone it could not resolve ([*ZoneError]) from a text without a
+// reset time ([ErrNoResetTime]).
 //
 // # Command line
 //
 // [CommandLine] builds the arguments from [Options] and returns the prompt
 // as the bytes to write to the CLI's standard input, where no prompt can be
 // mistaken for a flag.
+//
+// # Streaming input
+//
+// The official Claude Agent SDKs drive the CLI differently: one long-lived
+// process per conversation ([SessionCommandLine]), with user turns and
+// control requests written to its standard input and control messages
+// mixed into its output, so that a client can grant or refuse each tool
+// call, interrupt a turn and keep the process, and switch the permission
+// mode or the model between turns. [Session] is that client, still pure:
+// it writes whole, validated lines to the io.Writer it is given (a
+// malformed line kills the CLI) and reads the output the caller feeds it.
+// Besides the events above, it reports the CLI's requests
+// ([PermissionRequest] and the others, each to be answered once, by
+// [Session.Decline] if by nothing else), the answers to the client's own
+// requests ([ControlResponse]), withdrawn requests ([ControlCancel]) and
+// the end of each turn ([TurnEnd]).
 package claude

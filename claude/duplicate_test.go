@@ -3,6 +3,7 @@ package claude_test
 import (
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/google/go-cmp/cmp"
@@ -64,13 +65,13 @@ func lineType(events []claude.Event, _ []byte) any {
 		return nil
 	}
 	switch events[0].(type) {
-	case claude.Heartbeat, claude.Retry:
+	case claude.Heartbeat, claude.Retry, claude.PermissionDenied:
 		return "system"
 	case claude.Text, claude.Thinking, claude.ToolUse, claude.UnknownBlock, claude.APIError:
 		return "assistant"
 	case claude.ToolResult:
 		return "user"
-	case claude.PartialText, claude.PartialThinking:
+	case claude.PartialText, claude.PartialThinking, claude.PartialToolUse, claude.PartialToolInput:
 		return "stream_event"
 	case claude.RateLimit:
 		return "rate_limit_event"
@@ -110,7 +111,12 @@ func TestParseLineDuplicatesAgreeWithEncodingJSON(t *testing.T) {
 		`"is_error":true,"is_error":false,"result":"a","result":"b","num_turns":1,"num_turns":2,` +
 		`"duration_ms":5,"duration_ms":7,"total_cost_usd":1,"total_cost_usd":0.5,` +
 		`"errors":["a"],"errors":["b","c"],"usage":{"input_tokens":1},"usage":{"output_tokens":2},` +
-		`"permission_denials":[{"tool_name":"Bash","tool_name":"Write","tool_input":{"a":1},"tool_input":{"b":2}}]}`
+		`"permission_denials":[{"tool_name":"Bash","tool_name":"Write","tool_input":{"a":1},"tool_input":{"b":2}}],` +
+		`"terminal_reason":"a","terminal_reason":"completed","api_error_type":"a","api_error_type":"b","api_error":"a","api_error":"b",` +
+		`"model_usage_since_last_result":{"m":{"inputTokens":1}},"model_usage_since_last_result":{"n":{"outputTokens":2}}}`
+	const apiError = `{"type":"assistant","message":{"content":[]},"error":"rate_limit","api_error_status":500,"api_error_status":429,` +
+		`"api_error":"a","api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"resetsAt":1}},` +
+		`"api_error_params":{"rate_limit_info":{"resetsAt":1796054400},"rate_limit_info":{"resetsAt":1796054400,"resetsAt":1796400000}}}`
 	tests := []struct {
 		name string
 		line string
@@ -175,6 +181,24 @@ func TestParseLineDuplicatesAgreeWithEncodingJSON(t *testing.T) {
 			}
 			return errs
 		})},
+		{"result terminal_reason", result, []any{"terminal_reason"}, from(func(r claude.Result) any { return r.TerminalReason })},
+		{"result api_error_type", result, []any{"api_error_type"}, from(func(r claude.Result) any { return r.APIErrorType })},
+		{"result api_error", result, []any{"api_error"}, from(func(r claude.Result) any { return r.APIErrorCode })},
+		{"result run usage", result, []any{"model_usage_since_last_result"}, func(ev []claude.Event, _ []byte) any {
+			return from(func(r claude.Result) any { return decoded(t, r.RunModelUsage) })(ev, nil)
+		}},
+		{"api error status", apiError, []any{"api_error_status"}, from(func(e claude.APIError) any { return float64(e.Status) })},
+		{"api error code", apiError, []any{"api_error"}, from(func(e claude.APIError) any { return e.Code })},
+		{"api error reset", apiError, []any{"api_error_params", "rate_limit_info", "resetsAt"},
+			from(func(e claude.APIError) any { return float64(e.RateLimit.ResetsAt / 1000) })},
+		{"timestamp", `{"type":"system","subtype":"status","timestamp":"2026-11-30T13:48:39Z","timestamp":"2026-11-30T13:48:40Z"}`, []any{"timestamp"},
+			from(func(h claude.Heartbeat) any { return time.UnixMilli(h.Timestamp).UTC().Format(time.RFC3339) })},
+		{"permission denied tool", `{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_name":"Write","message":"a","message":"b"}`,
+			[]any{"tool_name"}, from(func(e claude.PermissionDenied) any { return e.ToolName })},
+		{"partial tool input", `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"index":2,"delta":{"type":"input_json_delta","partial_json":"a","partial_json":"b"}}}`,
+			[]any{"event", "delta", "partial_json"}, from(func(e claude.PartialToolInput) any { return e.JSON })},
+		{"partial tool index", `{"type":"stream_event","event":{"type":"content_block_delta","index":0,"index":2,"delta":{"type":"input_json_delta","partial_json":"a"}}}`,
+			[]any{"event", "index"}, from(func(e claude.PartialToolInput) any { return float64(e.Index) })},
 		{"result usage", result, []any{"usage"}, func(ev []claude.Event, _ []byte) any {
 			return from(func(r claude.Result) any { return decoded(t, r.Usage) })(ev, nil)
 		}},
@@ -190,7 +214,14 @@ func TestParseLineDuplicatesAgreeWithEncodingJSON(t *testing.T) {
 		{"rate limit resetsAt", `{"type":"rate_limit_event","rate_limit_info":{"resetsAt":1,"resetsAt":1778598000}}`,
 			[]any{"rate_limit_info", "resetsAt"}, from(func(r claude.RateLimit) any { return float64(r.ResetsAt / 1000) })},
 		{"rate limit utilization", `{"type":"rate_limit_event","rate_limit_info":{"utilization":0.5,"utilization":0.75}}`,
-			[]any{"rate_limit_info", "utilization"}, from(func(r claude.RateLimit) any { return r.Utilization })},
+			[]any{"rate_limit_info", "utilization"}, from(func(r claude.RateLimit) any { return *r.Utilization })},
+		{"rate limit window", `{"type":"rate_limit_event","rate_limit_info":{"unifiedWindows":{"five_hour":{"utilization":0.5},"seven_day":{},"five_hour":{"utilization":0.75,"utilization":0.8}}}}`,
+			[]any{"rate_limit_info", "unifiedWindows", "five_hour", "utilization"}, from(func(r claude.RateLimit) any {
+				if len(r.Windows) != 2 || r.Windows[0].Name != "five_hour" {
+					return r.Windows
+				}
+				return *r.Windows[0].Utilization
+			})},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,30 +12,48 @@ import (
 //
 //   - [Heartbeat]: the CLI is alive (system lines, including init).
 //   - [Retry]: the CLI is retrying a failed API call.
+//   - [PermissionDenied]: the CLI refused a tool call, as it happens.
 //   - [Text], [Thinking], [ToolUse], [UnknownBlock]: content blocks of an
 //     assistant message.
 //   - [ToolResult]: the outcome of a tool call, from a user line.
-//   - [PartialText], [PartialThinking]: streamed deltas, only with
+//   - [PartialText], [PartialThinking], [PartialToolUse],
+//     [PartialToolInput]: streamed pieces, only with
 //     --include-partial-messages.
 //   - [APIError]: an assistant line that reports an API failure.
 //   - [RateLimit]: the account's rate-limit state.
+//   - [Unknown]: a line this package does not model, reported only when
+//     asked for ([Parser.ReportUnknown], [Turn.ReportUnknown]).
 //   - [Result]: the final event of a run.
 //   - [ResumeFailed]: the final event of a run whose resume found no
 //     conversation (reported by [Turn] only).
+//   - [PermissionRequest], [MCPRequest], [HookRequest], [UnknownRequest],
+//     [ControlResponse], [ControlCancel], [TurnEnd]: the control protocol
+//     of streaming-input mode (reported by [Session] only).
 //
-// Strings and raw JSON in events are copies: they stay valid after the line
-// they came from is reused.
+// Strings, slices and raw JSON in events are copies the caller owns: they
+// stay valid after the line they came from is reused.
+//
+// Every event type that [ParseLine] reports has a Timestamp (a
+// [ResumeFailed] has its Result's): when the CLI wrote the line the event
+// comes from (the line's "timestamp", RFC 3339 or an epoch), in Unix epoch
+// milliseconds, or 0 when the line carries none or an unreadable one; it
+// is omitted when 0 if the event is marshalled as JSON. Claude Code
+// 2.1.328 stamps its assistant and user lines, and not its system,
+// stream_event, rate_limit_event or result lines.
 type Event interface {
 	isEvent()
 }
 
 // Heartbeat reports a system line: proof that the CLI is alive and working,
 // nothing a user needs to read. Subtype is the line's subtype ("init",
-// "status", "compact_boundary", "hook_started", …; empty when absent).
-// Model is the model the CLI announced; only init lines carry it.
+// "status", "compact_boundary", "hook_started", …; empty when absent),
+// including subtypes this package does not know, unless they are asked
+// for as [Unknown] events. Model is the model the CLI announced; only init
+// lines carry it.
 type Heartbeat struct {
-	Subtype string
-	Model   string
+	Subtype   string
+	Model     string
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Retry reports that the CLI is retrying an API request after a failure
@@ -46,6 +64,20 @@ type Retry struct {
 	Delay      time.Duration // wait before the retry
 	Status     int           // HTTP status of the failure (e.g. 429, 529); 0 if unknown
 	Error      string        // the CLI's error kind, e.g. "overloaded"
+	Timestamp  int64         `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PermissionDenied reports a tool call the CLI refused under its
+// permission mode, as the refusal happens (system subtype
+// "permission_denied"). The run goes on: the model sees the refusal as the
+// call's error result, and the final [Result] lists every refusal in
+// PermissionDenials. Fields the line does not carry are empty.
+type PermissionDenied struct {
+	ToolName        string // "Write", "Bash", …
+	ToolUseID       string // the refused [ToolUse]'s ID
+	Message         string // the CLI's explanation
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Text is a text block of an assistant message: model output meant for the
@@ -54,6 +86,7 @@ type Retry struct {
 type Text struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // Thinking is a thinking block of an assistant message (the model's visible
@@ -61,6 +94,7 @@ type Text struct {
 type Thinking struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // ToolUse is a tool call the model made. Input is the tool's argument object,
@@ -70,6 +104,7 @@ type ToolUse struct {
 	Name            string
 	Input           json.RawMessage
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // UnknownBlock is an assistant content block of a type this package does not
@@ -79,6 +114,7 @@ type UnknownBlock struct {
 	Type            string
 	Raw             json.RawMessage
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // ToolResult is the outcome of a tool call, reported on a user line. Text is
@@ -89,6 +125,7 @@ type ToolResult struct {
 	IsError         bool
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PartialText is a streamed piece of a text block (a "text_delta" of a
@@ -98,24 +135,73 @@ type ToolResult struct {
 type PartialText struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PartialThinking is a streamed piece of a thinking block; see [PartialText].
 type PartialThinking struct {
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PartialToolUse is the start of a tool call in a streamed message (a
+// "content_block_start" of a tool_use block): its id and name, before its
+// input, so that a bridge can show the call while the model still writes
+// it. Its input follows as [PartialToolInput] pieces with the same Index,
+// and the complete call arrives as a [ToolUse] on the assistant line; see
+// [PartialText] for showing one or the other.
+type PartialToolUse struct {
+	// Index is the block's position in its message, which the input's
+	// pieces name; -1 when absent.
+	Index           int
+	ID              string
+	Name            string
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// PartialToolInput is a piece of a streamed tool call's input (an
+// "input_json_delta"). The pieces of the block at Index, concatenated in
+// order, are the call's input as JSON text; one piece alone is seldom
+// valid JSON.
+type PartialToolInput struct {
+	// Index is the position of the block, and so of the [PartialToolUse]
+	// that started it, in its message; -1 when absent.
+	Index           int
+	JSON            string // the piece ("partial_json")
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // APIError is an assistant line that carries an "error" field: the CLI
 // could not get an answer from the API and wrote a synthetic message
-// instead. It is not model output. Kind is the error field ("rate_limit",
+// instead. It is not model output.
+//
+// Kind is the CLI's classification, the error field ("rate_limit",
 // "authentication_failed", "billing_error", "invalid_request",
-// "server_error", "unknown", …); Text is the message's text, which for a
-// usage limit names the reset time (see [ParseResetTime]).
+// "server_error", "unknown", …). Text is the message's text, which for a
+// usage limit names the reset time in words; when the line carries the
+// limit itself, RateLimit.ResetsAt has it exactly, and [ParseResetTime]
+// reads the words otherwise.
 type APIError struct {
-	Kind            string
+	Kind string
+	// Status is the HTTP status of the failed request
+	// ("api_error_status"); 0 when absent.
+	Status int
+	// Type is the API's error type ("api_error_type": "rate_limit_error",
+	// "overloaded_error", …); empty when absent.
+	Type string
+	// Code names the failure more precisely when the CLI knows it
+	// ("api_error": "usage_limit_reached", …); empty when absent.
+	Code string
+	// RateLimit is the limit that refused the request
+	// ("api_error_params.rate_limit_info"), with its window and reset
+	// time; nil when the line has none.
+	RateLimit       *RateLimit
 	Text            string
 	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // RateLimitStatus is the state the CLI reports in a rate_limit_event.
@@ -129,26 +215,51 @@ const (
 	RateLimitRejected RateLimitStatus = "rejected"
 )
 
-// RateLimit is the account's rate-limit state from a rate_limit_event line.
+// RateLimit is the account's rate-limit state from a rate_limit_event line
+// (or from an [APIError] that a limit caused).
 type RateLimit struct {
 	// Status is "allowed", "allowed_warning" or "rejected" (empty if absent;
 	// other values are passed through).
 	Status RateLimitStatus
-	// Type names the limit window: "five_hour", "seven_day",
-	// "seven_day_opus", "seven_day_sonnet", "overage", … (empty if absent).
+	// Type names the limit window the status is about: "five_hour",
+	// "seven_day", "seven_day_opus", "seven_day_sonnet", "overage", …
+	// (empty if absent).
 	Type string
-	// Utilization is the fraction of the window used (0.0–1.0), meaningful
-	// only when HasUtilization is true: the CLI sends it only when a
-	// threshold is crossed.
-	Utilization    float64
-	HasUtilization bool
+	// Utilization is the fraction of that window used (0.0–1.0); nil when
+	// absent: the CLI sends it only when a threshold is crossed.
+	Utilization *float64
+	// ResetsAt is when that window resets, in Unix epoch milliseconds; 0
+	// means unknown.
+	ResetsAt int64
+	// Windows are the states of every window the account has
+	// ("unifiedWindows"), sorted by name; nil when the line has none.
+	Windows []RateLimitWindow
+	// OverageStatus is the state of pay-as-you-go use beyond the plan's
+	// limits ("overageStatus"); empty when absent.
+	OverageStatus RateLimitStatus
+	// UsingOverage reports that requests are being billed as overage
+	// ("isUsingOverage"); false when the line does not say so.
+	UsingOverage bool
+	// Raw is the whole rate_limit_info object, for the members not modelled
+	// here (overageDisabledReason, surpassedThreshold, …); nil when the
+	// line has none.
+	Raw       json.RawMessage
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// RateLimitWindow is one window of a [RateLimit]'s Windows.
+type RateLimitWindow struct {
+	// Name is the window's key in unifiedWindows: "five_hour",
+	// "seven_day", …
+	Name string
+	// Status is the window's own state (empty if absent).
+	Status RateLimitStatus
+	// Utilization is the fraction of the window used (0.0–1.0); nil when
+	// absent.
+	Utilization *float64
 	// ResetsAt is when the window resets, in Unix epoch milliseconds; 0
 	// means unknown.
 	ResetsAt int64
-	// Raw is the whole rate_limit_info object, for the members not modelled
-	// here (overageStatus, overageResetsAt, isUsingOverage, …); nil when
-	// the line has none.
-	Raw json.RawMessage
 }
 
 // Blocked reports whether the limit is refusing requests now.
@@ -166,29 +277,51 @@ type Result struct {
 	Text string
 	// Errors are the messages of an error subtype (nil when absent).
 	Errors []string
-	// APIErrorStatus is the HTTP status of the API error that ended the run;
-	// 0 when there was none.
+	// APIErrorStatus, APIErrorType and APIErrorCode describe the API error
+	// that ended the run, as the [APIError] before the result did
+	// ("api_error_status", "api_error_type", "api_error"); 0 or empty
+	// when absent.
 	APIErrorStatus int
+	APIErrorType   string
+	APIErrorCode   string
+	// TerminalReason is why the run ended ("terminal_reason":
+	// "completed", "api_error", "max_turns", "aborted_streaming",
+	// "aborted_tools", …); empty when absent (older releases omit it).
+	TerminalReason string
 	NumTurns       int           // agentic turns the run took (num_turns)
 	Duration       time.Duration // wall time of the run (duration_ms)
 	APIDuration    time.Duration // time spent waiting on the API (duration_api_ms)
-	// TotalCostUSD is total_cost_usd, the CLI's running cost of the session
-	// in dollars: the decimal literal exactly as the CLI sent it, or ""
-	// when the member is absent or not a number (absent, never $0). Use
-	// its Float64 method for display; for exact accounting pass its String
-	// to usage.FromClaudeResult, which reads it as integer picodollars. It
-	// is omitted when "" if the Result is marshalled as JSON.
+	// TotalCostUSD is total_cost_usd, the CLI's running cost of the
+	// session in dollars, which a resumed run continues: the decimal
+	// literal exactly as the CLI sent it, or "" when the member is absent
+	// or not a number (absent, never $0). Use its Float64 method for
+	// display; usage.FromClaudeResult reads it exactly, as integer
+	// picodollars. It is omitted when "" if the Result is marshalled as
+	// JSON.
 	TotalCostUSD json.Number `json:",omitempty"`
 	StopReason   string
 	// PermissionDenials are the tool calls the CLI refused under its
 	// permission mode ("permission_denials"); nil when absent.
 	PermissionDenials []PermissionDenial
-	// Usage is the run's token usage object and ModelUsage the per-model
-	// breakdown ("modelUsage"), raw JSON as the CLI sent them; nil when
-	// absent. Per-turn accounting must use these, never the usage repeated
-	// on each assistant line.
-	Usage      json.RawMessage
-	ModelUsage json.RawMessage
+	// Usage, ModelUsage and RunModelUsage are the token accounting of the
+	// result, raw JSON objects as the CLI sent them; nil when absent. On a
+	// resumed run they cover different spans:
+	//
+	//   - Usage ("usage") is this run's tokens, all models together.
+	//   - ModelUsage ("modelUsage") is the whole session's, per model,
+	//     with each model's cost: running totals like TotalCostUSD.
+	//   - RunModelUsage ("model_usage_since_last_result") is this run's,
+	//     per model, with each model's cost: the CLI's own per-run
+	//     accounting, absent from older releases.
+	//
+	// usage.FromClaudeResult reads all three. Accounting must use these,
+	// never the usage repeated on each assistant line. The three share
+	// one backing array; each is capped, so appending to one cannot
+	// overwrite another.
+	Usage         json.RawMessage
+	ModelUsage    json.RawMessage
+	RunModelUsage json.RawMessage
+	Timestamp     int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
 
 // PermissionDenial is a tool call the CLI did not run because its
@@ -221,6 +354,23 @@ func (r Result) ResumeNotFound() bool {
 	return strings.Contains(r.Text, resumeNotFound)
 }
 
+// Unknown reports a line [ParseLine] does not model, so that a bridge can
+// log what it did not understand without parsing the line again: a line
+// of a type it does not read (Type is that type, empty when the line has
+// none or a type that is not a string; control messages, which only a
+// [Session] reads, are among them), or a system line whose subtype it does
+// not know (Type is "system", and the line is a sign of life as a
+// [Heartbeat] is). Subtype is the line's "subtype", empty when absent.
+//
+// Only a [Parser] or a [Turn] with ReportUnknown set reports Unknown
+// events; otherwise the first kind of line yields no event and the second
+// a Heartbeat.
+type Unknown struct {
+	Type      string
+	Subtype   string
+	Timestamp int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
 // ResumeFailed is the final event of a [Turn] that resumed a conversation
 // the CLI could not find. SessionID is the id that was resumed; Result is
 // the CLI's result line, whose own session id must not be used.
@@ -229,16 +379,20 @@ type ResumeFailed struct {
 	Result    Result
 }
 
-func (Heartbeat) isEvent()       {}
-func (Retry) isEvent()           {}
-func (Text) isEvent()            {}
-func (Thinking) isEvent()        {}
-func (ToolUse) isEvent()         {}
-func (UnknownBlock) isEvent()    {}
-func (ToolResult) isEvent()      {}
-func (PartialText) isEvent()     {}
-func (PartialThinking) isEvent() {}
-func (APIError) isEvent()        {}
-func (RateLimit) isEvent()       {}
-func (Result) isEvent()          {}
-func (ResumeFailed) isEvent()    {}
+func (Heartbeat) isEvent()        {}
+func (Retry) isEvent()            {}
+func (PermissionDenied) isEvent() {}
+func (Text) isEvent()             {}
+func (Thinking) isEvent()         {}
+func (ToolUse) isEvent()          {}
+func (UnknownBlock) isEvent()     {}
+func (ToolResult) isEvent()       {}
+func (PartialText) isEvent()      {}
+func (PartialThinking) isEvent()  {}
+func (PartialToolUse) isEvent()   {}
+func (PartialToolInput) isEvent() {}
+func (APIError) isEvent()         {}
+func (RateLimit) isEvent()        {}
+func (Unknown) isEvent()          {}
+func (Result) isEvent()           {}
+func (ResumeFailed) isEvent()     {}

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
@@ -20,9 +21,12 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"x"}]},"error":"rate_limit"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":[{"type":"text","text":"a"}],"is_error":true}]}}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t","name":"n","input":{}}}}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"a"}}}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000}}`,
 		`{"type":"result","subtype":"success","is_error":true,"result":"r","usage":{},"modelUsage":{},"errors":["e"]}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"retry_delay_ms":9e99}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Write","tool_use_id":"t","message":"m","timestamp":"2026-11-30T13:48:39.975Z"}`,
 		`{"type":"assistant","message":{"con`,
 		`{"a":"\u00e9\ud83d\ude00"}`,
 		`{"type":"result","session_id":"a","type":"system","session_id":"b\u0041"}`,
@@ -61,12 +65,13 @@ func FuzzParseLine(f *testing.F) {
 			if len(trimmed) > 0 {
 				checkAgainstEncodingJSON(t, trimmed, events[1:], sid)
 			}
+			checkReportUnknown(t, line, events[1:], sid)
 		case errors.As(err, &se):
 			if len(events) != 1 || sid != nil {
 				t.Fatal("ParseLine returned output with an error")
 			}
-			if se.Len != len(trimmed) || se.Offset < 0 || se.Offset > se.Len {
-				t.Fatalf("SyntaxError{Len:%d Offset:%d} for a %d-byte line", se.Len, se.Offset, len(trimmed))
+			if se.Length != len(trimmed) || se.Offset < 0 || se.Offset > se.Length {
+				t.Fatalf("SyntaxError{Length:%d Offset:%d} for a %d-byte line", se.Length, se.Offset, len(trimmed))
 			}
 			if len(trimmed) >= 16 && strings.Contains(err.Error(), string(trimmed)) {
 				t.Fatal("error text echoes the line")
@@ -106,16 +111,45 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 	}
 }
 
+// checkReportUnknown checks that a Parser with ReportUnknown reports what
+// ParseLine does, with an Unknown event where ParseLine has none (a line
+// of an unknown type) or a Heartbeat (a system line of an unknown
+// subtype).
+func checkReportUnknown(t *testing.T, line []byte, plain []Event, sid []byte) {
+	all, allSID, err := Parser{ReportUnknown: true}.ParseLine(line, nil)
+	if err != nil || !bytes.Equal(sid, allSID) {
+		t.Fatalf("with ReportUnknown: error %v, session %q; without: session %q", err, allSID, sid)
+	}
+	var unknowns int
+	asDefault := []Event{}
+	for _, e := range all {
+		u, ok := e.(Unknown)
+		switch {
+		case !ok:
+			asDefault = append(asDefault, e)
+		case u.Type == "system":
+			asDefault = append(asDefault, Heartbeat{Subtype: u.Subtype, Timestamp: u.Timestamp})
+		default:
+			unknowns++
+		}
+	}
+	if diff := cmp.Diff(append([]Event{}, plain...), asDefault); diff != "" || unknowns > 1 || unknowns == 1 && len(plain) > 0 {
+		t.Fatalf("ReportUnknown events %v, without %v", all, plain)
+	}
+}
+
 // eventLineType is the type of the line an event comes from.
 func eventLineType(e Event) string {
 	switch e.(type) {
-	case Heartbeat, Retry:
+	case Heartbeat, Retry, PermissionDenied:
 		return "system"
+	case Unknown:
+		return "unknown"
 	case Text, Thinking, ToolUse, UnknownBlock, APIError:
 		return "assistant"
 	case ToolResult:
 		return "user"
-	case PartialText, PartialThinking:
+	case PartialText, PartialThinking, PartialToolUse, PartialToolInput:
 		return "stream_event"
 	case RateLimit:
 		return "rate_limit_event"
@@ -134,6 +168,7 @@ func FuzzRateLimitInfo(f *testing.F) {
 		`{"resetAt":-1,"rate_limit_type":"seven_day"}`,
 		`[]`,
 		`{"resetsAt":99999999999999999999}`,
+		`{"utilization":0.5,"unifiedWindows":{"a":{"utilization":1,"resetsAt":1},"b":{},"a":{"status":"x"},"c":1}}`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -155,8 +190,15 @@ func FuzzRateLimitInfo(f *testing.F) {
 		if !hasKey && !bytes.Contains(info, []byte(`\`)) && rl.ResetsAt != 0 {
 			t.Fatalf("reset time %d from input without a reset key", rl.ResetsAt)
 		}
-		if !rl.HasUtilization && rl.Utilization != 0 {
-			t.Fatal("utilization without HasUtilization")
+		if !bytes.Contains(info, []byte("utilization")) && !bytes.Contains(info, []byte(`\`)) && rl.Utilization != nil {
+			t.Fatal("utilization from input without one")
+		}
+		names := map[string]bool{}
+		for i, w := range rl.Windows {
+			if w.ResetsAt < 0 || names[w.Name] || i > 0 && rl.Windows[i-1].Name > w.Name {
+				t.Fatalf("windows not sorted, repeated or with a negative reset time: %+v", rl.Windows)
+			}
+			names[w.Name] = true
 		}
 	})
 }
@@ -186,10 +228,18 @@ func FuzzParseResetTime(f *testing.F) {
 		}
 		loc := time.FixedZone("now", int(offsetMin%(18*60))*60)
 		now := time.Unix(nowSec, 0).In(loc)
-		ms, ok := ParseResetTime(text, now, zones)
-		if !ok {
-			if ms != 0 {
-				t.Fatalf("not ok but ms = %d", ms)
+		ms, err := ParseResetTime(text, now, zones)
+		if err != nil {
+			var ze *ZoneError
+			switch {
+			case ms != 0:
+				t.Fatalf("error %v but ms = %d", err, ms)
+			case errors.As(err, &ze):
+				if ze.Err == nil || !strings.Contains(text, "("+ze.Zone+")") {
+					t.Fatalf("ZoneError for %q (resolver error %v) from %q", ze.Zone, ze.Err, text)
+				}
+			case err != ErrNoResetTime:
+				t.Fatalf("unexpected error %v", err)
 			}
 			return
 		}

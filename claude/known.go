@@ -11,6 +11,8 @@ func known(s string) (string, bool) {
 		return "status", true
 	case "api_retry":
 		return "api_retry", true
+	case "permission_denied":
+		return "permission_denied", true
 	case "compact_boundary":
 		return "compact_boundary", true
 	case "hook_started":
@@ -51,6 +53,22 @@ func known(s string) (string, bool) {
 		return "rate_limit", true
 	case "overloaded":
 		return "overloaded", true
+	case "server_error":
+		return "server_error", true
+	case "rate_limit_error":
+		return "rate_limit_error", true
+	case "overloaded_error":
+		return "overloaded_error", true
+	case "api_error":
+		return "api_error", true
+	case "usage_limit_reached":
+		return "usage_limit_reached", true
+	case "completed":
+		return "completed", true
+	case "aborted_streaming":
+		return "aborted_streaming", true
+	case "aborted_tools":
+		return "aborted_tools", true
 	case "redacted_thinking":
 		return "redacted_thinking", true
 	case "server_tool_use":

@@ -41,6 +41,23 @@ import (
 // ParseLine only reads line, and keeps no reference to it in the events:
 // every string in them is a copy.
 func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
+	return Parser{}.ParseLine(line, events)
+}
+
+// A Parser parses lines of the CLI's output as [ParseLine] does, with
+// options. The zero Parser is ParseLine's. A Parser holds no state, so one
+// value may be used for any number of lines, concurrently.
+type Parser struct {
+	// ReportUnknown makes the parser report a line whose type this
+	// package does not know, and a system line whose subtype it does not
+	// know, as an [Unknown] event. Without it the first yields no event
+	// and the second a [Heartbeat].
+	ReportUnknown bool
+}
+
+// ParseLine parses one line as the package's [ParseLine] does, with p's
+// options.
+func (p Parser) ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
 		return events, nil, nil
@@ -51,11 +68,11 @@ func ParseLine(line []byte, events []Event) (out []Event, sessionID []byte, err 
 		return events, nil, newSyntaxError(len(line), err)
 	}
 	if line[0] != '{' {
-		return events, nil, &SyntaxError{Len: len(line), Offset: 0, reason: "not a JSON object"}
+		return events, nil, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
 	}
-	p := lineParser{line: line, events: events}
-	p.parse()
-	return p.events, p.sessionID, nil
+	lp := lineParser{line: line, events: events, reportUnknown: p.ReportUnknown}
+	lp.parse()
+	return lp.events, lp.sessionID, nil
 }
 
 // view returns line as a string without copying it, so that gjson can read
@@ -72,19 +89,26 @@ type lineParser struct {
 	line      []byte
 	events    []Event
 	sessionID []byte
+	ts        int64 // the line's timestamp, epoch ms; 0 if none
+
+	reportUnknown bool // Parser.ReportUnknown
 }
 
 // topFields are the top-level members ParseLine reads, gathered in one pass.
 // A repeated name keeps its last value, as with encoding/json.
 type topFields struct {
 	typ, subtype, sessionID, parentToolUseID, errorKind gjson.Result
-	message, event, rateLimitInfo, model                gjson.Result
-	// system api_retry
+	message, event, rateLimitInfo, model, timestamp     gjson.Result
+	// system api_retry, permission_denied
 	attempt, maxRetries, retryDelayMS, errorStatus gjson.Result
+	toolName, toolUseID                            gjson.Result
+	// assistant API errors, and result
+	apiErrorStatus, apiErrorType, apiError, apiErrorParams gjson.Result
 	// result
-	isError, result, errors, apiErrorStatus, numTurns gjson.Result
+	isError, result, errors, numTurns, terminalReason gjson.Result
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
 	stopReason, usage, modelUsage, permissionDenials  gjson.Result
+	runModelUsage                                     gjson.Result
 }
 
 func (f *topFields) set(key string, v gjson.Result) {
@@ -107,6 +131,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.rateLimitInfo = v
 	case "model":
 		f.model = v
+	case "timestamp":
+		f.timestamp = v
 	case "attempt":
 		f.attempt = v
 	case "max_retries":
@@ -115,6 +141,10 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.retryDelayMS = v
 	case "error_status":
 		f.errorStatus = v
+	case "tool_name":
+		f.toolName = v
+	case "tool_use_id":
+		f.toolUseID = v
 	case "is_error":
 		f.isError = v
 	case "result":
@@ -123,6 +153,14 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.errors = v
 	case "api_error_status":
 		f.apiErrorStatus = v
+	case "api_error_type":
+		f.apiErrorType = v
+	case "api_error":
+		f.apiError = v
+	case "api_error_params":
+		f.apiErrorParams = v
+	case "terminal_reason":
+		f.terminalReason = v
 	case "num_turns":
 		f.numTurns = v
 	case "duration_ms":
@@ -137,6 +175,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.usage = v
 	case "modelUsage":
 		f.modelUsage = v
+	case "model_usage_since_last_result":
+		f.runModelUsage = v
 	case "permission_denials":
 		f.permissionDenials = v
 	}
@@ -151,7 +191,9 @@ func (p *lineParser) parse() {
 	if f.sessionID.Type == gjson.String && f.sessionID.Str != "" {
 		p.sessionID = p.slice(f.sessionID)
 	}
+	p.ts = epochMillis(f.timestamp)
 	if f.typ.Type != gjson.String {
+		p.unknown(&f)
 		return
 	}
 	switch f.typ.Str {
@@ -164,10 +206,31 @@ func (p *lineParser) parse() {
 	case "stream_event":
 		p.streamEvent(&f)
 	case "rate_limit_event":
-		p.emit(parseRateLimitInfo(f.rateLimitInfo))
+		rl := parseRateLimitInfo(f.rateLimitInfo)
+		rl.Timestamp = p.ts
+		p.emit(rl)
 	case "result":
 		p.result(&f)
+	default:
+		p.unknown(&f)
 	}
+}
+
+// unknown reports the line as an Unknown event, if asked to.
+func (p *lineParser) unknown(f *topFields) {
+	if p.reportUnknown {
+		p.emit(Unknown{Type: str(f.typ), Subtype: str(f.subtype), Timestamp: p.ts})
+	}
+}
+
+// isHeartbeat reports whether a system subtype is a known sign of life.
+func isHeartbeat(subtype string) bool {
+	switch subtype {
+	case "init", "status", "compact_boundary", "hook_started", "hook_progress", "hook_response",
+		"task_started", "task_progress", "task_notification", "background_tasks_changed", "files_persisted":
+		return true
+	}
+	return false
 }
 
 func (p *lineParser) emit(e Event) { p.events = append(p.events, e) }
@@ -182,11 +245,24 @@ func (p *lineParser) system(f *topFields) {
 			Delay:      millis(integer(f.retryDelayMS)),
 			Status:     int(integer(f.errorStatus)),
 			Error:      str(f.errorKind),
+			Timestamp:  p.ts,
+		})
+	case "permission_denied":
+		p.emit(PermissionDenied{
+			ToolName:        str(f.toolName),
+			ToolUseID:       str(f.toolUseID),
+			Message:         str(f.message),
+			ParentToolUseID: str(f.parentToolUseID),
+			Timestamp:       p.ts,
 		})
 	case "init":
-		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model)})
+		p.emit(Heartbeat{Subtype: subtype, Model: str(f.model), Timestamp: p.ts})
 	default:
-		p.emit(Heartbeat{Subtype: subtype})
+		if p.reportUnknown && !isHeartbeat(subtype) {
+			p.unknown(f)
+			return
+		}
+		p.emit(Heartbeat{Subtype: subtype, Timestamp: p.ts})
 	}
 }
 
@@ -195,6 +271,7 @@ func (p *lineParser) system(f *topFields) {
 type block struct {
 	typ, text, thinking, id, name, input gjson.Result
 	toolUseID, content, isError          gjson.Result
+	partialJSON                          gjson.Result // input_json_delta
 }
 
 func readBlock(b gjson.Result) block {
@@ -219,6 +296,8 @@ func readBlock(b gjson.Result) block {
 			k.content = v
 		case "is_error":
 			k.isError = v
+		case "partial_json":
+			k.partialJSON = v
 		}
 		return true
 	})
@@ -231,9 +310,21 @@ func (p *lineParser) assistant(f *topFields) {
 	if f.errorKind.Exists() && f.errorKind.Type != gjson.Null {
 		// A synthetic message standing for an API failure: its text is a
 		// diagnostic, not model output.
-		e := APIError{Kind: str(f.errorKind), ParentToolUseID: parent}
+		e := APIError{
+			Kind:            str(f.errorKind),
+			Status:          int(integer(f.apiErrorStatus)),
+			Type:            str(f.apiErrorType),
+			Code:            str(f.apiError),
+			ParentToolUseID: parent,
+			Timestamp:       p.ts,
+		}
 		if f.errorKind.Type != gjson.String {
 			e.Kind = strings.Clone(f.errorKind.Raw)
+		}
+		if info := members.Get(f.apiErrorParams, "rate_limit_info"); info.IsObject() {
+			rl := parseRateLimitInfo(info)
+			rl.Timestamp = p.ts
+			e.RateLimit = &rl
 		}
 		e.Text = p.joinText(content)
 		p.emit(e)
@@ -249,13 +340,13 @@ func (p *lineParser) assistant(f *topFields) {
 		k := readBlock(b)
 		switch k.typ.Str {
 		case "text":
-			p.emit(Text{Text: str(k.text), ParentToolUseID: parent})
+			p.emit(Text{Text: str(k.text), ParentToolUseID: parent, Timestamp: p.ts})
 		case "thinking":
-			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent})
+			p.emit(Thinking{Text: str(k.thinking), ParentToolUseID: parent, Timestamp: p.ts})
 		case "tool_use":
-			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent})
+			p.emit(ToolUse{ID: str(k.id), Name: str(k.name), Input: rawCopy(k.input), ParentToolUseID: parent, Timestamp: p.ts})
 		default:
-			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent})
+			p.emit(UnknownBlock{Type: str(k.typ), Raw: rawCopy(b), ParentToolUseID: parent, Timestamp: p.ts})
 		}
 		return true
 	})
@@ -275,7 +366,7 @@ func (p *lineParser) user(f *topFields) {
 		if k.typ.Str != "tool_result" {
 			return true
 		}
-		r := ToolResult{ToolUseID: str(k.toolUseID), IsError: k.isError.Bool(), ParentToolUseID: parent}
+		r := ToolResult{ToolUseID: str(k.toolUseID), IsError: k.isError.Bool(), ParentToolUseID: parent, Timestamp: p.ts}
 		switch {
 		case k.content.Type == gjson.String:
 			r.Text = str(k.content)
@@ -323,26 +414,49 @@ func (p *lineParser) streamEvent(f *topFields) {
 	if !f.event.IsObject() {
 		return
 	}
-	var typ, delta gjson.Result
+	var typ, delta, index, start gjson.Result
 	f.event.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
 			typ = v
 		case "delta":
 			delta = v
+		case "index":
+			index = v
+		case "content_block":
+			start = v
 		}
 		return true
 	})
-	if typ.Str != "content_block_delta" || !delta.IsObject() {
-		return
+	switch {
+	case typ.Str == "content_block_delta" && delta.IsObject():
+		d := readBlock(delta)
+		switch d.typ.Str {
+		case "text_delta":
+			p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		case "thinking_delta":
+			p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		case "input_json_delta":
+			p.emit(PartialToolInput{Index: blockIndex(index), JSON: str(d.partialJSON), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		}
+	case typ.Str == "content_block_start" && start.IsObject():
+		if b := readBlock(start); b.typ.Str == "tool_use" {
+			p.emit(PartialToolUse{Index: blockIndex(index), ID: str(b.id), Name: str(b.name), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
+		}
 	}
-	d := readBlock(delta)
-	switch d.typ.Str {
-	case "text_delta":
-		p.emit(PartialText{Text: str(d.text), ParentToolUseID: str(f.parentToolUseID)})
-	case "thinking_delta":
-		p.emit(PartialThinking{Text: str(d.thinking), ParentToolUseID: str(f.parentToolUseID)})
+}
+
+// blockIndex reads a content block's index: a JSON integer that fits in an
+// int, -1 for anything else.
+func blockIndex(r gjson.Result) int {
+	if r.Type != gjson.Number {
+		return -1
 	}
+	n, err := strconv.ParseInt(r.Raw, 10, 0)
+	if err != nil || n < 0 {
+		return -1
+	}
+	return int(n)
 }
 
 func (p *lineParser) result(f *topFields) {
@@ -351,13 +465,16 @@ func (p *lineParser) result(f *topFields) {
 		IsError:        f.isError.Bool(),
 		Text:           str(f.result),
 		APIErrorStatus: int(integer(f.apiErrorStatus)),
+		APIErrorType:   str(f.apiErrorType),
+		APIErrorCode:   str(f.apiError),
+		TerminalReason: str(f.terminalReason),
 		NumTurns:       int(integer(f.numTurns)),
 		Duration:       millis(integer(f.durationMS)),
 		APIDuration:    millis(integer(f.durationAPIMS)),
 		StopReason:     str(f.stopReason),
-		Usage:          objectCopy(f.usage),
-		ModelUsage:     objectCopy(f.modelUsage),
+		Timestamp:      p.ts,
 	}
+	objectCopies([]gjson.Result{f.usage, f.modelUsage, f.runModelUsage}, &r.Usage, &r.ModelUsage, &r.RunModelUsage)
 	if f.totalCostUSD.Type == gjson.Number {
 		// Raw may alias the line; the event must not.
 		r.TotalCostUSD = json.Number(strings.Clone(f.totalCostUSD.Raw))
@@ -448,6 +565,29 @@ func objectCopy(r gjson.Result) json.RawMessage {
 	return rawCopy(r)
 }
 
+// objectCopies sets each dst to a copy of the matching object value's JSON
+// text, nil for anything else (absent, null), in one allocation: a slice
+// of one backing array, capped so that appending to it reallocates.
+func objectCopies(values []gjson.Result, dst ...*json.RawMessage) {
+	n := 0
+	for _, v := range values {
+		if v.IsObject() {
+			n += len(v.Raw)
+		}
+	}
+	if n == 0 {
+		return
+	}
+	buf := make([]byte, 0, n)
+	for i, v := range values {
+		if v.IsObject() {
+			start := len(buf)
+			buf = append(buf, v.Raw...)
+			*dst[i] = json.RawMessage(buf[start:len(buf):len(buf)])
+		}
+	}
+}
+
 // integer reads a JSON number as an int64, truncating a fraction; 0 for
 // anything else. gjson saturates values beyond the int64 range.
 func integer(r gjson.Result) int64 {
@@ -471,17 +611,17 @@ func millis(ms int64) time.Duration {
 
 // SyntaxError reports a line that is not a JSON object. It deliberately
 // holds no part of the line, which may contain secrets or be huge: only its
-// length and the byte offset at which it stops being valid JSON (Len when
+// length and the byte offset at which it stops being valid JSON (Length when
 // the line is cut short; 0 when it is valid JSON but not an object).
 type SyntaxError struct {
-	Len    int // length in bytes, surrounding white space excluded
+	Length int // length in bytes, surrounding white space excluded
 	Offset int // offset of the first offending byte
 	reason string
 }
 
 // Error describes where the line stops being JSON and why, without quoting it.
 func (e *SyntaxError) Error() string {
-	return "claude: invalid stream-json line (" + strconv.Itoa(e.Len) + " bytes): " +
+	return "claude: invalid stream-json line (" + strconv.Itoa(e.Length) + " bytes): " +
 		e.reason + " at offset " + strconv.Itoa(e.Offset)
 }
 
@@ -490,7 +630,7 @@ func (e *SyntaxError) Error() string {
 func newSyntaxError(n int, err error) *SyntaxError {
 	var se *jsonscan.SyntaxError
 	if !errors.As(err, &se) {
-		return &SyntaxError{Len: n, Offset: n, reason: "invalid JSON"} // unreachable
+		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
 	}
-	return &SyntaxError{Len: n, Offset: se.Offset, reason: se.Reason}
+	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
 }

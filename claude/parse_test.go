@@ -43,6 +43,19 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.Retry{Attempt: 3}},
 		},
 		{
+			name: "permission denied",
+			line: `{"type":"system","subtype":"permission_denied","tool_name":"Write","tool_use_id":"toolu_01","message":"Claude requested permissions to write to /etc/hosts, but you haven't granted it yet.","parent_tool_use_id":null,"timestamp":"2026-11-30T13:48:39.975Z"}`,
+			want: []claude.Event{claude.PermissionDenied{
+				ToolName: "Write", ToolUseID: "toolu_01", Timestamp: 1796046519975,
+				Message: "Claude requested permissions to write to /etc/hosts, but you haven't granted it yet.",
+			}},
+		},
+		{
+			name: "permission denied with nothing else",
+			line: `{"type":"system","subtype":"permission_denied","message":{"not":"a string"}}`,
+			want: []claude.Event{claude.PermissionDenied{}},
+		},
+		{
 			name: "escaped session id is unescaped",
 			line: `{"type":"x","session_id":"a\u002db"}`, session: "a-b",
 		},
@@ -70,6 +83,26 @@ func TestParseLine(t *testing.T) {
 			},
 		},
 		{
+			name: "timestamp in epoch milliseconds",
+			line: `{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","content":"ok"}]},"timestamp":"2026-11-30T13:48:39.975Z"}`,
+			want: []claude.Event{claude.ToolResult{ToolUseID: "t1", Text: "ok", Timestamp: 1796046519975}},
+		},
+		{
+			name: "timestamp with an offset, last of two",
+			line: `{"type":"system","subtype":"status","timestamp":"bogus","timestamp":"2026-11-30T14:48:39+01:00"}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status", Timestamp: 1796046519000}},
+		},
+		{
+			name: "unreadable timestamps are absent",
+			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"a"}]},"timestamp":"yesterday"}`,
+			want: []claude.Event{claude.Text{Text: "a"}},
+		},
+		{
+			name: "numeric timestamp, read as an epoch",
+			line: `{"type":"system","subtype":"status","timestamp":1796046519.975}`,
+			want: []claude.Event{claude.Heartbeat{Subtype: "status", Timestamp: 1796046519975}},
+		},
+		{
 			name: "subagent lines carry their parent",
 			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"sub"}]},"parent_tool_use_id":"toolu_task"}`,
 			want: []claude.Event{claude.Text{Text: "sub", ParentToolUseID: "toolu_task"}},
@@ -78,6 +111,25 @@ func TestParseLine(t *testing.T) {
 			name: "api error is not text",
 			line: `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your limit · resets 3pm"}]},"error":"rate_limit"}`,
 			want: []claude.Event{claude.APIError{Kind: "rate_limit", Text: "You've hit your limit · resets 3pm"}},
+		},
+		{
+			name: "api error with its structure",
+			line: `{"type":"assistant","message":{"model":"<synthetic>","content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},` +
+				`"timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","is_api_error_message":true,"api_error_status":429,"api_error":"usage_limit_reached",` +
+				`"api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
+			want: []claude.Event{claude.APIError{
+				Kind: "rate_limit", Status: 429, Type: "rate_limit_error", Code: "usage_limit_reached",
+				RateLimit: &claude.RateLimit{
+					Status: claude.RateLimitRejected, Type: "five_hour", ResetsAt: 1796054400000, Timestamp: 1796046525722,
+					Raw: json.RawMessage(`{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","isUsingOverage":false}`),
+				},
+				Text: "You've hit your 5-hour limit · resets 4pm (UTC)", Timestamp: 1796046525722,
+			}},
+		},
+		{
+			name: "api error params without a rate limit",
+			line: `{"type":"assistant","message":{"content":[]},"error":"server_error","api_error_status":529,"api_error_type":"overloaded_error","api_error_params":{"rate_limit_info":null}}`,
+			want: []claude.Event{claude.APIError{Kind: "server_error", Status: 529, Type: "overloaded_error"}},
 		},
 		{
 			name: "api error with several text blocks",
@@ -131,6 +183,25 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.PartialThinking{Text: "Hm"}},
 		},
 		{
+			name: "tool call start",
+			line: `{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}},"parent_tool_use_id":"p"}`,
+			want: []claude.Event{claude.PartialToolUse{Index: 1, ID: "toolu_01", Name: "Bash", ParentToolUseID: "p"}},
+		},
+		{
+			name: "tool input piece",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"go t"}}}`,
+			want: []claude.Event{claude.PartialToolInput{Index: 1, JSON: `{"command": "go t`}},
+		},
+		{
+			name: "tool input without an index",
+			line: `{"type":"stream_event","event":{"type":"content_block_delta","index":1.5,"delta":{"type":"input_json_delta","partial_json":""}}}`,
+			want: []claude.Event{claude.PartialToolInput{Index: -1}},
+		},
+		{
+			name: "text block start is no event",
+			line: `{"type":"stream_event","event":{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}}`,
+		},
+		{
 			name: "other stream events",
 			line: `{"type":"stream_event","event":{"type":"message_stop"}}`,
 		},
@@ -138,8 +209,38 @@ func TestParseLine(t *testing.T) {
 			name: "rate limit",
 			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}}`,
 			want: []claude.Event{claude.RateLimit{
-				Status: claude.RateLimitRejected, Type: "five_hour", HasUtilization: true, ResetsAt: 1778598000000,
+				Status: claude.RateLimitRejected, Type: "five_hour", Utilization: ptr(0.0), ResetsAt: 1778598000000,
 				Raw: json.RawMessage(`{"status":"rejected","resetsAt":1778598000,"rateLimitType":"five_hour","utilization":0}`),
+			}},
+		},
+		{
+			name: "rate limit windows and overage",
+			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,` +
+				`"overageStatus":"rejected","isUsingOverage":false,"unifiedWindows":{` +
+				`"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"},` +
+				`"five_hour":{"utilization":0.92,"resetsAt":"2026-11-30T16:00:00Z","status":"allowed_warning","surpassedThreshold":0.9},` +
+				`"overage":{},"junk":7}}}`,
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitWarning, Type: "five_hour", Utilization: ptr(0.92), ResetsAt: 1796054400000,
+				OverageStatus: claude.RateLimitRejected,
+				Windows: []claude.RateLimitWindow{
+					{Name: "five_hour", Status: claude.RateLimitWarning, Utilization: ptr(0.92), ResetsAt: 1796054400000},
+					{Name: "overage"},
+					{Name: "seven_day", Status: claude.RateLimitAllowed, Utilization: ptr(0.41), ResetsAt: 1796400000000},
+				},
+				Raw: json.RawMessage(`{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,` +
+					`"overageStatus":"rejected","isUsingOverage":false,"unifiedWindows":{` +
+					`"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"},` +
+					`"five_hour":{"utilization":0.92,"resetsAt":"2026-11-30T16:00:00Z","status":"allowed_warning","surpassedThreshold":0.9},` +
+					`"overage":{},"junk":7}}`),
+			}},
+		},
+		{
+			name: "using overage, windows not an object",
+			line: `{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","isUsingOverage":true,"overageStatus":"allowed","unifiedWindows":[]}}`,
+			want: []claude.Event{claude.RateLimit{
+				Status: claude.RateLimitAllowed, UsingOverage: true, OverageStatus: claude.RateLimitAllowed,
+				Raw: json.RawMessage(`{"status":"allowed","isUsingOverage":true,"overageStatus":"allowed","unifiedWindows":[]}`),
 			}},
 		},
 		{
@@ -161,6 +262,14 @@ func TestParseLine(t *testing.T) {
 					{ToolName: "Write", ToolUseID: "toolu_1", Input: json.RawMessage(`{"file_path":"/etc/x","content":"y"}`)},
 					{ToolName: "Bash", ToolUseID: "toolu_2"},
 				},
+			}},
+		},
+		{
+			name: "result of an api error",
+			line: `{"type":"result","subtype":"success","is_error":true,"terminal_reason":"api_error","api_error_status":429,"api_error_type":"rate_limit_error","api_error":"usage_limit_reached","result":"x"}`,
+			want: []claude.Event{claude.Result{
+				Subtype: "success", IsError: true, Text: "x", TerminalReason: "api_error",
+				APIErrorStatus: 429, APIErrorType: "rate_limit_error", APIErrorCode: "usage_limit_reached",
 			}},
 		},
 		{
@@ -200,10 +309,50 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+func TestParserReportUnknown(t *testing.T) {
+	tests := []struct {
+		line string
+		want []claude.Event // from Parser{ReportUnknown: true}
+	}{
+		{`{"type":"keep_alive"}`, []claude.Event{claude.Unknown{Type: "keep_alive"}}},
+		{`{"type":"control_request","subtype":"x","timestamp":"2026-11-30T13:48:39.975Z"}`,
+			[]claude.Event{claude.Unknown{Type: "control_request", Subtype: "x", Timestamp: 1796046519975}}},
+		{`{"type":42}`, []claude.Event{claude.Unknown{}}},
+		{`{}`, []claude.Event{claude.Unknown{}}},
+		{`{"type":"system","subtype":"some_future_subtype"}`, []claude.Event{claude.Unknown{Type: "system", Subtype: "some_future_subtype"}}},
+		{`{"type":"system"}`, []claude.Event{claude.Unknown{Type: "system"}}},
+		{`{"type":"system","subtype":"hook_started"}`, []claude.Event{claude.Heartbeat{Subtype: "hook_started"}}},
+		{`{"type":"system","subtype":"status"}`, []claude.Event{claude.Heartbeat{Subtype: "status"}}},
+		{`{"type":"stream_event","event":{"type":"message_stop"}}`, nil},
+		{`{"type":"user","message":{"content":"a prompt"}}`, nil},
+		{"  ", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.line, func(t *testing.T) {
+			got, _, err := claude.Parser{ReportUnknown: true}.ParseLine([]byte(tt.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("events (-want +got):\n%s", diff)
+			}
+			// Turn.ReportUnknown asks for the same.
+			turn := &claude.Turn{ReportUnknown: true}
+			fed, err := turn.Feed([]byte(tt.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, fed); diff != "" {
+				t.Errorf("Turn.Feed events (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
 func TestParseLineSyntaxError(t *testing.T) {
 	tests := []struct {
 		line       string
-		wantLen    int
+		wantLength int
 		wantOffset int
 	}{
 		{"not json", 8, 1},
@@ -233,8 +382,8 @@ func TestParseLineSyntaxError(t *testing.T) {
 			if !errors.As(err, &se) {
 				t.Fatalf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
 			}
-			if diff := cmp.Diff([2]int{tt.wantLen, tt.wantOffset}, [2]int{se.Len, se.Offset}); diff != "" {
-				t.Errorf("[Len Offset] mismatch (-want +got):\n%s", diff)
+			if diff := cmp.Diff([2]int{tt.wantLength, tt.wantOffset}, [2]int{se.Length, se.Offset}); diff != "" {
+				t.Errorf("[Length Offset] mismatch (-want +got):\n%s", diff)
 			}
 			if len(got) != 1 || sid != nil {
 				t.Errorf("ParseLine changed its output on error: %d events, session %q", len(got), sid)
@@ -288,6 +437,23 @@ func TestParseLineCopies(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, events); diff != "" {
 		t.Errorf("events changed with the line (-want +got):\n%s", diff)
+	}
+}
+
+// TestResultUsageCopies checks that the three usage members, which share
+// one backing array, cannot overwrite each other.
+func TestResultUsageCopies(t *testing.T) {
+	line := `{"type":"result","usage":{"a":1},"modelUsage":{"b":2},"model_usage_since_last_result":{"c":3}}`
+	events, _, err := claude.ParseLine([]byte(line), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := events[0].(claude.Result)
+	_ = append(r.Usage, "XXXX"...)
+	_ = append(r.ModelUsage, "YYYY"...)
+	got := []string{string(r.Usage), string(r.ModelUsage), string(r.RunModelUsage)}
+	if diff := cmp.Diff([]string{`{"a":1}`, `{"b":2}`, `{"c":3}`}, got); diff != "" {
+		t.Errorf("[Usage ModelUsage RunModelUsage] after appends (-want +got):\n%s", diff)
 	}
 }
 
@@ -381,8 +547,9 @@ func TestEventsOutliveTheLine(t *testing.T) {
 
 // TestParseLineEventAllocs checks the promise that an emitted event costs
 // at most a few small allocations: the event itself and copies of its
-// strings and raw JSON: at most 4, or 5 for a Result, which copies four
-// members (text, cost, usage and modelUsage).
+// strings and raw JSON: at most 4, or 5 for a Result (its text, its cost,
+// and its three usage members, which share one copy). Run with -v to see
+// each event's count.
 func TestParseLineEventAllocs(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector allocates")
@@ -390,12 +557,20 @@ func TestParseLineEventAllocs(t *testing.T) {
 	for _, line := range []string{
 		`{"type":"system","subtype":"init","model":"claude-sonnet-4-5-20250929","session_id":"s"}`,
 		`{"type":"system","subtype":"api_retry","attempt":1,"max_retries":10,"retry_delay_ms":500,"error_status":529,"error":"overloaded","session_id":"s"}`,
-		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s"}`,
+		`{"type":"system","subtype":"permission_denied","tool_name":"Bash","tool_use_id":"toolu_01","message":"Permission to use Bash has been denied.","session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"Looking at the retry loop now."}]},"session_id":"s","timestamp":"2026-11-30T13:48:39.284Z"}`,
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_01","name":"Read","input":{"file_path":"/a.go"}}]},"session_id":"s"}`,
+		`{"type":"assistant","message":{"content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"session_id":"s","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","api_error_status":429,"api_error":"usage_limit_reached","api_error_params":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour","overageStatus":"rejected","isUsingOverage":false}},"api_error_type":"rate_limit_error"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_01","content":"package a\n"}]},"session_id":"s"}`,
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"He"}},"session_id":"s"}`,
+		`{"type":"stream_event","event":{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_01","name":"Bash","input":{}}},"session_id":"s"}`,
+		`{"type":"stream_event","event":{"type":"content_block_delta","index":1,"delta":{"type":"input_json_delta","partial_json":"{\"command\": \"go t"}},"session_id":"s"}`,
 		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed","resetsAt":1778598000,"rateLimitType":"five_hour"},"session_id":"s"}`,
+		`{"type":"rate_limit_event","rate_limit_info":{"status":"allowed_warning","resetsAt":1796054400,"rateLimitType":"five_hour","utilization":0.92,"overageStatus":"rejected","overageDisabledReason":"org_level_disabled","isUsingOverage":false,"surpassedThreshold":0.9,"unifiedWindows":{"five_hour":{"utilization":0.92,"resetsAt":1796054400,"status":"allowed_warning","surpassedThreshold":0.9},"seven_day":{"utilization":0.41,"resetsAt":1796400000,"status":"allowed"}}},"session_id":"s"}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0123,"usage":{"input_tokens":1},"modelUsage":{},"session_id":"s"}`,
+		`{"type":"result","subtype":"success","is_error":false,"result":"Done.","num_turns":1,"total_cost_usd":0.0967893,"usage":{"input_tokens":4350,"output_tokens":16},` +
+			`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8686,"outputTokens":32,"costUSD":0.0967893}},"terminal_reason":"completed","api_error_status":null,` +
+			`"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":4350,"outputTokens":16,"costUSD":0.0185088}},"session_id":"s"}`,
 	} {
 		b := []byte(line)
 		events := make([]claude.Event, 0, 4)
@@ -412,5 +587,9 @@ func TestParseLineEventAllocs(t *testing.T) {
 		if allocs > most {
 			t.Errorf("%T event costs %v allocations, want at most %v", events[0], allocs, most)
 		}
+		t.Logf("%T: %v allocations", events[0], allocs)
 	}
 }
+
+// ptr returns a pointer to v.
+func ptr[T any](v T) *T { return &v }

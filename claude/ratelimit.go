@@ -1,6 +1,8 @@
 package claude
 
 import (
+	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,58 +17,141 @@ import (
 // key that is repeated takes its last value, like every other member.
 var resetKeys = [...]string{"resetsAt", "resets_at", "reset_at", "resetAt", "reset"}
 
-// parseRateLimitInfo reads a rate_limit_info object. Anything it does not
-// recognise leaves the matching field zero; it never fails.
-func parseRateLimitInfo(info gjson.Result) RateLimit {
-	var rl RateLimit
-	if !info.IsObject() {
-		return rl
-	}
-	var status, typ, typSnake, utilization gjson.Result
-	var resets [len(resetKeys)]gjson.Result
-	info.ForEach(func(k, v gjson.Result) bool {
+// window holds the members of a rate-limit window that the parser reads:
+// rate_limit_info itself, or an entry of its unifiedWindows. Of a repeated
+// name, the last value.
+type window struct {
+	status, typ, typSnake, utilization gjson.Result
+	resets                             [len(resetKeys)]gjson.Result
+	// rate_limit_info only
+	overageStatus, usingOverage, windows gjson.Result
+}
+
+func readWindow(obj gjson.Result) window {
+	var w window
+	obj.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "status":
-			status = v
+			w.status = v
 		case "rateLimitType":
-			typ = v
+			w.typ = v
 		case "rate_limit_type":
-			typSnake = v
+			w.typSnake = v
 		case "utilization":
-			utilization = v
+			w.utilization = v
+		case "overageStatus":
+			w.overageStatus = v
+		case "isUsingOverage":
+			w.usingOverage = v
+		case "unifiedWindows":
+			w.windows = v
 		default:
 			for i, name := range resetKeys {
 				if k.Str == name {
-					resets[i] = v
+					w.resets[i] = v
 				}
 			}
 		}
 		return true
 	})
-	rl.Status = RateLimitStatus(str(status))
-	if typ.Exists() {
-		rl.Type = str(typ)
-	} else {
-		rl.Type = str(typSnake)
-	}
-	if utilization.Type == gjson.Number {
-		rl.Utilization, rl.HasUtilization = utilization.Num, true
-	}
-	for _, r := range resets {
+	return w
+}
+
+// resetsAt is the window's reset time in epoch milliseconds; 0 if unknown.
+func (w *window) resetsAt() int64 {
+	for _, r := range w.resets {
 		if r.Exists() {
-			rl.ResetsAt = resetMillis(r)
-			break
+			return epochMillis(r)
 		}
+	}
+	return 0
+}
+
+// parseRateLimitInfo reads a rate_limit_info object. Anything it does not
+// recognise leaves the matching field zero; it never fails. The fractions
+// of the top level and of every window share one allocation.
+func parseRateLimitInfo(info gjson.Result) RateLimit {
+	var rl RateLimit
+	if !info.IsObject() {
+		return rl
+	}
+	w := readWindow(info)
+	rl.Status = RateLimitStatus(str(w.status))
+	if w.typ.Exists() {
+		rl.Type = str(w.typ)
+	} else {
+		rl.Type = str(w.typSnake)
+	}
+	rl.ResetsAt = w.resetsAt()
+	rl.OverageStatus = RateLimitStatus(str(w.overageStatus))
+	rl.UsingOverage = w.usingOverage.Type == gjson.True
+
+	n := 0 // windows that are objects, an upper bound on distinct names
+	if w.windows.IsObject() {
+		w.windows.ForEach(func(_, v gjson.Result) bool {
+			if v.IsObject() {
+				n++
+			}
+			return true
+		})
+	}
+	fractions := fractionPool{n: n + 1}
+	rl.Utilization = fractions.of(w.utilization)
+	if n > 0 {
+		rl.Windows = make([]RateLimitWindow, 0, n)
+		w.windows.ForEach(func(k, v gjson.Result) bool {
+			if !v.IsObject() {
+				return true
+			}
+			ww := readWindow(v)
+			rw := RateLimitWindow{
+				Name:        str(k),
+				Status:      RateLimitStatus(str(ww.status)),
+				Utilization: fractions.of(ww.utilization),
+				ResetsAt:    ww.resetsAt(),
+			}
+			// A repeated name keeps its last value, in its first place.
+			for i := range rl.Windows {
+				if rl.Windows[i].Name == rw.Name {
+					rl.Windows[i] = rw
+					return true
+				}
+			}
+			rl.Windows = append(rl.Windows, rw)
+			return true
+		})
+		slices.SortFunc(rl.Windows, func(a, b RateLimitWindow) int { return strings.Compare(a.Name, b.Name) })
 	}
 	rl.Raw = objectCopy(info)
 	return rl
 }
 
-// resetMillis converts a reset-time value to epoch milliseconds; 0 when it
-// is unusable (null, a bool, an object, zero, out of range, bad text). A
-// JSON number's text is read as timeparse reads a numeric string, which is
-// what it is.
-func resetMillis(r gjson.Result) int64 {
+// fractionPool hands out pointers to the utilization fractions of one
+// rate_limit_info, allocated together on first use.
+type fractionPool struct {
+	n    int // how many fractions at most
+	vals []float64
+}
+
+// of returns a pointer to v's value when v is a number, nil otherwise.
+func (fp *fractionPool) of(v gjson.Result) *float64 {
+	if v.Type != gjson.Number {
+		return nil
+	}
+	if fp.vals == nil {
+		fp.vals = make([]float64, 0, fp.n)
+	}
+	fp.vals = append(fp.vals, v.Num)
+	return &fp.vals[len(fp.vals)-1]
+}
+
+// epochMillis converts an instant (a reset time, a line's timestamp) to
+// epoch milliseconds, as [timeparse.ParseMillis] reads it: an epoch in
+// seconds or milliseconds, or RFC 3339 text. It is 0 when the value is
+// unusable (null, a bool, an object, zero, out of range, bad text). A JSON
+// number's text is read as timeparse reads a numeric string, which is what
+// it is.
+func epochMillis(r gjson.Result) int64 {
 	var text string
 	switch r.Type {
 	case gjson.Number:
@@ -84,13 +169,45 @@ func resetMillis(r gjson.Result) int64 {
 }
 
 // ZoneResolver maps an IANA zone name such as "Europe/Paris" to its
-// location. time.LoadLocation is one (it reads the system's zone database);
-// tests can supply fixed zones instead.
+// location. [time.LoadLocation] is one (it reads the system's zone
+// database); tests can supply fixed zones instead.
 type ZoneResolver func(name string) (*time.Location, error)
+
+// ErrNoResetTime is returned by [ParseResetTime] for a text that names no
+// reset time it can read.
+var ErrNoResetTime = errors.New("claude: no reset time in the text")
+
+// ZoneError is returned by [ParseResetTime] for a text whose reset time
+// names a zone that could not be resolved: the time is there, but not
+// where it is.
+type ZoneError struct {
+	// Zone is the name the text gives, such as "America/New_York".
+	Zone string
+	// Err is the resolver's error; nil when there was no resolver.
+	Err error
+}
+
+// Error names the zone, and the resolver's reason when there is one.
+func (e *ZoneError) Error() string {
+	msg := "claude: cannot resolve the reset time's zone " + strconv.Quote(e.Zone)
+	if e.Err == nil {
+		return msg + " without a ZoneResolver"
+	}
+	return msg + ": " + e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *ZoneError) Unwrap() error { return e.Err }
 
 // ParseResetTime reads the reset time out of the text the CLI shows when a
 // usage limit stops it (an [APIError]'s Text, or a [Result]'s), and returns
-// it in Unix epoch milliseconds. It knows these wordings:
+// it in Unix epoch milliseconds. Prefer [APIError].RateLimit.ResetsAt when
+// the line carries it; this is for the lines that carry only words:
+//
+//	ms, err := claude.ParseResetTime(e.Text, time.UnixMilli(e.Timestamp), time.LoadLocation)
+//
+// now is the moment the CLI wrote the text (an event's Timestamp), or the
+// current time when that is unknown. It knows these wordings:
 //
 //	Claude AI usage limit reached|1778598000
 //	5-hour limit reached ∙ resets 3am
@@ -102,16 +219,21 @@ type ZoneResolver func(name string) (*time.Location, error)
 //
 // After "|" comes an epoch (seconds or milliseconds; 0 means unknown). A
 // clock time is in the named zone, resolved with zones, or in now's
-// location when the text names none. A nil zones resolves only "UTC"; a
-// zone it cannot resolve makes the time unknown. A clock time earlier than
-// now on the current day in that zone means the next day; a date already
-// past this year (in that zone) means next year; a time within the same
-// minute as now gives now.
+// location when the text names none. A nil zones resolves only "UTC", so
+// that the package reads no file itself. A clock time earlier than now on
+// the current day in that zone means the next day; a date already past
+// this year (in that zone) means next year; a time within the same minute
+// as now gives now.
 //
-// ok is false when text carries no reset time it can read.
-func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, ok bool) {
+// The error is a [*ZoneError] when the text names a zone that zones
+// cannot resolve, and [ErrNoResetTime] when the text carries no reset time
+// it can read; ms is then 0.
+func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, err error) {
 	if ms, ok, found := pipeReset(text); found {
-		return ms, ok
+		if !ok {
+			return 0, ErrNoResetTime
+		}
+		return ms, nil
 	}
 	return clockReset(text, now, zones)
 }
@@ -144,26 +266,27 @@ func isWordByte(c byte) bool {
 }
 
 // clockReset reads "…limit… resets [Mon D, ]H[:MM](am|pm) [(Zone)]".
-func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
+func clockReset(text string, now time.Time, zones ZoneResolver) (int64, error) {
 	li := indexLimit(text)
 	if li < 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	const marker = "resets "
 	ri := strings.Index(text[li:], marker)
 	if ri < 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	c := cursor{s: text[li+ri+len(marker):]}
 	month, day, hasDate := c.date()
 	hour, minute, ok := c.clock()
 	if !ok {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
 	loc := now.Location()
 	if name, has := c.zone(); has {
-		if loc, ok = resolve(name, zones); !ok {
-			return 0, false
+		var err error
+		if loc, err = resolve(name, zones); err != nil {
+			return 0, err
 		}
 	}
 	local := now.In(loc)
@@ -181,7 +304,7 @@ func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
 			}
 		}
 		if !found {
-			return 0, false
+			return 0, ErrNoResetTime
 		}
 	} else {
 		at = time.Date(local.Year(), local.Month(), local.Day(), hour, minute, 0, 0, loc)
@@ -194,23 +317,27 @@ func clockReset(text string, now time.Time, zones ZoneResolver) (int64, bool) {
 	}
 	ms := at.UnixMilli()
 	if ms <= 0 {
-		return 0, false
+		return 0, ErrNoResetTime
 	}
-	return ms, true
+	return ms, nil
 }
 
-func resolve(name string, zones ZoneResolver) (*time.Location, bool) {
+// resolve returns the location of the zone name, or a *ZoneError.
+func resolve(name string, zones ZoneResolver) (*time.Location, error) {
 	if zones == nil {
 		if name == "UTC" {
-			return time.UTC, true
+			return time.UTC, nil
 		}
-		return nil, false
+		return nil, &ZoneError{Zone: name}
 	}
 	loc, err := zones(name)
-	if err != nil || loc == nil {
-		return nil, false
+	if err == nil && loc == nil {
+		err = errors.New("the resolver returned no location")
 	}
-	return loc, true
+	if err != nil {
+		return nil, &ZoneError{Zone: name, Err: err}
+	}
+	return loc, nil
 }
 
 // cursor reads the tail of a reset message left to right.

@@ -43,13 +43,13 @@ func TestParseResetTime(t *testing.T) {
 		name string
 		text string
 		now  time.Time
-		want string // RFC 3339 in UTC; "" for not ok
+		want string // RFC 3339 in UTC; "none" for ErrNoResetTime; "zone Z: why" for a ZoneError
 	}{
 		{"pipe seconds", "Claude AI usage limit reached|1778598000", now, "2026-05-12T15:00:00Z"},
 		{"pipe milliseconds", "Claude AI usage limit reached|1778598000123", now, "2026-05-12T15:00:00.123Z"},
-		{"pipe zero", "Claude AI usage limit reached|0", now, ""},
-		{"pipe empty", "Claude AI usage limit reached|", now, ""},
-		{"pipe junk", "Claude AI usage limit reached|12ab", now, ""},
+		{"pipe zero", "Claude AI usage limit reached|0", now, "none"},
+		{"pipe empty", "Claude AI usage limit reached|", now, "none"},
+		{"pipe junk", "Claude AI usage limit reached|12ab", now, "none"},
 		{"pipe with newline", "Claude AI usage limit reached|1778598000\n", now, "2026-05-12T15:00:00Z"},
 		{"later today, now's zone", "5-hour limit reached ∙ resets 3pm", now, "2026-05-12T15:00:00Z"},
 		{"earlier means tomorrow", "5-hour limit reached ∙ resets 3am", now, "2026-05-13T03:00:00Z"},
@@ -72,45 +72,61 @@ func TestParseResetTime(t *testing.T) {
 		{"12am", "limit reached ∙ resets 12am", now, "2026-05-13T00:00:00Z"},
 		{"12pm", "limit reached ∙ resets 12pm", now, "2026-05-13T12:00:00Z"},
 		{"24-hour clock", "limit reached · resets 16:45", now, "2026-05-12T16:45:00Z"},
-		{"unknown zone", "You've hit your limit · resets 8pm (Mars/Olympus)", now, ""},
-		{"no limit wording", "The cache resets 3pm", now, ""},
-		{"no time", "You've hit your limit", now, ""},
-		{"13pm", "limit reached ∙ resets 13pm", now, ""},
-		{"0am", "limit reached ∙ resets 0am", now, ""},
-		{"bare hour", "limit reached ∙ resets 3", now, ""},
-		{"minutes out of range", "limit reached ∙ resets 3:75pm", now, ""},
-		{"glued word", "limit reached ∙ resets 3amazing", now, ""},
-		{"Feb 30", "limit reached ∙ resets Feb 30, 1pm", now, ""},
+		{"unknown zone", "You've hit your limit · resets 8pm (Mars/Olympus)", now, "zone Mars/Olympus: unknown zone"},
+		{"no limit wording", "The cache resets 3pm", now, "none"},
+		{"no time", "You've hit your limit", now, "none"},
+		{"13pm", "limit reached ∙ resets 13pm", now, "none"},
+		{"0am", "limit reached ∙ resets 0am", now, "none"},
+		{"bare hour", "limit reached ∙ resets 3", now, "none"},
+		{"minutes out of range", "limit reached ∙ resets 3:75pm", now, "none"},
+		{"glued word", "limit reached ∙ resets 3amazing", now, "none"},
+		{"Feb 30", "limit reached ∙ resets Feb 30, 1pm", now, "none"},
 		{"Feb 29 goes to a leap year", "limit reached ∙ resets Feb 29, 1pm (UTC)", now, "2028-02-29T13:00:00Z"},
-		{"empty", "", now, ""},
+		{"empty", "", now, "none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ms, ok := claude.ParseResetTime(tt.text, tt.now, fixedZones)
-			got := ""
-			if ok {
-				got = time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
-			}
-			if diff := cmp.Diff(tt.want, got); diff != "" {
+			ms, err := claude.ParseResetTime(tt.text, tt.now, fixedZones)
+			if diff := cmp.Diff(tt.want, describeReset(ms, err)); diff != "" {
 				t.Errorf("ParseResetTime(%q) mismatch (-want +got):\n%s", tt.text, diff)
 			}
 		})
 	}
 }
 
+// describeReset describes what ParseResetTime returned as TestParseResetTime
+// states it.
+func describeReset(ms int64, err error) string {
+	var ze *claude.ZoneError
+	switch {
+	case err == nil:
+		return time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)
+	case ms != 0:
+		return "ms with an error"
+	case errors.Is(err, claude.ErrNoResetTime):
+		return "none"
+	case errors.As(err, &ze) && ze.Err != nil:
+		return "zone " + ze.Zone + ": " + ze.Err.Error()
+	case errors.As(err, &ze):
+		return "zone " + ze.Zone
+	}
+	return "error " + err.Error()
+}
+
 func TestParseResetTimeNilZones(t *testing.T) {
 	now := time.Date(2026, 5, 12, 14, 0, 0, 0, time.UTC)
-	got := []bool{}
+	var got []string
 	for _, text := range []string{
 		"You've hit your limit · resets 8pm (UTC)",
 		"You've hit your limit · resets 8pm (America/New_York)",
 		"You've hit your limit · resets 8pm",
+		"You've hit your limit",
 	} {
-		_, ok := claude.ParseResetTime(text, now, nil)
-		got = append(got, ok)
+		got = append(got, describeReset(claude.ParseResetTime(text, now, nil)))
 	}
-	if diff := cmp.Diff([]bool{true, false, true}, got); diff != "" {
-		t.Errorf("ok with nil zones (-want +got):\n%s", diff)
+	want := []string{"2026-05-12T20:00:00Z", "zone America/New_York", "2026-05-12T20:00:00Z", "none"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("with nil zones (-want +got):\n%s", diff)
 	}
 }
 

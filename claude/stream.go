@@ -1,38 +1,76 @@
 package claude
 
 import (
+	"errors"
 	"io"
 	"iter"
-	"math"
 	"strconv"
+	"strings"
 
 	"github.com/acpkit/acpkit/internal/lines"
 )
 
-// MaxLineSize is the longest line, in bytes without its terminator, that
+// MaxLineLength is the longest line, in bytes without its terminator, that
 // [Turn.Events] reads. Real lines, even tool results that carry images,
 // stay far below it; it bounds the memory a runaway line can take.
-const MaxLineSize = 64 << 20
+const MaxLineLength = 64 << 20
 
-// LineTooLongError reports a line longer than [MaxLineSize]. The line is
-// skipped, not kept: Len is its length in bytes, without its terminator
-// ("\n" or "\r\n").
+// ErrLineTooLong is matched (with [errors.Is]) by the [*LineTooLongError]
+// that [Turn.Events] yields for a line longer than [MaxLineLength].
+var ErrLineTooLong = errors.New("claude: line too long")
+
+// LineTooLongError reports a line longer than the maximum. The line has
+// been skipped whole, not kept.
 type LineTooLongError struct {
-	Len int
+	// Length is the skipped line's length in bytes, excluding its
+	// terminator ("\n" or "\r\n"). It is an int64 because the line was
+	// never held whole.
+	Length int64
+	// Max is the maximum line length, [MaxLineLength] for [Turn.Events].
+	Max int
 }
 
 // Error implements the error interface.
 func (e *LineTooLongError) Error() string {
-	return "claude: stream-json line of " + strconv.Itoa(e.Len) + " bytes is longer than MaxLineSize"
+	return "claude: line of " + strconv.FormatInt(e.Length, 10) + " bytes exceeds the maximum of " + strconv.Itoa(e.Max)
 }
+
+// Is reports whether target is [ErrLineTooLong].
+func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
+
+// LineError reports a line of the CLI's output that [Turn.Feed] or
+// [Turn.Events] skipped, and where it was, so that a log can say "line 17
+// skipped". Err is why: a [*SyntaxError] or a [*LineTooLongError], which
+// [errors.As] and [errors.Is] find through it.
+type LineError struct {
+	// Line is the line's 1-based number in the output, blank lines
+	// included.
+	Line int64
+	// Offset is the byte offset of the line's first byte in the output.
+	Offset int64
+	Err    error
+}
+
+// Error says which line was skipped and why, without quoting it.
+func (e *LineError) Error() string {
+	msg := "claude: skipped line " + strconv.FormatInt(e.Line, 10) + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	if e.Err == nil {
+		return msg
+	}
+	return msg + ": " + strings.TrimPrefix(e.Err.Error(), "claude: ")
+}
+
+// Unwrap returns Err.
+func (e *LineError) Unwrap() error { return e.Err }
 
 // Events returns the events of a run whose output is read from r (the
 // CLI's standard output), in order, as [Turn.Feed] returns them.
 //
-// A line that cannot be used yields a nil Event and its error, a
-// [*SyntaxError] or a [*LineTooLongError], and reading goes on with the
-// next line. Blank lines, for which Feed returns nothing, are skipped. An
-// error from r itself is yielded last; a line it cuts short is not fed.
+// A line that cannot be used yields a nil Event and a [*LineError] that
+// says where it is and wraps why, a [*SyntaxError] or a
+// [*LineTooLongError]; reading goes on with the next line. Blank lines,
+// for which Feed returns nothing, are skipped. An error from r itself is
+// yielded last; a line it cuts short is not fed.
 // The sequence ends at the end of r: after the final event it goes on
 // reading, and yields nothing more, so that the CLI never blocks on a full
 // pipe. A caller that stops the loop early takes that duty over.
@@ -40,24 +78,34 @@ func (e *LineTooLongError) Error() string {
 // Events keeps no goroutine and reads r only while the loop asks for the
 // next event. Like [Turn] itself, it is not safe for concurrent use.
 func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
-	return t.events(r, MaxLineSize)
+	return t.events(r, MaxLineLength)
 }
 
 // events is Events with lines of at most maxLine bytes, so that tests can
 // reach the limit without a 64 MiB line.
 func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
+	return readEvents(r, maxLine, t.feed, func() bool { return t.done })
+}
+
+// readEvents is the loop behind [Turn.Events] and [Session.Events]: it
+// reads r's lines, of at most maxLine bytes, hands each to feed with its
+// line number and offset, and yields the events or the error feed
+// returns. A line too long is yielded as a *LineError, unless quiet
+// reports that nothing more is to be yielded.
+func readEvents(r io.Reader, maxLine int, feed func(line []byte, events []Event, n, offset int64) ([]Event, error), quiet func() bool) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		lr := lines.NewReader(r, maxLine)
 		var events []Event
 		for {
 			line, err := lr.Next()
+			n, offset := lr.Pos()
 			switch err := err.(type) {
 			case nil:
 			case *lines.TooLongError: // skipped whole; the next line is intact
-				if t.done {
-					continue // nothing is yielded after the final event
+				if quiet() {
+					continue
 				}
-				if !yield(nil, &LineTooLongError{Len: int(min(err.Length, math.MaxInt))}) {
+				if !yield(nil, &LineError{Line: n, Offset: offset, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
 					return
 				}
 				continue
@@ -67,7 +115,7 @@ func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
 				}
 				return
 			}
-			events, err = t.Feed(line, events[:0])
+			events, err = feed(line, events[:0], n, offset)
 			if err != nil {
 				if !yield(nil, err) {
 					return

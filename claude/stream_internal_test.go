@@ -13,15 +13,22 @@ import (
 )
 
 // describe ranges over t.events(r, maxLine) and describes what it yields:
-// an event as its type, an error as "too long: N", "syntax" or its text.
+// an event as its type, an error as "too long: N", "syntax" or its text,
+// a skipped line preceded by "line N@offset: ".
 func describe(turn *Turn, r io.Reader, maxLine int) []string {
 	var got []string
 	for e, err := range turn.events(r, maxLine) {
 		var tooLong *LineTooLongError
 		var syntax *SyntaxError
+		if le, ok := err.(*LineError); ok {
+			got = append(got, fmt.Sprintf("line %d@%d", le.Line, le.Offset))
+		}
 		switch {
 		case errors.As(err, &tooLong):
-			got = append(got, fmt.Sprintf("too long: %d", tooLong.Len))
+			if !errors.Is(err, ErrLineTooLong) || tooLong.Max != maxLine {
+				got = append(got, fmt.Sprintf("bad too long: %v", err))
+			}
+			got = append(got, fmt.Sprintf("too long: %d", tooLong.Length))
 		case errors.As(err, &syntax):
 			got = append(got, "syntax")
 		case err != nil:
@@ -50,9 +57,10 @@ func TestTurnEventsLines(t *testing.T) {
 		want  []string
 	}{
 		{"blank and crlf lines", "\n \r\n" + system + "\r\n\t\n", nil, []string{"claude.Heartbeat"}},
-		{"resync after a long line", system + "\n" + long + "\n" + result + "\n", nil, []string{"claude.Heartbeat", "too long: 100", "claude.Result"}},
-		{"length without crlf", long + "\r\n", nil, []string{"too long: 100"}},
-		{"syntax error, then more", "[DEBUG] x\n" + result, nil, []string{"syntax", "claude.Result"}},
+		{"resync after a long line", system + "\n" + long + "\n" + result + "\n", nil, []string{"claude.Heartbeat", "line 2@52", "too long: 100", "claude.Result"}},
+		{"length without crlf", "\n" + long + "\r\n", nil, []string{"line 2@1", "too long: 100"}},
+		{"syntax error, then more", "[DEBUG] x\n" + result, nil, []string{"line 1@0", "syntax", "claude.Result"}},
+		{"blank lines counted", "\r\n  \n[DEBUG] x\n", nil, []string{"line 3@5", "syntax"}},
 		{"nothing after the final event", result + "\n" + long + "\nnot JSON\n" + system + "\n", nil, []string{"claude.Result"}},
 		{"read error last, cut line not fed", system + "\n" + `{"type":"result"`, broken, []string{"claude.Heartbeat", "error: broken"}},
 		{"read error after the final event", result + "\n", broken, []string{"claude.Result", "error: broken"}},
@@ -70,23 +78,35 @@ func TestTurnEventsLines(t *testing.T) {
 	}
 }
 
+func TestLineErrorWithoutCause(t *testing.T) {
+	if got, want := (&LineError{Line: 17, Offset: 4096}).Error(), "claude: skipped line 17 (byte 4096)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
+}
+
 // FuzzTurnEvents checks that Events, with a limit of maxLine, yields what
-// feeding the input's lines one by one returns, a line over the limit
-// being reported in its place until the final event. The seed corpus is in
+// feeding the input's lines one by one, terminators included, returns, a
+// line over the limit being reported in its place until the final event,
+// and that both say where each skipped line is. An odd maxLine also asks
+// both for Unknown events. The seed corpus is in
 // testdata/fuzz/FuzzTurnEvents.
 func FuzzTurnEvents(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, maxLine uint8) {
 		var want []any
-		byLine := &Turn{}
-		if len(input) > 0 {
-			for _, line := range bytes.Split(bytes.TrimSuffix(input, []byte("\n")), []byte("\n")) {
-				line = bytes.TrimSuffix(line, []byte("\r"))
-				if len(line) > int(maxLine) {
-					if !byLine.Done() {
-						want = append(want, &LineTooLongError{Len: len(line)})
-					}
-					continue
+		byLine := &Turn{ReportUnknown: maxLine%2 == 1}
+		offset := 0
+		for n, line := range bytes.SplitAfter(input, []byte("\n")) {
+			if len(line) == 0 {
+				break // after a final "\n"
+			}
+			content := bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+			if len(content) > int(maxLine) {
+				if !byLine.Done() {
+					want = append(want, &LineError{Line: int64(n + 1), Offset: int64(offset),
+						Err: &LineTooLongError{Length: int64(len(content)), Max: int(maxLine)}})
 				}
+				byLine.lines.next(line) // as Feed counts
+			} else {
 				events, err := byLine.Feed(line, nil)
 				if err != nil {
 					want = append(want, err)
@@ -95,9 +115,10 @@ func FuzzTurnEvents(f *testing.F) {
 					want = append(want, e)
 				}
 			}
+			offset += len(line)
 		}
 		var got []any
-		turn := &Turn{}
+		turn := &Turn{ReportUnknown: byLine.ReportUnknown}
 		for e, err := range turn.events(iotest.HalfReader(bytes.NewReader(input)), int(maxLine)) {
 			if err != nil {
 				got = append(got, err)

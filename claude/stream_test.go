@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -138,5 +139,51 @@ func TestTurnEventsQuietLinesAllocateNothing(t *testing.T) {
 	few, many := allocs(10), allocs(1000)
 	if many != few {
 		t.Errorf("Events allocates %v times for 10 quiet lines and %v for 1000, want the same", few, many)
+	}
+}
+
+// TestPartialToolInputAddsUp checks, on a streamed tool call, that the
+// input pieces of the block a PartialToolUse starts make up the input of
+// the complete ToolUse that follows.
+func TestPartialToolInputAddsUp(t *testing.T) {
+	f, err := os.Open("testdata/partial_tool.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	started := map[int]string{} // block index → tool use id
+	pieces := map[string]string{}
+	var complete []claude.ToolUse
+	for e, err := range (&claude.Turn{}).Events(f) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := e.(type) {
+		case claude.PartialToolUse:
+			started[e.Index] = e.ID
+		case claude.PartialToolInput:
+			id, ok := started[e.Index]
+			if !ok {
+				t.Fatalf("input piece for block %d, which no PartialToolUse started", e.Index)
+			}
+			pieces[id] += e.JSON
+		case claude.ToolUse:
+			complete = append(complete, e)
+		}
+	}
+	if len(complete) == 0 {
+		t.Fatal("no ToolUse in the transcript")
+	}
+	for _, call := range complete {
+		var streamed, final any
+		if err := json.Unmarshal([]byte(pieces[call.ID]), &streamed); err != nil {
+			t.Fatalf("pieces of %s: %v", call.ID, err)
+		}
+		if err := json.Unmarshal(call.Input, &final); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(final, streamed); diff != "" {
+			t.Errorf("streamed input of %s (-ToolUse +pieces):\n%s", call.ID, diff)
+		}
 	}
 }

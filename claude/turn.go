@@ -9,10 +9,16 @@ package claude
 // A Turn is not safe for concurrent use. The zero value is a Turn for a new
 // conversation.
 type Turn struct {
+	// ReportUnknown makes Feed and Events report the lines this package
+	// does not model as [Unknown] events, as [Parser.ReportUnknown] does.
+	// Set it before the first line.
+	ReportUnknown bool
+
 	resumeID  string
 	sessionID string
 	done      bool
 	result    Result
+	lines     lineCounter // the lines given to Feed
 }
 
 // NewTurn returns a Turn for a run that resumes the conversation resumeID
@@ -22,8 +28,9 @@ func NewTurn(resumeID string) *Turn {
 	return &Turn{resumeID: resumeID, sessionID: resumeID}
 }
 
-// Feed parses one line of the run's output as [ParseLine] does, appends its
-// events to events and returns the extended slice.
+// Feed parses one line of the run's output as [ParseLine] does (with
+// ReportUnknown, as a [Parser] with it does), appends its events to events
+// and returns the extended slice.
 //
 // After the final event (a [Result] or [ResumeFailed]) has been returned,
 // Feed ignores every further line. A result that says the resumed
@@ -31,16 +38,43 @@ func NewTurn(resumeID string) *Turn {
 // [Result], and the session id goes back to the resumed one: the id the CLI
 // printed for the failed attempt names no conversation.
 //
-// A line that is not JSON gives a [*SyntaxError] and changes nothing; the
-// caller may log it and keep feeding lines.
+// A line that is not JSON gives a [*LineError] wrapping a [*SyntaxError]
+// and changes nothing; the caller may log it and keep feeding lines. Feed
+// numbers the lines by counting its calls, and computes their offsets by
+// adding up their lengths, counting a "\n" after a line given without one.
 func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
+	n, offset := t.lines.next(line)
+	return t.feed(line, events, n, offset)
+}
+
+// lineCounter numbers the lines given to Feed, one per call, and finds
+// their offsets by adding up their lengths, counting a "\n" after a line
+// given without one.
+type lineCounter struct {
+	n      int64 // lines counted
+	offset int64 // offset of the next line
+}
+
+// next counts line and returns its number and offset.
+func (c *lineCounter) next(line []byte) (n, offset int64) {
+	c.n++
+	offset = c.offset
+	c.offset += int64(len(line))
+	if len(line) == 0 || line[len(line)-1] != '\n' {
+		c.offset++
+	}
+	return c.n, offset
+}
+
+// feed is Feed for the line numbered n, starting at offset.
+func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, error) {
 	if t.done {
 		return events, nil
 	}
 	start := len(events)
-	out, sid, err := ParseLine(line, events)
+	out, sid, err := Parser{ReportUnknown: t.ReportUnknown}.ParseLine(line, events)
 	if err != nil {
-		return events, err
+		return events, &LineError{Line: n, Offset: offset, Err: err}
 	}
 	for i := start; i < len(out); i++ {
 		r, ok := out[i].(Result)

@@ -58,7 +58,7 @@ func (a *Accumulator) Add(r Report) {
 		s.Model = r.Model
 	}
 	s.LastInput, s.LastOutput = r.Input, r.Output
-	s.Turns++
+	s.Reports++
 }
 
 // Snapshot returns the session's state now. Snapshots of one session are
@@ -88,13 +88,17 @@ type Snapshot struct {
 	// LastInput and LastOutput are the most recent report's inclusive input
 	// and output: what the context holds now, as opposed to the session sum.
 	LastInput, LastOutput Count
-	// Turns is the number of reports added.
-	Turns uint64
+	// Reports is the number of reports added: model calls, or turns when
+	// the caller adds one report per turn.
+	Reports uint64
 }
 
-// Used returns Input + Output with an Unseen or Unknown side counted as 0,
-// saturating at the largest uint64: a display-only figure (goose's `used`).
-func (s Snapshot) Used() uint64 {
+// UsedSaturating returns Input + Output with an Unseen or Unknown side
+// counted as 0, saturating at the largest uint64. It is the one figure in
+// this package that may be saturated or understated, because goose's
+// `used` is a required number: use it for that display only, never for
+// accounting, which the Counters keep exact.
+func (s Snapshot) UsedSaturating() uint64 {
 	in, _ := s.Input.Value()
 	out, _ := s.Output.Value()
 	sum, carry := bits.Add64(in, out, 0)

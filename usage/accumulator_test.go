@@ -13,7 +13,7 @@ type view struct {
 	Identity                                          Identity
 	Model                                             string
 	ContextWindow, LastInput, LastOutput              string
-	Turns                                             uint64
+	Reports                                           uint64
 }
 
 func viewOf(s Snapshot) view {
@@ -24,7 +24,7 @@ func viewOf(s Snapshot) view {
 		Identity: s.Identity, Model: s.Model,
 		ContextWindow: s.ContextWindow.String(),
 		LastInput:     s.LastInput.String(), LastOutput: s.LastOutput.String(),
-		Turns: s.Turns,
+		Reports: s.Reports,
 	}
 }
 
@@ -81,7 +81,7 @@ func TestAccumulatorSequences(t *testing.T) {
 				// 10×$3 + 1000×$0.30 + 200×$3.75 + 350×$15 per million tokens = $0.00633
 				Cost:     "6330000000",
 				Identity: sonnet, Model: "claude-sonnet-4-5", ContextWindow: "absent",
-				LastInput: "1210", LastOutput: "350", Turns: 1,
+				LastInput: "1210", LastOutput: "350", Reports: 1,
 			}},
 		},
 		{
@@ -94,9 +94,9 @@ func TestAccumulatorSequences(t *testing.T) {
 			},
 			want: []view{
 				{Input: "1000", Output: "200", CacheRead: "0", CacheWrite: "unknown", Total: "1200", Cost: "unknown",
-					Identity: gpt, Model: "gpt-4.1", ContextWindow: "absent", LastInput: "1000", LastOutput: "200", Turns: 1},
+					Identity: gpt, Model: "gpt-4.1", ContextWindow: "absent", LastInput: "1000", LastOutput: "200", Reports: 1},
 				{Input: "2500", Output: "500", CacheRead: "1000", CacheWrite: "unknown", Total: "3000", Cost: "unknown",
-					Identity: gpt, Model: "gpt-4.1", ContextWindow: "absent", LastInput: "1500", LastOutput: "300", Turns: 2},
+					Identity: gpt, Model: "gpt-4.1", ContextWindow: "absent", LastInput: "1500", LastOutput: "300", Reports: 2},
 			},
 		},
 		{
@@ -109,9 +109,9 @@ func TestAccumulatorSequences(t *testing.T) {
 				}
 			},
 			want: []view{
-				{Input: "100", Output: "10", CacheRead: "unknown", CacheWrite: "unknown", Total: "110", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Turns: 1},
-				{Input: "200", Output: "20", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Turns: 2},
-				{Input: "300", Output: "30", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Turns: 3},
+				{Input: "100", Output: "10", CacheRead: "unknown", CacheWrite: "unknown", Total: "110", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Reports: 1},
+				{Input: "200", Output: "20", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Reports: 2},
+				{Input: "300", Output: "30", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "100", LastOutput: "10", Reports: 3},
 			},
 		},
 		{
@@ -124,9 +124,9 @@ func TestAccumulatorSequences(t *testing.T) {
 				}
 			},
 			want: []view{
-				{Input: "18446744073709551605", Output: "5", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "18446744073709551605", LastOutput: "5", Turns: 1},
-				{Input: "unknown", Output: "12", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "11", LastOutput: "7", Turns: 2},
-				{Input: "unknown", Output: "20", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "1", LastOutput: "8", Turns: 3},
+				{Input: "18446744073709551605", Output: "5", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "18446744073709551605", LastOutput: "5", Reports: 1},
+				{Input: "unknown", Output: "12", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "11", LastOutput: "7", Reports: 2},
+				{Input: "unknown", Output: "20", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "1", LastOutput: "8", Reports: 3},
 			},
 		},
 		{
@@ -142,9 +142,9 @@ func TestAccumulatorSequences(t *testing.T) {
 				}
 			},
 			want: []view{
-				{Input: "50", Output: "5", CacheRead: "0", CacheWrite: "0", Total: "55", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Turns: 1},
-				{Input: "100", Output: "10", CacheRead: "40", CacheWrite: "10", Total: "110", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Turns: 2},
-				{Input: "150", Output: "15", CacheRead: "unknown", CacheWrite: "unknown", Total: "165", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Turns: 3},
+				{Input: "50", Output: "5", CacheRead: "0", CacheWrite: "0", Total: "55", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Reports: 1},
+				{Input: "100", Output: "10", CacheRead: "40", CacheWrite: "10", Total: "110", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Reports: 2},
+				{Input: "150", Output: "15", CacheRead: "unknown", CacheWrite: "unknown", Total: "165", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Reports: 3},
 			},
 		},
 		{
@@ -155,7 +155,7 @@ func TestAccumulatorSequences(t *testing.T) {
 				}
 			},
 			want: []view{
-				{Input: "50", Output: "5", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Turns: 1},
+				{Input: "50", Output: "5", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", ContextWindow: "absent", LastInput: "50", LastOutput: "5", Reports: 1},
 			},
 		},
 		{
@@ -168,9 +168,9 @@ func TestAccumulatorSequences(t *testing.T) {
 			},
 			want: []view{
 				{Input: "100", Output: "20", CacheRead: "0", CacheWrite: "0", Total: "unknown",
-					Cost: "600000000", Identity: sonnet, Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "100", LastOutput: "20", Turns: 1},
+					Cost: "600000000", Identity: sonnet, Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "100", LastOutput: "20", Reports: 1},
 				{Input: "400", Output: "50", CacheRead: "100", CacheWrite: "unknown", Total: "unknown",
-					Cost: "unknown", Model: "gpt-4.1", ContextWindow: "absent", LastInput: "300", LastOutput: "30", Turns: 2},
+					Cost: "unknown", Model: "gpt-4.1", ContextWindow: "absent", LastInput: "300", LastOutput: "30", Reports: 2},
 			},
 		},
 		{
@@ -184,7 +184,7 @@ func TestAccumulatorSequences(t *testing.T) {
 			},
 			want: []view{
 				{Input: "100", Output: "20", CacheRead: "0", CacheWrite: "0", Total: "unknown", Cost: "unknown",
-					Model: "custom-model", ContextWindow: "absent", LastInput: "100", LastOutput: "20", Turns: 1},
+					Model: "custom-model", ContextWindow: "absent", LastInput: "100", LastOutput: "20", Reports: 1},
 			},
 		},
 		{
@@ -196,13 +196,13 @@ func TestAccumulatorSequences(t *testing.T) {
 			want: []view{
 				// 1000×$3 + 100×$15 per million = $0.0045
 				{Input: "1000", Output: "100", CacheRead: "0", CacheWrite: "0", Total: "unknown", Cost: "4500000000",
-					Identity: sonnet, Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Turns: 1},
+					Identity: sonnet, Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Reports: 1},
 				// + 1000×$1 + 100×$5 per million = $0.0015
 				{Input: "2000", Output: "200", CacheRead: "0", CacheWrite: "0", Total: "unknown", Cost: "6000000000",
-					Model: "claude-haiku-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Turns: 2},
+					Model: "claude-haiku-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Reports: 2},
 				// the same identity again does not bring it back
 				{Input: "3000", Output: "300", CacheRead: "0", CacheWrite: "0", Total: "unknown", Cost: "10500000000",
-					Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Turns: 3},
+					Model: "claude-sonnet-4-5", ContextWindow: "absent", LastInput: "1000", LastOutput: "100", Reports: 3},
 			},
 		},
 		{
@@ -216,10 +216,10 @@ func TestAccumulatorSequences(t *testing.T) {
 				}
 			},
 			want: []view{
-				{Input: "1", Output: "1", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 1},
-				{Input: "2", Output: "2", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 2},
-				{Input: "3", Output: "3", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Turns: 3},
-				{Input: "4", Output: "4", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "b", ContextWindow: "absent", LastInput: "1", LastOutput: "1", Turns: 4},
+				{Input: "1", Output: "1", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Reports: 1},
+				{Input: "2", Output: "2", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Reports: 2},
+				{Input: "3", Output: "3", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "a", ContextWindow: "200000", LastInput: "1", LastOutput: "1", Reports: 3},
+				{Input: "4", Output: "4", CacheRead: "unknown", CacheWrite: "unknown", Total: "unknown", Cost: "unknown", Model: "b", ContextWindow: "absent", LastInput: "1", LastOutput: "1", Reports: 4},
 			},
 		},
 	}
@@ -243,7 +243,7 @@ func TestAccumulatorSequences(t *testing.T) {
 
 func TestCounterStates(t *testing.T) {
 	var c Counter
-	if c.State() != StateUnseen || c.Known() || c.Count().Present() {
+	if c.State() != StateUnseen || c.Exact() || c.Count().Present() {
 		t.Fatalf("zero Counter = %v, want unseen and not known", c)
 	}
 	if v, ok := c.Value(); ok || v != 0 {
@@ -289,8 +289,8 @@ func TestSnapshotDerived(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := tt.s.Used(); got != tt.used {
-				t.Errorf("Used() = %d, want %d", got, tt.used)
+			if got := tt.s.UsedSaturating(); got != tt.used {
+				t.Errorf("UsedSaturating() = %d, want %d", got, tt.used)
 			}
 			n, ok := tt.s.ContextUsed()
 			if got := (Count{n: n, ok: ok}); got != tt.ctx {

@@ -8,14 +8,15 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
-// ErrInvalidUsage reports usage bytes that are not a JSON object. Errors
-// from the converters wrap it; test with [errors.Is].
-var ErrInvalidUsage = errors.New("usage: invalid usage JSON")
+// ErrNotObject reports usage bytes that are not one valid JSON object.
+// Errors from the converters wrap it; test with [errors.Is].
+var ErrNotObject = errors.New("usage: not a JSON object")
 
 // object validates data and returns it parsed as an object; its errors wrap
 // invalid, the caller's sentinel.
@@ -88,7 +89,7 @@ func picos(v gjson.Result) Count {
 // when present. Anthropic reports no total. Identity, Model, Cost and
 // ContextWindow are left for the caller.
 func FromAnthropic(data []byte) (Report, error) {
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		return Report{}, err
 	}
@@ -126,7 +127,7 @@ func FromOpenAIResponses(data []byte) (Report, error) {
 // member names: inclusive input, output, total_tokens, and a details object
 // holding cached_tokens and cache_write_tokens.
 func fromOpenAI(data []byte, input, output, details string) (Report, error) {
-	obj, err := object(data, ErrInvalidUsage)
+	obj, err := object(data, ErrNotObject)
 	if err != nil {
 		return Report{}, err
 	}
@@ -141,28 +142,47 @@ func fromOpenAI(data []byte, input, output, details string) (Report, error) {
 	}, nil
 }
 
-// CLIResult is the cost and per-model usage from a Claude CLI `result` line.
-// The figures are running totals of the CLI session — a resumed session
-// continues them — not the usage of the last turn.
+// CLIResult is the cost and usage a Claude CLI result reports, as
+// [FromClaudeResult] reads them: the session's running totals, which a
+// resumed session continues, and this run's own figures.
 type CLIResult struct {
-	// TotalCost is total_cost_usd in picodollars (see [PicoUSDPerUSD]).
+	// TotalCost is total_cost_usd in picodollars (see [PicoUSDPerUSD]):
+	// the session's cost so far.
 	TotalCost Count
-	// Models holds one entry per member of modelUsage, sorted by model id.
+	// Models holds modelUsage, the session's running totals per model,
+	// sorted by model id; nil when the result has none.
 	Models []ModelUsage
+	// RunModels holds model_usage_since_last_result, this run's own usage
+	// and cost per model, sorted by model id; nil when the result has
+	// none, as older CLIs send none.
+	RunModels []ModelUsage
+	// Run is this run's usage as one Report, for per-turn accounting that
+	// needs no [Tracker] baseline (which is lost when the process
+	// restarts). With RunModels it is their sum: inclusive input, output,
+	// cache read and cache write, the cache-write split, and the cost,
+	// each absent when a model lacks it or the sum overflows, with the
+	// Model and ContextWindow of the model when there is exactly one.
+	// Without RunModels it is the result's usage ([FromAnthropic] of
+	// claude.Result.Usage, this run's tokens) with no cost, and with
+	// neither every figure is absent. Identity is left for the caller.
+	Run Report
 }
 
-// ModelUsage is one model's entry in the CLI's modelUsage map. The token
-// figures are as the CLI reports them: InputTokens excludes cached tokens,
-// as in Anthropic's API; see [ModelUsage.InclusiveInput].
+// ModelUsage is one model's entry in the CLI's modelUsage or
+// model_usage_since_last_result map. The token figures are as the CLI
+// reports them: InputTokens excludes cached tokens, as in Anthropic's API;
+// see [ModelUsage.InclusiveInput].
 type ModelUsage struct {
-	Model                    string
-	InputTokens              Count // inputTokens: uncached input
-	OutputTokens             Count // outputTokens
-	CacheReadInputTokens     Count // cacheReadInputTokens
-	CacheCreationInputTokens Count // cacheCreationInputTokens
-	Cost                     Count // costUSD, in picodollars
-	ContextWindow            Count // contextWindow, in tokens
-	MaxOutputTokens          Count // maxOutputTokens, in tokens
+	Model                      string
+	InputTokens                Count // inputTokens: uncached input
+	OutputTokens               Count // outputTokens
+	CacheReadInputTokens       Count // cacheReadInputTokens
+	CacheCreationInputTokens   Count // cacheCreationInputTokens
+	CacheCreation5mInputTokens Count // cacheCreationEphemeral5mInputTokens: the 5-minute part
+	CacheCreation1hInputTokens Count // cacheCreationEphemeral1hInputTokens: the 1-hour part
+	Cost                       Count // costUSD, in picodollars
+	ContextWindow              Count // contextWindow, in tokens
+	MaxOutputTokens            Count // maxOutputTokens, in tokens
 }
 
 // InclusiveInput returns InputTokens + CacheReadInputTokens +
@@ -172,40 +192,48 @@ func (m ModelUsage) InclusiveInput() Count {
 	return m.InputTokens.add(m.CacheReadInputTokens).add(m.CacheCreationInputTokens)
 }
 
-// ParseClaudeResult reads total_cost_usd and modelUsage from a Claude CLI
-// `result` line (the whole line's JSON object), as [FromClaudeResult] reads
-// the two members. An error, wrapping [ErrInvalidUsage], means the line is
-// not a JSON object.
-func ParseClaudeResult(line []byte) (CLIResult, error) {
-	obj, err := object(line, ErrInvalidUsage)
-	if err != nil {
+// FromClaudeResult reads the cost and usage of a Claude CLI result, as
+// package claude parsed its line: total_cost_usd, modelUsage,
+// model_usage_since_last_result and usage (see [CLIResult]).
+//
+// Money is read exactly from its decimal literal and rounded half up to
+// the picodollar; a cost that is "", negative or not a JSON number literal
+// is absent. A model entry that is not an object is skipped; of a repeated
+// model id, the last entry counts. The only error, wrapping
+// [ErrNotObject], is a usage member it reads that is present but not a
+// JSON object, which a Result from claude.ParseLine never has.
+func FromClaudeResult(r claude.Result) (CLIResult, error) {
+	res := CLIResult{TotalCost: picos(numberLiteral(r.TotalCostUSD.String()))}
+	var err error
+	if res.Models, err = modelUsageMember("modelUsage", r.ModelUsage); err != nil {
 		return CLIResult{}, err
 	}
-	m := members.GetAll(obj, "total_cost_usd", "modelUsage")
-	return claudeResult(m[0], m[1]), nil
+	if res.RunModels, err = modelUsageMember("model_usage_since_last_result", r.RunModelUsage); err != nil {
+		return CLIResult{}, err
+	}
+	switch {
+	case r.RunModelUsage != nil:
+		res.Run = sumModels(res.RunModels)
+	case r.Usage != nil:
+		if res.Run, err = FromAnthropic(r.Usage); err != nil {
+			return CLIResult{}, fmt.Errorf("%w (the result's usage)", err)
+		}
+	}
+	return res, nil
 }
 
-// FromClaudeResult reads the cost and per-model usage of a Claude CLI
-// `result` line from its two members, as the claude package's Result
-// carries them once the line is gone: totalCostUSD is total_cost_usd's
-// decimal literal (Result.TotalCostUSD.String()), "" when absent, and
-// modelUsage is the member's raw JSON (Result.ModelUsage), nil when absent.
-//
-// Money is read exactly from its decimal literal and rounded half up to the
-// picodollar; an amount that is "", negative or not a JSON number literal is
-// absent. A modelUsage that is nil, or JSON but not an object, gives no
-// models, and an entry in it that is not an object is skipped. The only
-// error, wrapping [ErrInvalidUsage], is a non-empty modelUsage that is not
-// valid JSON.
-func FromClaudeResult(totalCostUSD string, modelUsage []byte) (CLIResult, error) {
-	var mu gjson.Result
-	if len(modelUsage) > 0 {
-		if !jsonscan.Valid(modelUsage) {
-			return CLIResult{}, fmt.Errorf("%w: modelUsage is not valid JSON", ErrInvalidUsage)
-		}
-		mu = gjson.ParseBytes(modelUsage)
+// modelUsageMember reads a result's modelUsage-shaped member, raw JSON as
+// claude.Result keeps it: nil when raw is nil, else the models (see
+// modelUsages), or an error wrapping ErrNotObject.
+func modelUsageMember(name string, raw []byte) ([]ModelUsage, error) {
+	if raw == nil {
+		return nil, nil
 	}
-	return claudeResult(numberLiteral(totalCostUSD), mu), nil
+	obj, err := object(raw, ErrNotObject)
+	if err != nil {
+		return nil, fmt.Errorf("%w (the result's %s)", err, name)
+	}
+	return modelUsages(obj), nil
 }
 
 // numberLiteral returns s parsed when it is exactly one JSON number, with no
@@ -218,56 +246,71 @@ func numberLiteral(s string) gjson.Result {
 	return gjson.Parse(s)
 }
 
-// claudeResult is the one reading of total_cost_usd and modelUsage behind
-// ParseClaudeResult and FromClaudeResult.
-func claudeResult(totalCost, modelUsage gjson.Result) CLIResult {
-	res := CLIResult{TotalCost: picos(totalCost)}
+// modelUsages reads a modelUsage-shaped object: one ModelUsage per member
+// whose value is an object, sorted by model id, the last of a repeated id.
+// It is never nil: an empty map is no models, which is not no map.
+func modelUsages(obj gjson.Result) []ModelUsage {
 	byModel := map[string]ModelUsage{}
-	if modelUsage.IsObject() {
-		modelUsage.ForEach(func(k, v gjson.Result) bool {
-			if !v.IsObject() {
-				delete(byModel, k.String())
-				return true
-			}
-			f := members.GetAll(v, "inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens", "costUSD", "contextWindow", "maxOutputTokens")
-			byModel[k.String()] = ModelUsage{
-				Model:                    k.String(),
-				InputTokens:              tokens(f[0]),
-				OutputTokens:             tokens(f[1]),
-				CacheReadInputTokens:     tokens(f[2]),
-				CacheCreationInputTokens: tokens(f[3]),
-				Cost:                     picos(f[4]),
-				ContextWindow:            tokens(f[5]),
-				MaxOutputTokens:          tokens(f[6]),
-			}
+	obj.ForEach(func(k, v gjson.Result) bool {
+		if !v.IsObject() {
+			delete(byModel, k.String())
 			return true
-		})
+		}
+		f := members.GetAll(v, "inputTokens", "outputTokens", "cacheReadInputTokens", "cacheCreationInputTokens",
+			"cacheCreationEphemeral5mInputTokens", "cacheCreationEphemeral1hInputTokens", "costUSD", "contextWindow", "maxOutputTokens")
+		byModel[k.String()] = ModelUsage{
+			Model:                      k.String(),
+			InputTokens:                tokens(f[0]),
+			OutputTokens:               tokens(f[1]),
+			CacheReadInputTokens:       tokens(f[2]),
+			CacheCreationInputTokens:   tokens(f[3]),
+			CacheCreation5mInputTokens: tokens(f[4]),
+			CacheCreation1hInputTokens: tokens(f[5]),
+			Cost:                       picos(f[6]),
+			ContextWindow:              tokens(f[7]),
+			MaxOutputTokens:            tokens(f[8]),
+		}
+		return true
+	})
+	models := make([]ModelUsage, 0, len(byModel))
+	for _, m := range byModel {
+		models = append(models, m)
 	}
-	for _, mu := range byModel {
-		res.Models = append(res.Models, mu)
-	}
-	slices.SortFunc(res.Models, func(a, b ModelUsage) int { return strings.Compare(a.Model, b.Model) })
-	return res
+	slices.SortFunc(models, func(a, b ModelUsage) int { return strings.Compare(a.Model, b.Model) })
+	return models
 }
 
-// Totals sums the models into consumer-side totals of the CLI session:
-// inclusive input, output, cache read and cache write over every model, and
-// the cost from total_cost_usd (or, when that is absent, the sum of the
-// models' costs). A figure is absent when any model lacks it or the sum
-// overflows; with no models, every token figure is absent. The CLI reports
-// no provider total, so Total is absent.
+// sumModels adds models up into one Report (see [CLIResult.Run]).
+func sumModels(models []ModelUsage) Report {
+	zero := CountOf(0)
+	r := Report{Input: zero, Output: zero, CacheRead: zero, CacheWrite: zero, CacheWrite5m: zero, CacheWrite1h: zero, Cost: zero}
+	for _, m := range models {
+		r.Input = r.Input.add(m.InclusiveInput())
+		r.Output = r.Output.add(m.OutputTokens)
+		r.CacheRead = r.CacheRead.add(m.CacheReadInputTokens)
+		r.CacheWrite = r.CacheWrite.add(m.CacheCreationInputTokens)
+		r.CacheWrite5m = r.CacheWrite5m.add(m.CacheCreation5mInputTokens)
+		r.CacheWrite1h = r.CacheWrite1h.add(m.CacheCreation1hInputTokens)
+		r.Cost = r.Cost.add(m.Cost)
+	}
+	if len(models) == 1 {
+		r.Model, r.ContextWindow = models[0].Model, models[0].ContextWindow
+	}
+	return r
+}
+
+// Totals sums the session's models into consumer-side totals of the CLI
+// session: inclusive input, output, cache read and cache write over every
+// model, and the cost from total_cost_usd (or, when that is absent, the
+// sum of the models' costs). A figure is absent when any model lacks it or
+// the sum overflows; with no models, every token figure is absent. The
+// CLI reports no provider total, so Total is absent.
 func (r CLIResult) Totals() Totals {
 	if len(r.Models) == 0 {
 		return Totals{Cost: r.TotalCost}
 	}
-	t := Totals{Input: CountOf(0), Output: CountOf(0), CacheRead: CountOf(0), CacheWrite: CountOf(0), Cost: CountOf(0)}
-	for _, m := range r.Models {
-		t.Input = t.Input.add(m.InclusiveInput())
-		t.Output = t.Output.add(m.OutputTokens)
-		t.CacheRead = t.CacheRead.add(m.CacheReadInputTokens)
-		t.CacheWrite = t.CacheWrite.add(m.CacheCreationInputTokens)
-		t.Cost = t.Cost.add(m.Cost)
-	}
+	sum := sumModels(r.Models)
+	t := Totals{Input: sum.Input, Output: sum.Output, CacheRead: sum.CacheRead, CacheWrite: sum.CacheWrite, Cost: sum.Cost}
 	if r.TotalCost.ok {
 		t.Cost = r.TotalCost
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/google/go-cmp/cmp"
 )
@@ -115,18 +116,17 @@ func TestConverters(t *testing.T) {
 func TestConvertersRejectNonObjects(t *testing.T) {
 	convs := map[string]func([]byte) (Report, error){
 		"FromAnthropic": FromAnthropic, "FromOpenAIChat": FromOpenAIChat, "FromOpenAIResponses": FromOpenAIResponses,
-		"ParseClaudeResult": func(b []byte) (Report, error) { _, err := ParseClaudeResult(b); return Report{}, err },
 	}
 	for name, conv := range convs {
 		for _, in := range []string{``, `null`, `[]`, `3`, `{"input_tokens":1`, `{"a":1}}`, `{"a":tru}`} {
-			if _, err := conv([]byte(in)); !errors.Is(err, ErrInvalidUsage) {
-				t.Errorf("%s(%q) error = %v, want ErrInvalidUsage", name, in, err)
+			if _, err := conv([]byte(in)); !errors.Is(err, ErrNotObject) {
+				t.Errorf("%s(%q) error = %v, want ErrNotObject", name, in, err)
 			}
 		}
 	}
 }
 
-func TestParseClaudeResult(t *testing.T) {
+func TestFromClaudeResultLine(t *testing.T) {
 	line := `{"type":"result","subtype":"success","is_error":false,"num_turns":2,"session_id":"s1",
 		"total_cost_usd":0.0512345,
 		"usage":{"input_tokens":8,"output_tokens":300},
@@ -135,7 +135,7 @@ func TestParseClaudeResult(t *testing.T) {
 			"claude-haiku-4-5-20251001":{"inputTokens":400,"outputTokens":20,"cacheReadInputTokens":0,"cacheCreationInputTokens":0,"webSearchRequests":0,"costUSD":0.0005,"contextWindow":200000},
 			"bogus":7
 		}}`
-	got, err := ParseClaudeResult([]byte(line))
+	got, err := FromClaudeResult(parseResult(t, line))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,9 +147,10 @@ func TestParseClaudeResult(t *testing.T) {
 			{Model: "claude-sonnet-4-5-20250929", InputTokens: CountOf(8), OutputTokens: CountOf(300), CacheReadInputTokens: CountOf(12000), CacheCreationInputTokens: CountOf(3000),
 				Cost: CountOf(50_100_000_000), ContextWindow: CountOf(200000), MaxOutputTokens: CountOf(64000)},
 		},
+		Run: Report{Output: CountOf(300)}, // from usage, whose missing cache figures leave the input unproven; no cost
 	}
 	if diff := cmp.Diff(want, got, cmp.AllowUnexported(Count{})); diff != "" {
-		t.Errorf("ParseClaudeResult (-want +got):\n%s", diff)
+		t.Errorf("FromClaudeResult (-want +got):\n%s", diff)
 	}
 	wantTotals := Totals{Input: CountOf(15408), Output: CountOf(320), CacheRead: CountOf(12000), CacheWrite: CountOf(3000), Cost: CountOf(51_234_500_000)}
 	if diff := cmp.Diff(wantTotals, got.Totals(), cmp.AllowUnexported(Count{})); diff != "" {
@@ -188,7 +189,11 @@ func TestCLIResultTotals(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r, err := ParseClaudeResult([]byte(tt.in))
+			line := `{"type":"result"}`
+			if tt.in != "{}" {
+				line = `{"type":"result",` + tt.in[1:]
+			}
+			r, err := FromClaudeResult(parseResult(t, line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -221,7 +226,7 @@ func TestPicos(t *testing.T) {
 		{`null`, Count{}},
 	}
 	for _, tt := range tests {
-		obj, err := object([]byte(`{"v":`+tt.in+`}`), ErrInvalidUsage)
+		obj, err := object([]byte(`{"v":`+tt.in+`}`), ErrNotObject)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -238,11 +243,11 @@ func TestDeeplyNestedInput(t *testing.T) {
 	deep := []byte(strings.Repeat("[", 10<<20))
 	obj := []byte(`{"input_tokens":` + strings.Repeat("[", 10<<20))
 	for _, in := range [][]byte{deep, obj} {
-		if _, err := FromAnthropic(in); !errors.Is(err, ErrInvalidUsage) {
-			t.Errorf("FromAnthropic: error = %v, want ErrInvalidUsage", err)
+		if _, err := FromAnthropic(in); !errors.Is(err, ErrNotObject) {
+			t.Errorf("FromAnthropic: error = %v, want ErrNotObject", err)
 		}
-		if _, err := ParseClaudeResult(in); !errors.Is(err, ErrInvalidUsage) {
-			t.Errorf("ParseClaudeResult: error = %v, want ErrInvalidUsage", err)
+		if _, err := FromClaudeResult(claude.Result{ModelUsage: in}); !errors.Is(err, ErrNotObject) {
+			t.Errorf("FromClaudeResult: error = %v, want ErrNotObject", err)
 		}
 		if _, err := LoadLiteLLM(in); !errors.Is(err, ErrInvalidPrices) {
 			t.Errorf("LoadLiteLLM: error = %v, want ErrInvalidPrices", err)

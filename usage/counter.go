@@ -96,9 +96,9 @@ func (c Counter) Value() (uint64, bool) {
 	return c.n, true
 }
 
-// Known reports whether the counter is Exact: the only state whose value may
-// be shown or put on the wire.
-func (c Counter) Known() bool { return c.state == StateExact }
+// Exact reports whether the counter is in [StateExact]: the only state
+// whose value may be shown or put on the wire.
+func (c Counter) Exact() bool { return c.state == StateExact }
 
 // Count returns the counter as a [Count]: present exactly when it is Exact.
 // Unseen and Unknown both become absent, as they do on the wire.

@@ -11,12 +11,15 @@
 // figure — absent or a value — and absent never turns into 0. The
 // converters [FromAnthropic], [FromOpenAIChat] and [FromOpenAIResponses]
 // turn a provider's usage JSON into a [Report] of Counts;
-// [ParseClaudeResult] reads the Claude CLI's own session totals and cost
-// from its result line, and [FromClaudeResult] from the line's two members
-// as a parsed result event keeps them.
+// [FromClaudeResult] reads a Claude CLI result, as package claude parsed
+// it, into the session's running totals and cost and this run's own
+// usage and cost. [ParseGeminiStats] reads the Gemini CLI's per-process,
+// per-model statistics, and [ParseCodexUsage] the Codex CLI's
+// thread-cumulative usage, whose per-turn figures are differences
+// ([CodexUsage.Since]).
 //
 // The converters validate their input once and require one JSON object
-// (else the error wraps [ErrInvalidUsage]); unknown members are ignored. A
+// (else the error wraps [ErrNotObject]); unknown members are ignored. A
 // missing or null member is absent. A token count is present only when it
 // is a JSON integer from 0 to 2⁶⁴−1 written without fraction or exponent —
 // what encoding/json decodes into a uint64 — so a string, a negative, 1.5,
@@ -52,5 +55,7 @@
 // A [Tracker] turns the cumulative snapshots an editor receives, several per
 // turn and possibly late or repeated, into per-turn deltas, and says when a
 // delta cannot be trusted: the first turn, or a turn after the agent
-// restarted.
+// restarted. When the producer reports each turn's own figures, as the
+// Claude CLI does ([CLIResult].Run), no baseline is needed and none is
+// lost with a restart.
 package usage

@@ -3,6 +3,7 @@ package usage_test
 import (
 	"fmt"
 
+	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -118,44 +119,35 @@ func ExampleAuthorityFromBaseURL() {
 	// "" false
 }
 
-func ExampleParseClaudeResult() {
-	line := []byte(`{"type":"result","subtype":"success","total_cost_usd":0.0873,
-		"modelUsage":{"claude-sonnet-4-5":{"inputTokens":40,"outputTokens":900,"cacheReadInputTokens":52000,
-		"cacheCreationInputTokens":6100,"webSearchRequests":0,"costUSD":0.0873,"contextWindow":200000}}}`)
-	res, err := usage.ParseClaudeResult(line)
-	if err != nil {
-		panic(err)
-	}
-	for _, m := range res.Models {
-		fmt.Println(m.Model, "input", m.InclusiveInput(), "window", m.ContextWindow)
-	}
-	pico, _ := res.TotalCost.Get()
-	fmt.Printf("session cost so far: $%.4f\n", usage.USD(pico))
-	// Output:
-	// claude-sonnet-4-5 input 58140 window 200000
-	// session cost so far: $0.0873
-}
-
+// A resumed run's result reports the session so far and the run itself:
+// the run's cost is on the line, with no baseline to subtract.
 func ExampleFromClaudeResult() {
-	// The two members as a parsed result event keeps them (the claude
-	// package's Result.TotalCostUSD.String() and Result.ModelUsage), after
-	// the line itself is gone.
-	cost := "0.0873"
-	modelUsage := []byte(`{"claude-sonnet-4-5":{"inputTokens":40,"outputTokens":900,
-		"cacheReadInputTokens":52000,"cacheCreationInputTokens":6100,"costUSD":0.0873}}`)
-	res, err := usage.FromClaudeResult(cost, modelUsage)
+	line := []byte(`{"type":"result","subtype":"success","is_error":false,"num_turns":1,"session_id":"a096a09b",` +
+		`"total_cost_usd":0.0967893,"usage":{"input_tokens":4350,"cache_creation_input_tokens":0,"cache_read_input_tokens":17396,"output_tokens":16},` +
+		`"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8686,"outputTokens":32,"cacheReadInputTokens":17396,"cacheCreationInputTokens":17342,"costUSD":0.0967893,"contextWindow":200000}},` +
+		`"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":4350,"outputTokens":16,"cacheReadInputTokens":17396,"cacheCreationInputTokens":0,"costUSD":0.0185088,"contextWindow":200000}}}`)
+	events, _, err := claude.ParseLine(line, nil)
 	if err != nil {
 		panic(err)
 	}
-	t := res.Totals()
-	fmt.Println("input:", t.Input, "output:", t.Output, "cost:", t.Cost, "picodollars")
+	res, err := usage.FromClaudeResult(events[0].(claude.Result))
+	if err != nil {
+		panic(err)
+	}
+	session := res.Totals()
+	sessionCost, _ := session.Cost.Get()
+	fmt.Printf("session: %v input tokens, $%.7f\n", session.Input, usage.USD(sessionCost))
+	runCost, _ := res.Run.Cost.Get()
+	fmt.Printf("this run: %v input tokens, %v output, $%.7f\n", res.Run.Input, res.Run.Output, usage.USD(runCost))
 
-	// A result without total_cost_usd has no cost, which is not $0.
-	res, _ = usage.FromClaudeResult("", nil)
-	fmt.Println("cost:", res.TotalCost, "models:", len(res.Models))
+	// An Accumulator sums the runs of a session, whichever process ran them.
+	var acc usage.Accumulator
+	acc.Add(res.Run)
+	fmt.Println("reports:", acc.Snapshot().Reports)
 	// Output:
-	// input: 58140 output: 900 cost: 87300000000 picodollars
-	// cost: absent models: 0
+	// session: 43424 input tokens, $0.0967893
+	// this run: 21746 input tokens, 16 output, $0.0185088
+	// reports: 1
 }
 
 func ExampleFromAnthropic() {

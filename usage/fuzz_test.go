@@ -11,7 +11,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/google/go-cmp/cmp"
+	"github.com/acpkit/acpkit/claude"
 )
 
 // fuzzReader decodes fuzz bytes into values; once the bytes run out it
@@ -146,8 +146,8 @@ func FuzzAccumulator(f *testing.F) {
 			if !want.IsUint64() {
 				want.SetUint64(math.MaxUint64)
 			}
-			if got.Used() != want.Uint64() {
-				t.Fatalf("report %d: Used() = %d, want %v", n, got.Used(), want)
+			if got.UsedSaturating() != want.Uint64() {
+				t.Fatalf("report %d: UsedSaturating() = %d, want %v", n, got.UsedSaturating(), want)
 			}
 			prev = got
 		}
@@ -263,50 +263,85 @@ func checkMoney(t *testing.T, raw json.RawMessage, got Count) {
 	}
 }
 
-func FuzzParseClaudeResult(f *testing.F) {
-	f.Add([]byte(`{"type":"result","total_cost_usd":0.0512345,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8,"outputTokens":300,"cacheReadInputTokens":12000,"cacheCreationInputTokens":3000,"costUSD":0.0501,"contextWindow":200000,"maxOutputTokens":64000}}}`))
+// FuzzFromClaudeResult reads the members of a result line (data, a JSON
+// object) as claude.ParseLine and FromClaudeResult do, and checks every
+// model against encoding/json's reading of the same members.
+func FuzzFromClaudeResult(f *testing.F) {
+	f.Add([]byte(`{"total_cost_usd":0.0512345,"modelUsage":{"claude-sonnet-4-5":{"inputTokens":8,"outputTokens":300,"cacheReadInputTokens":12000,"cacheCreationInputTokens":3000,"costUSD":0.0501,"contextWindow":200000,"maxOutputTokens":64000}},` +
+		`"usage":{"input_tokens":8},"model_usage_since_last_result":{"claude-sonnet-4-5":{"inputTokens":8,"outputTokens":30,"cacheCreationEphemeral5mInputTokens":1,"cacheCreationEphemeral1hInputTokens":2,"costUSD":0.01}}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := ParseClaudeResult(data)
-		m, ok := checkValidity(t, data, err)
+		m, ok := jsonObject(data)
+		if !ok || !utf8.Valid(data) || len(m) == 0 {
+			return
+		}
+		line := append([]byte(`{"type":"result",`), bytes.TrimSpace(data)[1:]...)
+		events, _, err := claude.ParseLine(line, nil)
+		if err != nil {
+			return // validity is claude's to fuzz
+		}
+		if len(events) != 1 {
+			return // data has a type of its own, which wins
+		}
+		r, ok := events[0].(claude.Result)
 		if !ok {
 			return
 		}
-		checkMoney(t, m["total_cost_usd"], res.TotalCost)
-		models, _ := jsonObject(m["modelUsage"])
-		want := 0
-		for _, raw := range models {
-			if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("{")) {
-				want++
-			}
-		}
-		if len(res.Models) != want {
-			t.Fatalf("%d models, want %d", len(res.Models), want)
-		}
-		for _, mu := range res.Models {
-			e, ok := jsonObject(models[mu.Model])
-			if !ok {
-				e = map[string]json.RawMessage{}
-			}
-			wantMU := ModelUsage{
-				Model: mu.Model, InputTokens: jsonTokens(e, "inputTokens"), OutputTokens: jsonTokens(e, "outputTokens"),
-				CacheReadInputTokens: jsonTokens(e, "cacheReadInputTokens"), CacheCreationInputTokens: jsonTokens(e, "cacheCreationInputTokens"),
-				Cost: mu.Cost, ContextWindow: jsonTokens(e, "contextWindow"), MaxOutputTokens: jsonTokens(e, "maxOutputTokens"),
-			}
-			if mu != wantMU {
-				t.Fatalf("model %q = %+v, want %+v", mu.Model, mu, wantMU)
-			}
-			checkMoney(t, e["costUSD"], mu.Cost)
-		}
-		cost, modelUsage := claudeMembers(m)
-		fromMembers, err := FromClaudeResult(cost, modelUsage)
+		res, err := FromClaudeResult(r)
 		if err != nil {
-			t.Fatalf("FromClaudeResult of the members: %v", err)
+			t.Fatalf("FromClaudeResult of a parsed result: %v", err)
 		}
-		if diff := cmp.Diff(res, fromMembers, cmp.AllowUnexported(Count{})); diff != "" {
-			t.Fatalf("FromClaudeResult of the members differs (-line +members):\n%s", diff)
+		checkMoney(t, m["total_cost_usd"], res.TotalCost)
+		checkModels(t, m["modelUsage"], res.Models)
+		checkModels(t, m["model_usage_since_last_result"], res.RunModels)
+		if run, ok := jsonObject(m["model_usage_since_last_result"]); ok {
+			if want := sumModels(res.RunModels); res.Run != want {
+				t.Fatalf("Run = %+v, want the sum of %d run models %+v", res.Run, len(run), want)
+			}
+		} else if res.RunModels != nil || res.Run.Cost.Present() {
+			t.Fatalf("no run models in the line, but RunModels %v and Run cost %v", res.RunModels, res.Run.Cost)
 		}
 		_ = res.Totals()
 	})
+}
+
+// checkModels checks models, read from a modelUsage-shaped member, against
+// encoding/json's reading of raw: nil when raw is not an object, else one
+// model per member whose (last) value is an object.
+func checkModels(t *testing.T, raw json.RawMessage, models []ModelUsage) {
+	t.Helper()
+	entries, ok := jsonObject(raw)
+	if !ok {
+		if models != nil {
+			t.Fatalf("models %v from %q, which is not an object", models, raw)
+		}
+		return
+	}
+	want := 0
+	for _, v := range entries {
+		if bytes.HasPrefix(bytes.TrimSpace(v), []byte("{")) {
+			want++
+		}
+	}
+	if len(models) != want {
+		t.Fatalf("%d models, want %d", len(models), want)
+	}
+	for _, mu := range models {
+		e, ok := jsonObject(entries[mu.Model])
+		if !ok {
+			e = map[string]json.RawMessage{}
+		}
+		wantMU := ModelUsage{
+			Model: mu.Model, InputTokens: jsonTokens(e, "inputTokens"), OutputTokens: jsonTokens(e, "outputTokens"),
+			CacheReadInputTokens: jsonTokens(e, "cacheReadInputTokens"), CacheCreationInputTokens: jsonTokens(e, "cacheCreationInputTokens"),
+			CacheCreation5mInputTokens: jsonTokens(e, "cacheCreationEphemeral5mInputTokens"),
+			CacheCreation1hInputTokens: jsonTokens(e, "cacheCreationEphemeral1hInputTokens"),
+			Cost:                       mu.Cost, ContextWindow: jsonTokens(e, "contextWindow"), MaxOutputTokens: jsonTokens(e, "maxOutputTokens"),
+		}
+		if mu != wantMU {
+			t.Fatalf("model %q = %+v, want %+v", mu.Model, mu, wantMU)
+		}
+		checkMoney(t, e["costUSD"], mu.Cost)
+	}
 }
 
 func FuzzLoadLiteLLM(f *testing.F) {
@@ -330,6 +365,7 @@ func FuzzLoadLiteLLM(f *testing.F) {
 func FuzzAuthorityFromBaseURL(f *testing.F) {
 	f.Add("https://api.anthropic.com/v1")
 	f.Add("https://api.anthropic.com.evil.example")
+	f.Add("https://generativelanguage.googleapis.com/v1beta")
 	f.Fuzz(func(t *testing.T, base string) {
 		auth, ok := AuthorityFromBaseURL(base)
 		if !ok {
@@ -339,7 +375,7 @@ func FuzzAuthorityFromBaseURL(f *testing.F) {
 			return
 		}
 		switch auth {
-		case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter:
+		case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter, AuthorityGoogleAI:
 		default:
 			t.Fatalf("AuthorityFromBaseURL(%q) = %q", base, auth)
 		}
@@ -347,8 +383,15 @@ func FuzzAuthorityFromBaseURL(f *testing.F) {
 		if !strings.HasPrefix(lower, "https://"+auth) {
 			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the URL does not start with https://%s", base, auth, auth)
 		}
-		if rest := lower[len("https://"+auth):]; rest != "" && !strings.HasPrefix(rest, "/") && !strings.HasPrefix(rest, ":443") && !strings.HasPrefix(rest, "?") && !strings.HasPrefix(rest, "#") {
-			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the host continues with %q", base, auth, rest)
+		// After the host: an optional port that is 443 or empty (the
+		// scheme's default, RFC 3986 section 3.2.3), then the end or the
+		// path, query or fragment.
+		rest := lower[len("https://"+auth):]
+		if port, ok := strings.CutPrefix(rest, ":"); ok {
+			rest = strings.TrimPrefix(port, "443")
+		}
+		if rest != "" && !strings.ContainsAny(rest[:1], "/?#") {
+			t.Fatalf("AuthorityFromBaseURL(%q) = %q, but the host continues with %q", base, auth, lower[len("https://"+auth):])
 		}
 	})
 }

@@ -9,7 +9,8 @@ import (
 const (
 	AuthorityAnthropic  = "api.anthropic.com"
 	AuthorityOpenAI     = "api.openai.com"
-	AuthorityOpenRouter = "openrouter.ai" // for OpenRouter's own price list
+	AuthorityOpenRouter = "openrouter.ai"                     // for OpenRouter's own price list
+	AuthorityGoogleAI   = "generativelanguage.googleapis.com" // the Gemini API
 )
 
 // AuthorityFromBaseURL returns the pricing authority of a provider base URL
@@ -17,7 +18,9 @@ const (
 //
 // The URL is only parsed, never contacted. It proves an authority only when
 // it is an absolute https URL with no user info, no port other than 443, and
-// a host equal (ignoring ASCII case) to one of the authority hosts. Anything
+// a host equal (ignoring ASCII case) to one of the authority hosts. An empty
+// port ("https://api.anthropic.com:/v1") is the scheme's default, 443, as
+// RFC 3986 section 3.2.3 has it. Anything
 // else — plain http, a proxy or gateway, a cloud reseller, a custom port, a
 // subdomain or a lookalike such as "api.anthropic.com.evil.example", a
 // trailing-dot host — proves nothing, because the bill then comes from
@@ -32,7 +35,7 @@ func AuthorityFromBaseURL(base string) (string, bool) {
 	}
 	host := strings.ToLower(u.Hostname())
 	switch host {
-	case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter:
+	case AuthorityAnthropic, AuthorityOpenAI, AuthorityOpenRouter, AuthorityGoogleAI:
 		return host, true
 	}
 	return "", false

@@ -11,6 +11,10 @@ func TestAuthorityFromBaseURL(t *testing.T) {
 		{"https://api.anthropic.com/v1", AuthorityAnthropic},
 		{"https://API.Anthropic.COM/v1/", AuthorityAnthropic},
 		{"https://api.anthropic.com:443/v1", AuthorityAnthropic},
+		{"https://Api.AnthropiC.Com:", AuthorityAnthropic}, // an empty port is 443
+		{"https://api.anthropic.com:/v1", AuthorityAnthropic},
+		{"https://api.anthropic.com:0443", ""},
+		{"https://api.anthropic.com:443:", ""},
 		{"https://api.openai.com/v1", AuthorityOpenAI},
 		{"https://openrouter.ai/api/v1", AuthorityOpenRouter},
 		{"http://api.anthropic.com", ""},

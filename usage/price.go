@@ -154,18 +154,21 @@ var litellmAuthority = map[string]string{
 	"anthropic":  AuthorityAnthropic,
 	"openai":     AuthorityOpenAI,
 	"openrouter": AuthorityOpenRouter,
+	"gemini":     AuthorityGoogleAI,
 }
 
 // LoadLiteLLM builds a table from the bytes of LiteLLM's
 // model_prices_and_context_window.json (or a file in the same format).
 //
-// Only entries whose litellm_provider is "anthropic", "openai" or
-// "openrouter" are kept, under [AuthorityAnthropic], [AuthorityOpenAI] and
-// [AuthorityOpenRouter]; a leading "<provider>/" is removed from the entry
-// name to give the model id ("openrouter/anthropic/claude-sonnet-4.5" becomes
-// "anthropic/claude-sonnet-4.5"). An entry needs input_cost_per_token and
-// output_cost_per_token; other entries are skipped. The fields read are
-// input_cost_per_token, output_cost_per_token, cache_read_input_token_cost,
+// Only entries whose litellm_provider is "anthropic", "openai",
+// "openrouter" or "gemini" are kept, under [AuthorityAnthropic],
+// [AuthorityOpenAI], [AuthorityOpenRouter] and [AuthorityGoogleAI]; a
+// leading "<provider>/" is removed from the entry name to give the model id
+// ("openrouter/anthropic/claude-sonnet-4.5" becomes
+// "anthropic/claude-sonnet-4.5", "gemini/gemini-2.5-pro" "gemini-2.5-pro").
+// An entry needs input_cost_per_token and output_cost_per_token; other
+// entries are skipped. The fields read are input_cost_per_token,
+// output_cost_per_token, cache_read_input_token_cost,
 // cache_creation_input_token_cost, cache_creation_input_token_cost_above_1hr,
 // their _above_200k_tokens variants (input_cost_per_token_above_200k_tokens,
 // cache_creation_input_token_cost_above_1hr_above_200k_tokens, …) and

@@ -29,12 +29,29 @@ import (
 func NewPair(ctx context.Context, clientHandler, agentHandler acp.Handler, opts *acp.ConnOptions) (client, agent *acp.Conn, closePair func() error) {
 	toAgentR, toAgentW := io.Pipe()
 	toClientR, toClientW := io.Pipe()
-	client = acp.NewConn(ctx, toClientR, toAgentW, clientHandler, opts)
-	agent = acp.NewConn(ctx, toAgentR, toClientW, agentHandler, opts)
+	client = acp.NewConn(ctx, toClientR, pipeWriter{toAgentW}, clientHandler, opts)
+	agent = acp.NewConn(ctx, toAgentR, pipeWriter{toClientW}, agentHandler, opts)
 	closePair = func() error {
 		client.Close()
 		agent.Close()
 		return errors.Join(client.Wait(), agent.Wait())
 	}
 	return client, agent, closePair
+}
+
+// pipeWriter is one direction of a pair. Closing a Conn closes its reader,
+// the other Conn's pipe, so that a write in progress fails with
+// [io.ErrClosedPipe]: the other Conn would end with that error if it
+// happened to write before it read the end of its input, which the
+// closing Conn also gave it. What it writes then has no reader, as after
+// a peer process exits, so the write is reported done and the other Conn
+// ends cleanly at the end of its input.
+type pipeWriter struct{ *io.PipeWriter }
+
+func (w pipeWriter) Write(p []byte) (int, error) {
+	n, err := w.PipeWriter.Write(p)
+	if errors.Is(err, io.ErrClosedPipe) {
+		return len(p), nil
+	}
+	return n, err
 }

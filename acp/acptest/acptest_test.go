@@ -53,3 +53,64 @@ func TestNewPair(t *testing.T) {
 		}
 	})
 }
+
+// TestCloseOneSideWhileOtherWrites closes the client while the agent
+// streams notifications: the agent must see a clean end of its input, not
+// the closed pipe its writes run into. Each try runs in a synctest bubble,
+// which fails if a goroutine of either Conn is left behind.
+func TestCloseOneSideWhileOtherWrites(t *testing.T) {
+	for i := range 200 {
+		synctest.Test(t, func(t *testing.T) {
+			streaming := make(chan struct{})
+			agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
+				"stream": func(ctx context.Context, conn *acp.Conn, _ json.RawMessage) (any, error) {
+					close(streaming)
+					for ctx.Err() == nil {
+						if err := conn.Notify(ctx, "chunk", []string{"some text"}); err != nil {
+							return nil, err
+						}
+					}
+					return nil, ctx.Err()
+				},
+			}}
+			client, agent, closePair := acptest.NewPair(t.Context(), nil, agentH, nil)
+			requested := make(chan error)
+			go func() {
+				_, err := client.Request(t.Context(), "stream", nil)
+				requested <- err
+			}()
+			<-streaming
+			client.Close()
+			if err := agent.Wait(); err != nil {
+				t.Errorf("try %d: agent Wait = %v after the client closed, want nil", i, err)
+			}
+			if err := <-requested; !errors.Is(err, acp.ErrClosed) {
+				t.Errorf("try %d: Request = %v, want ErrClosed", i, err)
+			}
+			if err := closePair(); err != nil {
+				t.Errorf("try %d: closePair = %v", i, err)
+			}
+		})
+	}
+}
+
+// TestShutdownEndsPeer checks that when one side shuts down, the other
+// sees the end of its input: a request it sends then fails instead of
+// waiting for an answer that cannot come.
+func TestShutdownEndsPeer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, agent, closePair := acptest.NewPair(t.Context(), nil, nil, nil)
+		if err := agent.Shutdown(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		if err := client.Wait(); err != nil {
+			t.Errorf("client Wait = %v, want nil", err)
+		}
+		if _, err := client.Request(context.Background(), "x", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("Request after the peer shut down = %v, want ErrClosed", err)
+		}
+		if err := closePair(); err != nil {
+			t.Errorf("closePair = %v", err)
+		}
+	})
+}

@@ -6,7 +6,7 @@ import "github.com/acpkit/acpkit/usage"
 // usage_update payload. Only Exact counters reach the wire:
 //
 //   - Used is Input + Output with an Unseen or Unknown side counted as 0,
-//     saturating at the largest uint64 ([usage.Snapshot.Used]).
+//     saturating at the largest uint64 ([usage.Snapshot.UsedSaturating]).
 //   - ContextLimit is the context window, 0 when unknown; Model is s.Model.
 //   - Each Accumulated… count is set only when its counter is Exact: an
 //     overflow-poisoned input or output is omitted, a cache counter never
@@ -18,7 +18,7 @@ import "github.com/acpkit/acpkit/usage"
 // No field is ever null on the wire: absent counts are omitted.
 func NewUsageUpdate(s usage.Snapshot) UsageUpdate {
 	u := UsageUpdate{
-		Used:                         s.Used(),
+		Used:                         s.UsedSaturating(),
 		Model:                        s.Model,
 		AccumulatedInputTokens:       exactPtr(s.Input),
 		AccumulatedOutputTokens:      exactPtr(s.Output),

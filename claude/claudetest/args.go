@@ -10,6 +10,7 @@ type invocation struct {
 	print        bool
 	verbose      bool
 	outputFormat string
+	inputFormat  string
 	resume       string
 	hasResume    bool
 	transcript   string
@@ -110,6 +111,8 @@ func (inv *invocation) set(name, value string) {
 		inv.verbose = true
 	case "--output-format":
 		inv.outputFormat = value
+	case "--input-format":
+		inv.inputFormat = value
 	case "--resume", "-r":
 		inv.resume, inv.hasResume = value, true
 	case "-transcript", "--transcript":

@@ -38,4 +38,20 @@
 // first without --resume, the second with it. [Render] describes the events
 // a transcript yields, the format of the golden files beside those
 // examples.
+//
+// # Streaming input
+//
+// Run with --input-format stream-json (the command line of
+// claude.SessionCommandLine), the fake plays both sides' lines of a
+// two-direction transcript (a .ndjson file of [Record] values, such as
+// those in claude/testdata/control): it writes the CLI's recorded lines,
+// and where the recorded client wrote a line, it waits for the client's
+// and checks it loosely — the same [Kind], a fresh request id for a
+// request, the right id in an answer — and fails with a message on stderr
+// and status [ExitError] when the client writes anything else, closes its
+// input too soon, or writes more after the transcript's end. Answers to
+// the client's requests are rewritten to carry the ids the client chose.
+// Because the fake waits at every recorded client line, a transcript
+// scripts the pauses: the interrupt transcript stops mid-stream until the
+// client sends its interrupt.
 package claudetest

@@ -13,7 +13,8 @@ import (
 )
 
 // Render parses every line of a stream-json transcript with
-// [claude.ParseLine] and describes the outcome as indented JSON: for each
+// [claude.Parser.ParseLine], reporting unknown lines as [claude.Unknown]
+// events, and describes the outcome as indented JSON: for each
 // line that yields events, an error or a new session id, its 1-based line
 // number, the events (each with its Go type name), the error text, and the
 // session id when it differs from the previous one. It is the format of the
@@ -41,7 +42,7 @@ func Render(r io.Reader) ([]byte, error) {
 		if len(text) > 0 {
 			var sid []byte
 			var perr error
-			events, sid, perr = claude.ParseLine(text, events[:0])
+			events, sid, perr = claude.Parser{ReportUnknown: true}.ParseLine(text, events[:0])
 			l := line{Line: n}
 			if perr != nil {
 				l.Error = perr.Error()

@@ -52,7 +52,8 @@ type Env struct {
 	// Args are the command-line arguments, without the program name.
 	Args []string
 	// Stdin supplies the prompt when Args hold none: Run reads it to its
-	// end. Nil reads as empty.
+	// end. With --input-format stream-json, it supplies the client's
+	// lines. Nil reads as empty.
 	Stdin io.Reader
 	// Stdout receives the transcript's lines; Stderr the companion .stderr
 	// file and diagnostics.
@@ -90,16 +91,21 @@ type Env struct {
 //   - returns [ExitError] when the transcript's result line reports an
 //     error or when there is none, and [ExitOK] otherwise.
 //
+// With --input-format stream-json and no prompt, Run instead plays a
+// two-direction transcript (see the package documentation), reading the
+// client's lines from Stdin as it goes, and returns the status its exit
+// record gives.
+//
 // When ctx ends, Run stops at once and returns [ExitInterrupt], or the
 // Code of a [Stopped] cause.
 //
-// A Read cannot be interrupted, so Run reads the prompt from Stdin in a
-// goroutine. It is the one goroutine that can outlive Run: when ctx ends
-// during that read, Run returns without waiting for it, and it ends when
-// Stdin's Read returns, at the end of input or when the caller closes the
-// pipe; it touches nothing but Stdin. A process that exits ends it; a test
-// that cancels Run while it waits for a prompt should close the writing end
-// of the pipe it passed as Stdin.
+// A Read cannot be interrupted, so Run reads Stdin in a goroutine. It is
+// the one goroutine that can outlive Run: when Run returns during a read,
+// it does not wait for it, and the goroutine ends when Stdin's Read
+// returns, at the end of input or when the caller closes the pipe; it
+// touches nothing but Stdin. A process that exits ends it; a test that
+// stops Run while it waits for input should close the writing end of the
+// pipe it passed as Stdin.
 func Run(ctx context.Context, env Env) int {
 	r := runner{ctx: ctx, env: env}
 	return r.run()
@@ -143,42 +149,15 @@ func (r *runner) run() int {
 	for _, name := range inv.unknown {
 		r.errorf("fakeclaude: ignoring unknown option %s", name)
 	}
+	if inv.inputFormat == "stream-json" {
+		return r.session(inv)
+	}
 	if !inv.print {
-		r.errorf("fakeclaude: only print mode is supported: pass -p")
+		r.errorf("fakeclaude: pass -p, or --input-format stream-json for streaming input")
 		return ExitError
 	}
-	if inv.outputFormat != "stream-json" {
-		r.errorf("fakeclaude: only --output-format stream-json is supported")
-		return ExitError
-	}
-	if !inv.verbose {
-		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
-		return ExitError
-	}
-	var delay time.Duration
-	if s := r.getenv(EnvDelay); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			r.errorf("fakeclaude: %s=%q is not a non-negative Go duration", EnvDelay, s)
-			return ExitError
-		}
-		delay = d
-	}
-	name := inv.transcript
-	if name == "" {
-		name = r.getenv(EnvTranscript)
-	}
-	if name == "" {
-		r.errorf("fakeclaude: no transcript: pass -transcript FILE or set %s", EnvTranscript)
-		return ExitError
-	}
-	if r.env.Open == nil {
-		r.errorf("fakeclaude: no way to open %s", name)
-		return ExitError
-	}
-	transcript, name, err := r.openTranscript(name, inv.hasResume)
-	if err != nil {
-		r.errorf("fakeclaude: %v", err)
+	transcript, name, delay, ok := r.prepare(inv, "fakeclaude: only --output-format stream-json is supported")
+	if !ok {
 		return ExitError
 	}
 	defer transcript.Close()
@@ -198,6 +177,64 @@ func (r *runner) run() int {
 		return ExitError
 	}
 	return r.replay(transcript, delay)
+}
+
+// prepare checks what both modes require of the command line, and opens
+// the transcript; ok is false, and the reason on Stderr, when the run
+// cannot go on. formatErr is the message for an output format other than
+// stream-json.
+func (r *runner) prepare(inv invocation, formatErr string) (f fs.File, name string, delay time.Duration, ok bool) {
+	if inv.outputFormat != "stream-json" {
+		r.errorf("%s", formatErr)
+		return nil, "", 0, false
+	}
+	if !inv.verbose {
+		r.errorf("Error: When using --print, --output-format=stream-json requires --verbose")
+		return nil, "", 0, false
+	}
+	if delay, ok = r.delay(); !ok {
+		return nil, "", 0, false
+	}
+	f, name, ok = r.open(inv)
+	return f, name, delay, ok
+}
+
+// delay reads [EnvDelay]; ok is false, and the reason on Stderr, when it
+// is not a duration.
+func (r *runner) delay() (d time.Duration, ok bool) {
+	s := r.getenv(EnvDelay)
+	if s == "" {
+		return 0, true
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		r.errorf("fakeclaude: %s=%q is not a non-negative Go duration", EnvDelay, s)
+		return 0, false
+	}
+	return d, true
+}
+
+// open opens the transcript the command line or the environment names;
+// ok is false, and the reason on Stderr, when there is none to open.
+func (r *runner) open(inv invocation) (f fs.File, name string, ok bool) {
+	name = inv.transcript
+	if name == "" {
+		name = r.getenv(EnvTranscript)
+	}
+	if name == "" {
+		r.errorf("fakeclaude: no transcript: pass -transcript FILE or set %s", EnvTranscript)
+		return nil, "", false
+	}
+	if r.env.Open == nil {
+		r.errorf("fakeclaude: no way to open %s", name)
+		return nil, "", false
+	}
+	f, name, err := r.openTranscript(name, inv.hasResume)
+	if err != nil {
+		r.errorf("fakeclaude: %v", err)
+		return nil, "", false
+	}
+	return f, name, true
 }
 
 // openTranscript opens name, or the file for this call inside it when it
@@ -257,10 +294,13 @@ func (r *runner) readStdin() (prompt string, code int, ok bool) {
 
 // copyCompanion writes name's .stderr companion, if any, to Stderr.
 func (r *runner) copyCompanion(name string) error {
-	if !strings.HasSuffix(name, ".jsonl") {
-		return nil
+	base, ok := strings.CutSuffix(name, ".jsonl")
+	if !ok {
+		if base, ok = strings.CutSuffix(name, ".ndjson"); !ok {
+			return nil
+		}
 	}
-	f, err := r.env.Open(strings.TrimSuffix(name, ".jsonl") + ".stderr")
+	f, err := r.env.Open(base + ".stderr")
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

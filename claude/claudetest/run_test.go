@@ -55,20 +55,30 @@ func environ(vars ...string) func(string) string {
 
 // wantExit is the exit status each transcript's result implies.
 var wantExit = map[string]int{
-	"api_error.jsonl":      1, // error_during_execution
-	"garbage.jsonl":        0,
-	"max_turns.jsonl":      1, // error_max_turns
-	"multiblock.jsonl":     0,
-	"no_result.jsonl":      1, // no result line
-	"partial.jsonl":        0,
-	"rate_limited.jsonl":   1, // success with is_error
-	"rate_warning.jsonl":   1, // success with is_error
-	"resume_failed.jsonl":  1,
-	"session/new.jsonl":    0,
-	"session/resume.jsonl": 0,
-	"subagent.jsonl":       0,
-	"tool_roundtrip.jsonl": 0,
-	"unknown.jsonl":        0,
+	"api_error.jsonl":         1, // error_during_execution
+	"garbage.jsonl":           0,
+	"max_turns.jsonl":         1, // error_max_turns
+	"multiblock.jsonl":        0,
+	"no_result.jsonl":         1, // no result line
+	"partial.jsonl":           0,
+	"partial_tool.jsonl":      0,
+	"permission_denied.jsonl": 0,
+	"rate_limited.jsonl":      1, // success with is_error
+	"rate_warning.jsonl":      1, // success with is_error
+	"resume_failed.jsonl":     1,
+	"session/new.jsonl":       0,
+	"session/resume.jsonl":    0,
+	"subagent.jsonl":          0,
+	"tool_roundtrip.jsonl":    0,
+	"unknown.jsonl":           0,
+
+	"cli-2.1.328/api-error-529.jsonl":       1, // success with is_error
+	"cli-2.1.328/partial.jsonl":             0,
+	"cli-2.1.328/plain-text.jsonl":          0,
+	"cli-2.1.328/rate-limit-rejected.jsonl": 1, // success with is_error
+	"cli-2.1.328/rate-limit-warning.jsonl":  0,
+	"cli-2.1.328/resume.jsonl":              0,
+	"cli-2.1.328/tool-use.jsonl":            0,
 }
 
 func TestRunReplaysEveryTranscript(t *testing.T) {

@@ -7,8 +7,8 @@
 //	echo-agent [-delay 100ms] [-max-line bytes] [-v]
 //
 // It exits with status 0 when stdin ends, which is how a client stops it.
-// SIGINT or SIGTERM stops it too: prompts still running are cancelled and
-// it exits with status 130 or 143.
+// SIGINT or SIGTERM stops it too, with status 130 or 143. Either way,
+// prompts still running are cancelled and answered "cancelled" first.
 //
 // Besides the standard methods it serves goose's steering extension
 // (_goose/unstable/session/steer), the legacy session/set_model, and reports
@@ -29,7 +29,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"log/slog"
 	"os"
@@ -59,69 +58,49 @@ func main() {
 	os.Exit(serve(*delay, *maxLine, log))
 }
 
+// shutdownGrace bounds how long a signal waits for running prompts to
+// answer before the agent exits anyway.
+const shutdownGrace = 5 * time.Second
+
 // serve serves one ACP connection on stdin and stdout and returns the exit
 // status: 0 when stdin ends (the client is done), 128+n after signal n
 // (SIGINT or SIGTERM; the shell's convention), 1 when the connection fails.
+//
+// Both ends are graceful: running prompts are cancelled and answered
+// "cancelled" before the agent exits. A second signal, or shutdownGrace
+// without an answer, ends it regardless.
 func serve(delay time.Duration, maxLine int, log *slog.Logger) int {
-	ctx, cancel := context.WithCancelCause(context.Background())
-	defer cancel(nil)
-	stopSignals := onSignal(cancel)
-	defer stopSignals()
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(signals)
 
-	// When ctx ends the Conn closes stdin, and Wait waits for the read in
-	// progress: openStdin makes closing interrupt it.
+	// Shutdown closes stdin to stop reading, and Wait waits for the read
+	// in progress: openStdin makes closing interrupt it.
 	stdin := openStdin()
 	defer stdin.Close()
 	a := newAgent(delay, log)
-	conn := acp.NewConn(ctx, stdin, os.Stdout, a.methods(), &acp.ConnOptions{MaxLineLength: maxLine, Logger: log})
+	conn := acp.NewConn(context.Background(), stdin, os.Stdout, a.methods(), &acp.ConnOptions{MaxLineLength: maxLine, Logger: log})
+	waited := make(chan error, 1)
+	go func() { waited <- conn.Wait() }()
 
-	// Wait returns once every prompt has answered (or, after a signal, been
-	// cancelled) and the Conn's goroutines are gone.
-	err := conn.Wait()
-	var sig signalled
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &sig):
-		log.Info("echo-agent stopped", "signal", sig.String())
-		return sig.exitCode()
-	default:
-		log.Error("echo-agent stopped", "error", err)
-		return 1
-	}
-}
-
-// signalled is the cause of the connection's end after a signal.
-type signalled struct{ os.Signal }
-
-func (s signalled) Error() string { return "stopped by " + s.String() }
-
-// exitCode is 128 plus the signal's number, as a shell reports it.
-func (s signalled) exitCode() int {
-	if n, ok := s.Signal.(syscall.Signal); ok {
-		return 128 + int(n)
-	}
-	return 1
-}
-
-// onSignal calls cancel at the first SIGINT or SIGTERM, with the signal as
-// the cause, and then restores the signals' default action, so that a
-// second one ends the process at once should shutting down hang. Call the
-// function it returns to stop listening.
-func onSignal(cancel context.CancelCauseFunc) (stop func()) {
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case s := <-signals:
-			signal.Stop(signals)
-			cancel(signalled{s})
-		case <-done:
+	select {
+	case err := <-waited:
+		if err != nil {
+			log.Error("echo-agent stopped", "error", err)
+			return 1
 		}
-	}()
-	return func() {
-		signal.Stop(signals)
-		close(done)
+		return 0
+	case sig := <-signals:
+		signal.Stop(signals) // a second signal ends the process at once
+		ctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+		defer cancel()
+		if err := conn.Shutdown(ctx); err != nil {
+			log.Warn("echo-agent: shutting down", "error", err)
+		}
+		log.Info("echo-agent stopped", "signal", sig.String())
+		if n, ok := sig.(syscall.Signal); ok {
+			return 128 + int(n)
+		}
+		return 1
 	}
 }

@@ -515,7 +515,8 @@ func TestStdinEOFMidPrompt(t *testing.T) {
 // TestSignal signals the agent while stdin is open and idle, or while a
 // prompt runs: it must stop at once, with the shell's status for the
 // signal, after its connection has ended (it logs that only once Wait has
-// returned, so it left no read of stdin behind).
+// returned, so it left no read of stdin behind), and answer the running
+// prompt "cancelled" first, as when stdin ends.
 func TestSignal(t *testing.T) {
 	for _, tc := range []struct {
 		sig      syscall.Signal
@@ -540,9 +541,16 @@ func TestSignal(t *testing.T) {
 			if err := r.p.cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
+			rest, err := io.ReadAll(r.out)
+			if err != nil {
+				t.Fatal(err)
+			}
 			var exit *exec.ExitError
 			if err := r.p.wait(); !errors.As(err, &exit) || exit.ExitCode() != tc.wantCode {
 				t.Errorf("echo-agent exit after %v: %v; want status %d", tc.sig, err, tc.wantCode)
+			}
+			if tc.prompt && !bytes.Contains(rest, []byte(`{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"`)) {
+				t.Errorf("after %v, stdout had %q; want the prompt answered cancelled", tc.sig, rest)
 			}
 			want := `msg="echo-agent stopped" signal=` + tc.sig.String()
 			if !strings.Contains(r.p.stderr.String(), want) {

@@ -10,6 +10,15 @@
 // the absence or presence of --resume). FAKECLAUDE_DELAY, a Go duration,
 // slows the replay down line by line. SIGINT stops it with status 130,
 // SIGTERM with 143. See package claudetest for the details.
+//
+// With --input-format stream-json (and no -p or prompt), it plays a
+// two-direction transcript of the streaming-input mode instead, such as
+// claude/testdata/control/interrupt.ndjson: it answers what the client
+// writes on stdin with the recorded output, and exits 1 with a message on
+// stderr when the client writes what the transcript does not expect.
+//
+//	FAKECLAUDE_TRANSCRIPT=claude/testdata/control/two-turns.ndjson \
+//		fakeclaude --output-format stream-json --verbose --input-format stream-json
 package main
 
 import (

@@ -12,6 +12,16 @@ import (
 // doubling, up to the maximum line length, only when a line needs it.
 const initialBuffer = 64 << 10
 
+// keepBuffer is the largest buffer a Reader keeps once the long line that
+// needed it has been returned or skipped: a larger one goes back to the
+// garbage collector, so that one long line does not hold memory for the
+// life of the reader.
+const keepBuffer = 1 << 20
+
+// HeadLength is how many bytes of a line too long to read a [TooLongError]
+// keeps, enough for the members that come first, such as a JSON-RPC id.
+const HeadLength = 256
+
 // maxEmptyReads is how many (0, nil) reads in a row a Reader accepts before
 // reporting [io.ErrNoProgress], as bufio does.
 const maxEmptyReads = 100
@@ -28,6 +38,9 @@ type TooLongError struct {
 	Length int64
 	// Max is the reader's maximum line length.
 	Max int
+	// Head is the line's first bytes, at most [HeadLength] of them; the
+	// error owns it.
+	Head []byte
 }
 
 // Error implements the error interface.
@@ -59,11 +72,17 @@ type Reader struct {
 	end   int
 	scan  int // buf[start:scan] is known to hold no '\n'
 
-	skipping bool  // inside an oversized line, discarding up to its '\n'
-	skipped  int64 // bytes of the oversized line discarded so far
-	lastCR   bool  // the last discarded byte was '\r'
+	skipping bool   // inside an oversized line, discarding up to its '\n'
+	skipped  int64  // bytes of the oversized line discarded so far
+	lastCR   bool   // the last discarded byte was '\r'
+	head     []byte // the oversized line's first bytes
 
 	err error // sticky error from r, returned once buffered lines are out
+
+	lines    int64 // lines consumed, blank and oversized ones included
+	next     int64 // byte offset of the first line not yet consumed
+	lastLine int64 // Pos of the line last returned or reported
+	lastOff  int64
 }
 
 // NewReader returns a Reader reading from r whose lines may be at most
@@ -84,11 +103,13 @@ func NewReader(r io.Reader, maxLine int) *Reader {
 // The line aliases the reader's buffer and is valid only until the next
 // call to Next: copy what must outlive it.
 func (lr *Reader) Next() ([]byte, error) {
+	lr.shrink()
 	emptyReads := 0
 	for {
 		if i := bytes.IndexByte(lr.buf[lr.scan:lr.end], '\n'); i >= 0 {
 			nl := lr.scan + i
 			line := lr.buf[lr.start:nl]
+			lr.consume(int64(nl + 1 - lr.start))
 			lr.start = nl + 1
 			lr.scan = lr.start
 			if lr.skipping {
@@ -96,7 +117,7 @@ func (lr *Reader) Next() ([]byte, error) {
 			}
 			line = dropCR(line)
 			if len(line) > lr.max {
-				return nil, &TooLongError{Length: int64(len(line)), Max: lr.max}
+				return nil, &TooLongError{Length: int64(len(line)), Max: lr.max, Head: head(line)}
 			}
 			if isBlank(line) {
 				continue
@@ -119,6 +140,7 @@ func (lr *Reader) Next() ([]byte, error) {
 			lr.skipping = true
 			lr.skipped = int64(lr.end - lr.start)
 			lr.lastCR = lr.buf[lr.end-1] == '\r'
+			lr.head = head(lr.buf[lr.start:lr.end])
 			lr.start, lr.end, lr.scan = 0, 0, 0
 		}
 
@@ -148,24 +170,45 @@ func (lr *Reader) Next() ([]byte, error) {
 func (lr *Reader) atError() ([]byte, error) {
 	if lr.err != io.EOF {
 		lr.start, lr.end, lr.scan = 0, 0, 0
-		lr.skipping = false
+		lr.skipping, lr.head = false, nil
 		return nil, lr.err
 	}
 	// At EOF the unterminated rest of the input is the last line.
 	line := lr.buf[lr.start:lr.end]
+	if len(line) > 0 || lr.skipping {
+		lr.consume(int64(len(line)))
+	}
 	lr.start, lr.end, lr.scan = 0, 0, 0
 	if lr.skipping {
 		return nil, lr.endSkip(line, false)
 	}
 	line = dropCR(line)
 	if len(line) > lr.max {
-		return nil, &TooLongError{Length: int64(len(line)), Max: lr.max}
+		return nil, &TooLongError{Length: int64(len(line)), Max: lr.max, Head: head(line)}
 	}
 	if len(line) == 0 || isBlank(line) {
 		return nil, io.EOF
 	}
 	return line, nil
 }
+
+// consume records that the line starting at lr.next, of which n bytes
+// (terminator included) are still buffered, has been consumed: whatever
+// Next does with it, Pos now names it.
+func (lr *Reader) consume(n int64) {
+	if lr.skipping {
+		n += lr.skipped
+	}
+	lr.lines++
+	lr.lastLine, lr.lastOff = lr.lines, lr.next
+	lr.next += n
+}
+
+// Pos returns the position of the line that the last call to Next returned
+// or reported as a [*TooLongError]: its 1-based number and the byte offset
+// of its first byte in the input. Blank lines count, and an oversized
+// line counts as one. Before the first line, Pos returns 0, 0.
+func (lr *Reader) Pos() (line, offset int64) { return lr.lastLine, lr.lastOff }
 
 // endSkip ends an oversized line whose last buffered part is tail; newline
 // reports whether a '\n' terminated it.
@@ -178,8 +221,27 @@ func (lr *Reader) endSkip(tail []byte, newline bool) error {
 	if cr && (newline || lr.err == io.EOF) {
 		n-- // the '\r' belongs to the terminator
 	}
-	lr.skipping, lr.skipped, lr.lastCR = false, 0, false
-	return &TooLongError{Length: n, Max: lr.max}
+	h := lr.head
+	lr.skipping, lr.skipped, lr.lastCR, lr.head = false, 0, false, nil
+	return &TooLongError{Length: n, Max: lr.max, Head: h}
+}
+
+// head returns a copy of line's first bytes, at most HeadLength of them.
+func head(line []byte) []byte {
+	return bytes.Clone(line[:min(len(line), HeadLength)])
+}
+
+// shrink gives a buffer grown past keepBuffer back, once what it holds
+// fits a small one: the caller no longer holds the last line returned,
+// which aliased it.
+func (lr *Reader) shrink() {
+	if len(lr.buf) <= keepBuffer || lr.end-lr.start > initialBuffer {
+		return
+	}
+	buf := make([]byte, initialBuffer)
+	n := copy(buf, lr.buf[lr.start:lr.end])
+	lr.scan -= lr.start
+	lr.buf, lr.start, lr.end = buf, 0, n
 }
 
 // makeRoom ensures buf[end:] has space to read into, moving the pending

@@ -136,6 +136,29 @@ func TestReaderErrors(t *testing.T) {
 	}
 }
 
+// TestReaderPos checks the position of each line Next returns or reports,
+// blank lines and an oversized line counted, over reads of one byte.
+func TestReaderPos(t *testing.T) {
+	input := "\n{}\r\n" + strings.Repeat("x", 20) + "\r\n \t\n\n[1]\n\n{\"a\":1}"
+	lr := NewReader(iotest.OneByteReader(strings.NewReader(input)), 16)
+	if line, off := lr.Pos(); line != 0 || off != 0 {
+		t.Errorf("Pos before the first line = %d, %d, want 0, 0", line, off)
+	}
+	var got []string
+	for {
+		_, err := lr.Next()
+		if err == io.EOF {
+			break
+		}
+		line, off := lr.Pos()
+		got = append(got, fmt.Sprintf("%d@%d", line, off))
+	}
+	want := []string{"2@1", "3@5", "6@31", "8@36"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("positions (-want +got):\n%s", diff)
+	}
+}
+
 type emptyReader struct{}
 
 func (emptyReader) Read([]byte) (int, error) { return 0, nil }
@@ -161,6 +184,66 @@ func TestReaderMemory(t *testing.T) {
 	line, err := lr.Next()
 	if err != nil || string(line) != "{}" {
 		t.Errorf("Next after the long line = %q, %v; want {}", line, err)
+	}
+}
+
+// TestReaderGivesMemoryBack checks that the buffer a long line needed is
+// given back once the line is returned or skipped, so that one long line
+// does not hold memory for the life of the reader.
+func TestReaderGivesMemoryBack(t *testing.T) {
+	const maxLine = 32 << 20
+	for _, tt := range []struct {
+		name string
+		long int // bytes of the long line
+	}{
+		{"returned", 8 << 20},
+		{"skipped", maxLine + 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			input := io.MultiReader(io.LimitReader(repeatReader('x'), int64(tt.long)), strings.NewReader("\n{}\n[]\n"))
+			lr := NewReader(input, maxLine)
+			if _, err := lr.Next(); err != nil && !errors.As(err, new(*TooLongError)) {
+				t.Fatal(err)
+			}
+			if cap(lr.buf) <= keepBuffer {
+				t.Fatalf("buffer of %d bytes after a line of %d: the test needs a grown one", cap(lr.buf), tt.long)
+			}
+			for _, want := range []string{"{}", "[]"} {
+				if line, err := lr.Next(); err != nil || string(line) != want {
+					t.Fatalf("Next = %q, %v; want %s", line, err, want)
+				}
+				if cap(lr.buf) > keepBuffer {
+					t.Errorf("buffer still %d bytes after the long line passed, want at most %d", cap(lr.buf), keepBuffer)
+				}
+			}
+		})
+	}
+}
+
+// TestTooLongHead checks that a line too long to read reports its first
+// bytes, however it was read.
+func TestTooLongHead(t *testing.T) {
+	line := `{"jsonrpc":"2.0","id":7,"result":"` + strings.Repeat("é", 1000) + `"}`
+	for _, tt := range []struct {
+		name  string
+		input io.Reader
+		max   int
+	}{
+		{"in one read", strings.NewReader(line + "\n"), 500},
+		{"at the end of input", strings.NewReader(line), 500},
+		{"byte by byte", iotest.OneByteReader(strings.NewReader(line + "\n")), 500},
+		{"skipped in pieces", iotest.HalfReader(strings.NewReader(line + "\r\n{}")), 300},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := NewReader(tt.input, tt.max).Next()
+			var tooLong *TooLongError
+			if !errors.As(err, &tooLong) {
+				t.Fatalf("Next = %v, want a TooLongError", err)
+			}
+			if diff := cmp.Diff(line[:HeadLength], string(tooLong.Head)); diff != "" {
+				t.Errorf("Head (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
 
@@ -210,6 +293,13 @@ func FuzzReader(f *testing.F) {
 				pos += n + term
 			}
 		}
+		// checkPos checks Pos against the line at pos.
+		checkPos := func() {
+			line, off := lr.Pos()
+			if want := int64(bytes.Count(input[:pos], []byte("\n")) + 1); line != want || off != int64(pos) {
+				t.Fatalf("Pos() = %d, %d, want %d, %d", line, off, want, pos)
+			}
+		}
 		for range len(input) + 2 {
 			got, err := lr.Next()
 			skipBlanks()
@@ -223,6 +313,7 @@ func FuzzReader(f *testing.F) {
 				if !bytes.Equal(got, input[pos:pos+n]) {
 					t.Fatalf("line %q at %d, want %q", got, pos, input[pos:pos+n])
 				}
+				checkPos()
 				lines += n
 				terminators += term
 				pos += n + term
@@ -231,6 +322,7 @@ func FuzzReader(f *testing.F) {
 				if tooLong.Length != int64(n) || n <= int(maxLine) || tooLong.Max != int(maxLine) {
 					t.Fatalf("%v at %d, want a line of %d bytes (> %d)", err, pos, n, maxLine)
 				}
+				checkPos()
 				oversized += n
 				terminators += term
 				pos += n + term

@@ -1,0 +1,61 @@
+// Package codex reads the output of the OpenAI Codex CLI, so that a Go
+// program can drive `codex exec --json` as a coding agent.
+//
+// Run as `codex exec --json`, the CLI prints one JSON object per line, from
+// "thread.started" to "turn.completed" or "turn.failed", with the agent's
+// work in between as items: messages, reasoning, commands, file changes,
+// web searches, MCP tool calls and its to-do list, each item started,
+// perhaps updated, and completed. Its format changes between releases; this
+// package never breaks on that: a line type it does not know is skipped, an
+// item type it does not know is reported as an [UnknownItem], and a line
+// that is not JSON is an error the caller can log before reading on.
+//
+// The package is pure: it starts no process, reads no file and no clock.
+//
+// # Reading a run
+//
+// [ParseLine] turns one line into an [Event]: [ThreadStarted] with the
+// thread id to resume with, [Text] and [Reasoning], the tool calls
+// [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
+// their phase, status and [ToolKind] (the Agent Client Protocol's kinds),
+// [TodoList], [Notice] for non-fatal errors, [Retry] and [APIError] for
+// failed requests, and the final [TurnCompleted] or [TurnFailed]. When a
+// member name is repeated in one object, the last occurrence wins, as with
+// encoding/json.
+//
+// [Turn] wraps ParseLine for one run of the CLI, which is one turn of a
+// thread: it keeps the thread id to resume with (the CLI prints it only on
+// the first line) and stops at the final event. [Turn.Events] ranges over
+// the events of the CLI's whole output, read from an [io.Reader]: it skips,
+// and reports, lines that are not JSON or longer than [MaxLineLength], and
+// never stops on one. [Turn.Finish] takes the exit code once the output is
+// over and ends a run that printed no final line: a resume the CLI refused,
+// which prints nothing on stdout, as [ResumeFailed], anything else as
+// [NoResult]. [Turn.Err] then says why the run failed, if it did.
+//
+// # Usage
+//
+// [TurnCompleted.Usage] keeps the CLI's usage object as raw JSON for the
+// module's usage package: usage.ParseCodexUsage reads it. Its figures are
+// running totals of the whole thread, earlier runs that resumed it
+// included, so a turn's own usage is the difference from the totals of the
+// turn before: cur.Since(prev).Report(). The first turn of a thread
+// resumed in a new process has no such baseline unless the caller kept the
+// previous run's totals with the thread id.
+//
+// # Command line and exit status
+//
+// [CommandLine] builds the arguments from [Options], new thread or resume,
+// and returns the prompt as the bytes to write to the CLI's standard
+// input, where no prompt can be mistaken for a flag. [ExitStatus] types the
+// CLI's exit code, [ExitStatus.Kind] what it means, and [ResumeNotFound]
+// reads its standard error to tell a resume of an unknown thread from one
+// that failed otherwise.
+//
+// # Limits
+//
+// Codex gives no machine-readable reset time: a usage limit says "try again
+// at 2:00 PM" in the local time of the machine the CLI runs on, and an API
+// rate limit "try again in 11.054s". [ParseResetTime] reads either, with
+// the caller passing the current time and the zone.
+package codex

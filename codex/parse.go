@@ -1,0 +1,430 @@
+package codex
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/members"
+	"github.com/tidwall/gjson"
+)
+
+// ParseLine parses one line of `codex exec --json` output. It appends the
+// events the line carries to events (none, or one) and returns the extended
+// slice.
+//
+// A blank line, a line whose "type" is unknown ("item.plan.delta",
+// "request_user_input", future kinds), and an item line without an item
+// object yield no events and no error; an item of an unknown type yields an
+// [UnknownItem]. A started or updated "agent_message" or "reasoning" item
+// yields nothing: the completed one carries the whole text.
+//
+// A line that is not a JSON object, holds invalid UTF-8, or nests arrays
+// and objects more than 10,000 levels deep yields a [*SyntaxError], which
+// never holds the line's content; events is then returned unchanged. The
+// CLI may write other text to stdout, so callers skip such a line and go on
+// with the next.
+//
+// Member names are matched exactly, after unescaping. When a name is
+// repeated in one object, at any depth, the last occurrence wins, as with
+// encoding/json; the CLI's web_search items really repeat "id".
+//
+// ParseLine only reads line, and keeps no reference to it in the events:
+// every string in them is a copy.
+func ParseLine(line []byte, events []Event) ([]Event, error) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return events, nil
+	}
+	var f topFields
+	if line[0] != '{' || !f.read(line) {
+		// Not gjson.Valid: it recurses per nesting level, and a line of
+		// ten million '[' would overflow the stack, which no recover
+		// catches. jsonscan says where and why the line is not JSON.
+		if err := jsonscan.Check(line); err != nil {
+			return events, newSyntaxError(len(line), err)
+		}
+		return events, &SyntaxError{Length: len(line), Offset: 0, reason: "not a JSON object"}
+	}
+	if e, ok := f.event(); ok {
+		events = append(events, e)
+	}
+	return events, nil
+}
+
+// view returns line as a string without copying it, so that gjson can read
+// it without allocating (gjson.ParseBytes copies every result). The string
+// is used only while ParseLine runs, during which line does not change;
+// everything that outlives the call is copied by [str] and [rawCopy].
+func view(line []byte) string {
+	return unsafe.String(unsafe.SliceData(line), len(line))
+}
+
+// topFields are the members of a line's object that ParseLine reads: of a
+// repeated name, the last value.
+type topFields struct {
+	typ, threadID, item, usage, err, message gjson.Result
+}
+
+// read validates line, an object, and gathers its members in the same
+// pass: jsonscan validates each member's value as it finds its end, and
+// gjson reads only the values kept, never the whole line again. It reports
+// false when line is not valid JSON.
+func (f *topFields) read(line []byte) bool {
+	i := jsonscan.SkipSpace(line, 1)
+	if i < len(line) && line[i] == '}' {
+		return jsonscan.SkipSpace(line, i+1) == len(line)
+	}
+	for {
+		key, escaped, val, next := jsonscan.Member(line, i, jsonscan.MaxDepth-1)
+		if next < 0 {
+			return false
+		}
+		name := view(key)
+		if escaped {
+			name = gjson.Parse(`"` + name + `"`).Str // rare: allocation is fine
+		}
+		switch name {
+		case "type":
+			f.typ = gjson.Parse(view(val))
+		case "thread_id":
+			f.threadID = gjson.Parse(view(val))
+		case "item":
+			f.item = gjson.Parse(view(val))
+		case "usage":
+			f.usage = gjson.Parse(view(val))
+		case "error":
+			f.err = gjson.Parse(view(val))
+		case "message":
+			f.message = gjson.Parse(view(val))
+		}
+		if line[next] == '}' {
+			return jsonscan.SkipSpace(line, next+1) == len(line)
+		}
+		i = jsonscan.SkipSpace(line, next+1) // past ','
+	}
+}
+
+// event turns the line's members into its event, if any.
+func (f *topFields) event() (Event, bool) {
+	if f.typ.Type != gjson.String {
+		return nil, false
+	}
+	switch f.typ.Str {
+	case "thread.started":
+		return ThreadStarted{ThreadID: str(f.threadID)}, true
+	case "turn.started":
+		return TurnStarted{}, true
+	case "item.started":
+		return parseItem(f.item, PhaseStarted)
+	case "item.updated":
+		return parseItem(f.item, PhaseUpdated)
+	case "item.completed":
+		return parseItem(f.item, PhaseCompleted)
+	case "turn.completed":
+		return TurnCompleted{Usage: objectCopy(f.usage)}, true
+	case "turn.failed":
+		msg := str(members.Get(f.err, "message"))
+		return TurnFailed{Message: msg, Status: httpStatus(msg)}, true
+	case "error":
+		return parseError(str(f.message)), true
+	}
+	return nil, false
+}
+
+// itemFields are the members of an item that ParseLine reads; of a
+// repeated name, the last value.
+type itemFields struct {
+	id, typ, text, command, output, exitCode, status gjson.Result
+	changes, query, action, server, tool, arguments  gjson.Result
+	result, err, message, items                      gjson.Result
+}
+
+func parseItem(item gjson.Result, phase Phase) (Event, bool) {
+	if !item.IsObject() {
+		return nil, false
+	}
+	var f itemFields
+	item.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "id":
+			f.id = v
+		case "type":
+			f.typ = v
+		case "text":
+			f.text = v
+		case "command":
+			f.command = v
+		case "aggregated_output":
+			f.output = v
+		case "exit_code":
+			f.exitCode = v
+		case "status":
+			f.status = v
+		case "changes":
+			f.changes = v
+		case "query":
+			f.query = v
+		case "action":
+			f.action = v
+		case "server":
+			f.server = v
+		case "tool":
+			f.tool = v
+		case "arguments":
+			f.arguments = v
+		case "result":
+			f.result = v
+		case "error":
+			f.err = v
+		case "message":
+			f.message = v
+		case "items":
+			f.items = v
+		}
+		return true
+	})
+	id := str(f.id)
+	switch f.typ.Str {
+	case "agent_message":
+		if phase != PhaseCompleted {
+			return nil, false
+		}
+		return Text{ItemID: id, Text: str(f.text)}, true
+	case "reasoning":
+		if phase != PhaseCompleted {
+			return nil, false
+		}
+		return Reasoning{ItemID: id, Text: str(f.text)}, true
+	case "command_execution":
+		e := CommandExecution{ItemID: id, Phase: phase, Kind: ToolKindExecute, Command: str(f.command), Output: str(f.output), Status: Status(str(f.status))}
+		if code, ok := exitCode(f.exitCode); ok {
+			e.ExitCode, e.HasExitCode = code, true
+		}
+		return e, true
+	case "file_change":
+		changes := objects(f.changes, readChange)
+		return FileChange{ItemID: id, Phase: phase, Kind: changeKind(changes), Changes: changes, Status: Status(str(f.status))}, true
+	case "web_search":
+		action := str(members.Get(f.action, "type"))
+		kind := ToolKindSearch
+		if action == "open_page" {
+			kind = ToolKindFetch
+		}
+		return WebSearch{ItemID: id, Phase: phase, Kind: kind, Query: str(f.query),
+			ActionType: action, Action: objectCopy(f.action)}, true
+	case "mcp_tool_call":
+		return MCPToolCall{ItemID: id, Phase: phase, Kind: ToolKindOther, Server: str(f.server), Tool: str(f.tool),
+			Arguments: valueCopy(f.arguments), Result: valueCopy(f.result),
+			Error: str(members.Get(f.err, "message")), Status: Status(str(f.status))}, true
+	case "todo_list":
+		return TodoList{ItemID: id, Phase: phase, Items: objects(f.items, readTodo)}, true
+	case "error":
+		return Notice{ItemID: id, Message: str(f.message)}, true
+	}
+	return UnknownItem{ItemID: id, Phase: phase, Type: str(f.typ), Raw: rawCopy(item)}, true
+}
+
+// objects returns read of each object element of arr, skipping elements
+// of other kinds; nil when arr is not an array.
+func objects[T any](arr gjson.Result, read func(obj gjson.Result) T) []T {
+	if !arr.IsArray() {
+		return nil
+	}
+	out := []T{}
+	arr.ForEach(func(_, v gjson.Result) bool {
+		if v.IsObject() {
+			out = append(out, read(v))
+		}
+		return true
+	})
+	return out
+}
+
+// readChange reads one element of a file_change item's changes.
+func readChange(c gjson.Result) Change {
+	var path, kind gjson.Result
+	c.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "path":
+			path = v
+		case "kind":
+			kind = v
+		}
+		return true
+	})
+	if kind.IsObject() { // {"type":"update","move_path":…} in newer protocols
+		kind = members.Get(kind, "type")
+	}
+	return Change{Path: str(path), Kind: ChangeKind(str(kind))}
+}
+
+// changeKind is the kind of a patch made of changes: delete when every
+// change deletes a file, edit otherwise.
+func changeKind(changes []Change) ToolKind {
+	if len(changes) == 0 {
+		return ToolKindEdit
+	}
+	for _, c := range changes {
+		if c.Kind != ChangeDelete {
+			return ToolKindEdit
+		}
+	}
+	return ToolKindDelete
+}
+
+// readTodo reads one element of a todo_list item's items.
+func readTodo(it gjson.Result) TodoItem {
+	var text, completed gjson.Result
+	it.ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "text":
+			text = v
+		case "completed":
+			completed = v
+		}
+		return true
+	})
+	return TodoItem{Text: str(text), Completed: completed.Type == gjson.True}
+}
+
+// retryPrefix starts the message of an "error" line that announces a retry.
+const retryPrefix = "Reconnecting... "
+
+// parseError reads a top-level error line's message: a [Retry] when it
+// reads "Reconnecting... N/M[ (reason)]", an [APIError] otherwise.
+func parseError(msg string) Event {
+	rest, ok := strings.CutPrefix(msg, retryPrefix)
+	if !ok {
+		return APIError{Message: msg, Status: httpStatus(msg)}
+	}
+	counts, reason, _ := strings.Cut(rest, " ")
+	a, m, ok := strings.Cut(counts, "/")
+	if !ok || !isDigits(a) || !isDigits(m) {
+		return APIError{Message: msg, Status: httpStatus(msg)}
+	}
+	if r, ok := strings.CutPrefix(reason, "("); ok {
+		reason = strings.TrimSuffix(r, ")")
+	}
+	return Retry{Attempt: atoi(a), MaxRetries: atoi(m), Message: reason, Status: httpStatus(reason)}
+}
+
+// statusMarker precedes the HTTP status in the CLI's request errors.
+const statusMarker = "unexpected status "
+
+// httpStatus returns the HTTP status named by "unexpected status NNN" in
+// msg, or 0.
+func httpStatus(msg string) int {
+	i := strings.Index(msg, statusMarker)
+	if i < 0 {
+		return 0
+	}
+	s := msg[i+len(statusMarker):]
+	if len(s) < 3 || !isDigits(s[:3]) || len(s) > 3 && s[3] >= '0' && s[3] <= '9' {
+		return 0
+	}
+	n := atoi(s[:3])
+	if n < 100 {
+		return 0
+	}
+	return n
+}
+
+// isDigits reports whether s is a non-empty run of ASCII digits, short
+// enough for [atoi] to read without overflow.
+func isDigits(s string) bool {
+	if s == "" || len(s) > 9 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// exitCode reads an exit code: a JSON integer in the int32 range, the type
+// the CLI uses. null, a fraction, an exponent or a larger number is no
+// exit code.
+func exitCode(r gjson.Result) (int, bool) {
+	if r.Type != gjson.Number {
+		return 0, false
+	}
+	n, err := strconv.ParseInt(r.Raw, 10, 32)
+	if err != nil {
+		return 0, false
+	}
+	return int(n), true
+}
+
+// str returns a string value as a string the caller owns, "" for any other
+// kind of value. Well-known values come from a table instead of a copy.
+func str(r gjson.Result) string {
+	if r.Type != gjson.String {
+		return ""
+	}
+	if strings.IndexByte(r.Raw, '\\') >= 0 {
+		return r.Str // gjson unescaped it into a fresh string
+	}
+	if s, ok := known(r.Str); ok {
+		return s
+	}
+	return strings.Clone(r.Str)
+}
+
+// rawCopy returns a copy of a value's JSON text; nil when absent.
+func rawCopy(r gjson.Result) json.RawMessage {
+	if !r.Exists() {
+		return nil
+	}
+	return json.RawMessage(r.Raw) // converting a string copies it
+}
+
+// valueCopy is rawCopy, with nil for null too.
+func valueCopy(r gjson.Result) json.RawMessage {
+	if r.Type == gjson.Null {
+		return nil
+	}
+	return rawCopy(r)
+}
+
+// objectCopy returns a copy of an object value's JSON text; nil for
+// anything else.
+func objectCopy(r gjson.Result) json.RawMessage {
+	if !r.IsObject() {
+		return nil
+	}
+	return rawCopy(r)
+}
+
+// SyntaxError reports a line that is not a JSON object. It deliberately
+// holds no part of the line, which may contain secrets or be huge: only its
+// length and the byte offset at which it stops being valid JSON (Length
+// when the line is cut short; 0 when it is valid JSON but not an object).
+type SyntaxError struct {
+	Length int // length in bytes, surrounding white space excluded
+	Offset int // offset of the first offending byte
+	reason string
+}
+
+// Error describes where the line stops being JSON and why, without quoting
+// it.
+func (e *SyntaxError) Error() string {
+	return "codex: invalid JSON line (" + strconv.Itoa(e.Length) + " bytes): " +
+		e.reason + " at offset " + strconv.Itoa(e.Offset)
+}
+
+// newSyntaxError turns err, from jsonscan.Check on a line of n bytes, into
+// a *SyntaxError.
+func newSyntaxError(n int, err error) *SyntaxError {
+	var se *jsonscan.SyntaxError
+	if !errors.As(err, &se) {
+		return &SyntaxError{Length: n, Offset: n, reason: "invalid JSON"} // unreachable
+	}
+	return &SyntaxError{Length: n, Offset: se.Offset, reason: se.Reason}
+}

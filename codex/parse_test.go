@@ -1,0 +1,134 @@
+package codex_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/acpkit/acpkit/codex"
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		name string
+		line string
+		want []codex.Event
+	}{
+		{"blank", " \t\r\n", nil},
+		{"unknown line type", `{"type":"request_user_input","id":"t","call_id":"c","questions":[]}`, nil},
+		{"type not a string", `{"type":["thread.started"],"thread_id":"x"}`, nil},
+		{"thread id not a string", `{"type":"thread.started","thread_id":7}`, []codex.Event{codex.ThreadStarted{}}},
+		{"escaped member names", `{"\u0074ype":"thread.started","thread_\u0069d":"t\u0031"}`, []codex.Event{codex.ThreadStarted{ThreadID: "t1"}}},
+		{"repeated type: last wins", `{"type":"turn.started","type":"thread.started","thread_id":"a"}`, []codex.Event{codex.ThreadStarted{ThreadID: "a"}}},
+		{"agent message started: nothing", `{"type":"item.started","item":{"id":"item_0","type":"agent_message","text":"par"}}`, nil},
+		{"reasoning updated: nothing", `{"type":"item.updated","item":{"id":"item_0","type":"reasoning","text":"par"}}`, nil},
+		{"command exit code negative", `{"type":"item.completed","item":{"id":"i","type":"command_execution","command":"c","aggregated_output":"o","exit_code":-9,"status":"failed"}}`,
+			[]codex.Event{codex.CommandExecution{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindExecute, Command: "c", Output: "o", ExitCode: -9, HasExitCode: true, Status: codex.StatusFailed}}},
+		{"command exit code with exponent", `{"type":"item.completed","item":{"id":"i","type":"command_execution","exit_code":1e0}}`,
+			[]codex.Event{codex.CommandExecution{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindExecute}}},
+		{"web search with two ids", `{"type":"item.completed","item":{"id":"item_0","type":"web_search","id":"ws_1","query":"q","action":{"type":"search","query":"q"}}}`,
+			[]codex.Event{codex.WebSearch{ItemID: "ws_1", Phase: codex.PhaseCompleted, Kind: codex.ToolKindSearch, Query: "q", ActionType: "search", Action: json.RawMessage(`{"type":"search","query":"q"}`)}}},
+		{"web search action not an object", `{"type":"item.started","item":{"id":"ws_1","type":"web_search","action":"search"}}`,
+			[]codex.Event{codex.WebSearch{ItemID: "ws_1", Phase: codex.PhaseStarted, Kind: codex.ToolKindSearch}}},
+		{"mcp error and null result", `{"type":"item.completed","item":{"id":"i","type":"mcp_tool_call","server":"s","tool":"t","arguments":null,"result":null,"error":{"message":"boom","message":"bang"},"status":"failed"}}`,
+			[]codex.Event{codex.MCPToolCall{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindOther, Server: "s", Tool: "t", Error: "bang", Status: codex.StatusFailed}}},
+		{"web search opening a page", `{"type":"item.completed","item":{"id":"ws_2","type":"web_search","query":"","action":{"type":"open_page","url":"https://go.dev"}}}`,
+			[]codex.Event{codex.WebSearch{ItemID: "ws_2", Phase: codex.PhaseCompleted, Kind: codex.ToolKindFetch, ActionType: "open_page", Action: json.RawMessage(`{"type":"open_page","url":"https://go.dev"}`)}}},
+		{"file change that only deletes", `{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"a","kind":"delete"},{"path":"b","kind":"delete"}],"status":"completed"}}`,
+			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindDelete,
+				Changes: []codex.Change{{Path: "a", Kind: codex.ChangeDelete}, {Path: "b", Kind: codex.ChangeDelete}}, Status: codex.StatusCompleted}}},
+		{"file change without changes", `{"type":"item.started","item":{"id":"i","type":"file_change","status":"in_progress"}}`,
+			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseStarted, Kind: codex.ToolKindEdit, Status: codex.StatusInProgress}}},
+		{"todo list, not an array", `{"type":"item.started","item":{"id":"i","type":"todo_list","items":{}}}`,
+			[]codex.Event{codex.TodoList{ItemID: "i", Phase: codex.PhaseStarted}}},
+		{"todo list, empty", `{"type":"item.started","item":{"id":"i","type":"todo_list","items":[]}}`,
+			[]codex.Event{codex.TodoList{ItemID: "i", Phase: codex.PhaseStarted, Items: []codex.TodoItem{}}}},
+		{"changes with an object kind", `{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"p","kind":{"type":"update","move_path":"q"}}],"status":"completed"}}`,
+			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Changes: []codex.Change{{Path: "p", Kind: codex.ChangeUpdate}}, Status: codex.StatusCompleted}}},
+		{"notice", `{"type":"item.completed","item":{"id":"item_9","type":"error","message":"careful"}}`,
+			[]codex.Event{codex.Notice{ItemID: "item_9", Message: "careful"}}},
+		{"retry", `{"type":"error","message":"Reconnecting... 3/5 (stream error: unexpected status 503 Service Unavailable (x))"}`,
+			[]codex.Event{codex.Retry{Attempt: 3, MaxRetries: 5, Message: "stream error: unexpected status 503 Service Unavailable (x)", Status: 503}}},
+		{"retry without reason", `{"type":"error","message":"Reconnecting... 1/1"}`,
+			[]codex.Event{codex.Retry{Attempt: 1, MaxRetries: 1}}},
+		{"retry counts not numbers", `{"type":"error","message":"Reconnecting... one/5 (x)"}`,
+			[]codex.Event{codex.APIError{Message: "Reconnecting... one/5 (x)"}}},
+		{"retry count too long", `{"type":"error","message":"Reconnecting... 1/99999999999999999999 (x)"}`,
+			[]codex.Event{codex.APIError{Message: "Reconnecting... 1/99999999999999999999 (x)"}}},
+		{"api error status", `{"type":"error","message":"unexpected status 429 Too Many Requests: slow down"}`,
+			[]codex.Event{codex.APIError{Message: "unexpected status 429 Too Many Requests: slow down", Status: 429}}},
+		{"status too short", `{"type":"error","message":"unexpected status 42"}`,
+			[]codex.Event{codex.APIError{Message: "unexpected status 42"}}},
+		{"status below 100", `{"type":"error","message":"unexpected status 042 x"}`,
+			[]codex.Event{codex.APIError{Message: "unexpected status 042 x"}}},
+		{"error without message", `{"type":"error"}`, []codex.Event{codex.APIError{}}},
+		{"turn failed", `{"type":"turn.failed","error":{"message":"unexpected status 500 Internal Server Error"}}`,
+			[]codex.Event{codex.TurnFailed{Message: "unexpected status 500 Internal Server Error", Status: 500}}},
+		{"turn failed, error not an object", `{"type":"turn.failed","error":"x"}`, []codex.Event{codex.TurnFailed{}}},
+		{"turn completed, usage not an object", `{"type":"turn.completed","usage":[1]}`, []codex.Event{codex.TurnCompleted{}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := codex.ParseLine([]byte(tt.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("ParseLine(%s) mismatch (-want +got):\n%s", tt.line, diff)
+			}
+		})
+	}
+}
+
+func TestParseLineSyntaxError(t *testing.T) {
+	tests := []struct {
+		line   string
+		length int
+		offset int
+	}{
+		{"[DEBUG] token sk-secret", 23, 1},
+		{`  {"type":"turn.started"`, 22, 22},
+		{`["not an object"]`, 17, 0},
+		{"{\"type\":\"\xff\"}", 12, 9},
+	}
+	for _, tt := range tests {
+		prior := []codex.Event{codex.TurnStarted{}}
+		got, err := codex.ParseLine([]byte(tt.line), prior)
+		var se *codex.SyntaxError
+		if !errors.As(err, &se) {
+			t.Fatalf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
+		}
+		if diff := cmp.Diff([]any{tt.length, tt.offset, prior}, []any{se.Length, se.Offset, got}); diff != "" {
+			t.Errorf("ParseLine(%q) [length offset events] mismatch (-want +got):\n%s", tt.line, diff)
+		}
+		if bytes.Contains([]byte(err.Error()), []byte("secret")) {
+			t.Errorf("the error quotes the line: %v", err)
+		}
+	}
+}
+
+// TestParseLineCopies checks that no event aliases the line: overwriting
+// the line after ParseLine changes none of them.
+func TestParseLineCopies(t *testing.T) {
+	for _, path := range transcripts(t) {
+		data := readFile(t, path)
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			events, err := codex.ParseLine(line, nil)
+			if err != nil {
+				continue
+			}
+			want, err := codex.ParseLine(bytes.Clone(line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range line {
+				line[i] = 'x'
+			}
+			if diff := cmp.Diff(want, events); diff != "" {
+				t.Errorf("%s: events changed with the line (-want +got):\n%s", path, diff)
+			}
+		}
+	}
+}

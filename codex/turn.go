@@ -1,0 +1,190 @@
+package codex
+
+import "errors"
+
+// Turn accumulates one run of `codex exec --json`: feed it the run's
+// standard output line by line ([Turn.Feed]), or hand it the whole stream
+// ([Turn.Events]), then tell it how the process ended ([Turn.Finish]). It
+// returns the events to act on, and adds what single lines cannot say:
+//
+//   - the thread id to resume with, which the CLI prints only on the
+//     first line;
+//   - the end of a run that printed neither "turn.completed" nor
+//     "turn.failed": a resume the CLI refused ([ResumeFailed]) told apart
+//     from any other failure ([NoResult]);
+//   - why the run failed ([Turn.Err]).
+//
+// One run of the CLI is one turn: `codex exec` sends one prompt and exits.
+// A Turn is not safe for concurrent use. The zero value is a Turn for a new
+// thread.
+type Turn struct {
+	resumeID  string
+	threadID  string
+	started   bool  // a thread.started line was read
+	done      bool  // the final event has been returned
+	final     Event // the final event, once done
+	exit      ExitStatus
+	exited    bool
+	lastError string // the last APIError's message
+}
+
+// NewTurn returns a Turn for a run that resumes the thread resumeID (the id
+// passed to `codex exec resume`), or for a new thread when resumeID is
+// empty. Until a line names another, [Turn.ThreadID] is resumeID.
+func NewTurn(resumeID string) *Turn {
+	return &Turn{resumeID: resumeID, threadID: resumeID}
+}
+
+// Feed parses one line of the run's output as [ParseLine] does, appends its
+// event to events and returns the extended slice. After the final event
+// (a [TurnCompleted] or [TurnFailed], or what [Turn.Finish] adds) has been
+// returned, Feed ignores every further line.
+//
+// A line that is not JSON gives a [*SyntaxError] and changes nothing; the
+// caller may log it and keep feeding lines.
+func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
+	if t.done {
+		return events, nil
+	}
+	start := len(events)
+	out, err := ParseLine(line, events)
+	if err != nil {
+		return events, err
+	}
+	for _, e := range out[start:] {
+		switch e := e.(type) {
+		case ThreadStarted:
+			t.started = true
+			if e.ThreadID != "" {
+				t.threadID = e.ThreadID
+			}
+		case APIError:
+			t.lastError = e.Message
+		case TurnCompleted, TurnFailed:
+			t.done, t.final = true, e
+		}
+	}
+	return out, nil
+}
+
+// Finish records the process's exit code (os.ProcessState.ExitCode: -1
+// after a signal), to be called once its standard output has been read to
+// the end. When no final line was read, it appends the final event to
+// events and returns the extended slice: [ResumeFailed] when the run
+// resumed a thread, read no "thread.started" line and exited with
+// [ExitFailure] (how the CLI refuses an unknown thread), else [NoResult].
+//
+// Only the first call records the code; later calls append nothing.
+func (t *Turn) Finish(code int, events []Event) []Event {
+	if t.exited {
+		return events
+	}
+	t.exit, t.exited = ExitStatus(code), true
+	if t.done {
+		return events
+	}
+	t.done = true
+	if t.resumeID != "" && !t.started && t.exit.Kind() == ExitFailure {
+		t.final = ResumeFailed{ThreadID: t.resumeID, Exit: t.exit}
+	} else {
+		t.final = NoResult{Exit: t.exit}
+	}
+	return append(events, t.final)
+}
+
+// ThreadID returns the thread's id: the one the "thread.started" line
+// carried, or the resumed id when none has. It is the id to pass to the
+// next run's `codex exec resume`. An old CLI that does not know the
+// resumed id may start a new thread instead; ThreadID then differs from
+// the id given to [NewTurn], and the earlier conversation is not in it.
+func (t *Turn) ThreadID() string { return t.threadID }
+
+// Done reports whether the final event has been returned.
+func (t *Turn) Done() bool { return t.done }
+
+// Final returns the run's final event, a [TurnCompleted], [TurnFailed],
+// [ResumeFailed] or [NoResult], once [Turn.Done] is true; ok is false
+// before that.
+func (t *Turn) Final() (e Event, ok bool) { return t.final, t.done }
+
+// Exit returns the exit status given to [Turn.Finish]; ok is false before.
+func (t *Turn) Exit() (s ExitStatus, ok bool) { return t.exit, t.exited }
+
+// ResumeFailed reports whether the run ended with [ResumeFailed].
+func (t *Turn) ResumeFailed() bool {
+	_, ok := t.final.(ResumeFailed)
+	return ok
+}
+
+// Reasons a run fails, for errors.Is on the error [Turn.Err] returns.
+var (
+	// ErrResumeNotFound: the CLI would not resume the thread; it names no
+	// thread the CLI has (see [ResumeNotFound] for its own words).
+	ErrResumeNotFound = errors.New("codex: resumed thread not found")
+	// ErrAPI: a request to the model's API failed, a usage or rate limit
+	// included (see [ParseResetTime]).
+	ErrAPI = errors.New("codex: API error")
+	// ErrNoResult: the process ended without its turn's final line.
+	ErrNoResult = errors.New("codex: run ended without the end of its turn")
+	// ErrFailed: the run failed for another reason, named by the
+	// [*RunError]'s Message.
+	ErrFailed = errors.New("codex: run failed")
+)
+
+// RunError says why a run failed. errors.Is matches it with one of
+// [ErrResumeNotFound], [ErrAPI], [ErrNoResult] and [ErrFailed].
+type RunError struct {
+	// Exit is the process's exit status; meaningful only when Exited.
+	Exit   ExitStatus
+	Exited bool
+	// Message is the CLI's own words: the message of the [TurnFailed], or
+	// of the last [APIError] of a run without one; "" when there are none.
+	Message string
+	reason  error
+}
+
+// Error names the reason, the message and the exit status.
+func (e *RunError) Error() string {
+	s := e.reason.Error()
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Exited {
+		s += " (" + e.Exit.String() + ")"
+	}
+	return s
+}
+
+// Unwrap returns the reason: one of the sentinel errors listed on
+// [RunError].
+func (e *RunError) Unwrap() error { return e.reason }
+
+// Err returns nil while the run has not failed, and otherwise a
+// [*RunError] saying why: the turn failed, the process exited with a
+// failure status after the turn completed, the resume was refused, or the
+// process ended without the end of its turn. It is final once
+// [Turn.Finish] has been called.
+func (t *Turn) Err() error {
+	e := &RunError{Exit: t.exit, Exited: t.exited}
+	switch f := t.final.(type) {
+	case TurnFailed:
+		e.Message = f.Message
+		e.reason = ErrFailed
+		if f.Status != 0 || isLimit(f.Message) {
+			e.reason = ErrAPI
+		}
+	case TurnCompleted:
+		if !t.exited || t.exit.Kind() == ExitSuccess {
+			return nil
+		}
+		e.reason = ErrFailed
+	case ResumeFailed:
+		e.reason = ErrResumeNotFound
+	case NoResult:
+		e.Message = t.lastError
+		e.reason = ErrNoResult
+	default:
+		return nil
+	}
+	return e
+}

@@ -1,0 +1,385 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/codex"
+	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/acpkit/acpkit/usage"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakecodex is the path of the binary built by TestMain.
+var fakecodex string
+
+// testdata is codex/testdata, made absolute so the child can open it from
+// any directory.
+var testdata, _ = filepath.Abs(filepath.Join("..", "..", "codex", "testdata"))
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakecodex-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakecodex = filepath.Join(dir, "fakecodex")
+	if runtime.GOOS == "windows" {
+		fakecodex += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", fakecodex, ".")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	code := 1
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building fakecodex:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	Code   int
+	Stdout string
+	Stderr string
+}
+
+// guard bounds a child's life: a child that hangs is killed when the
+// context ends, and its status shows that.
+func guard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runFake runs the binary to completion; Run returns only once the child
+// has exited and been waited for, so none outlives the test.
+func runFake(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.CommandContext(guard(t), fakecodex, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+}
+
+// captured is one row of cli-0.169.0/captures.tsv: how the real CLI was
+// run and how it exited.
+type captured struct {
+	code int
+	args []string
+}
+
+// readCaptures reads captures.tsv. Its last column holds the arguments
+// joined with spaces; the real command line had the flags, their values,
+// "resume ID", and then the prompt as one argument.
+func readCaptures(t *testing.T) map[string]captured {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(testdata, "cli-0.169.0", "captures.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]captured{}
+	rows := strings.Split(strings.TrimSpace(string(data)), "\n")
+	for _, row := range rows[1:] {
+		cols := strings.Split(row, "\t")
+		code, err := strconv.Atoi(cols[1])
+		if err != nil || len(cols) != 5 {
+			t.Fatalf("bad row %q", row)
+		}
+		words := strings.Fields(cols[4])
+		var args []string
+		i := 0
+		for ; i < len(words); i++ {
+			w := words[i]
+			switch {
+			case w == "exec" || strings.HasPrefix(w, "--"):
+				args = append(args, w)
+			case w == "-s" || w == "-c" || w == "resume":
+				args = append(args, w, words[i+1])
+				i++
+			default:
+				args = append(args, strings.Join(words[i:], " "))
+				i = len(words)
+			}
+		}
+		out[cols[0]] = captured{code, args}
+	}
+	return out
+}
+
+// handWritten is the status each hand-written transcript implies.
+var handWritten = map[string]int{
+	"garbage.jsonl":          1, // ends with turn.failed
+	"items.jsonl":            0,
+	"resume_failed.jsonl":    1, // no output at all
+	"usage_limit_date.jsonl": 1,
+}
+
+// TestTranscripts replays every transcript through the real binary, the
+// real captures with the exact arguments the real CLI was given, and
+// checks its exit status against the real one, its stderr, its stdout, and
+// the events the codex package reads from that stdout against the golden
+// files.
+func TestTranscripts(t *testing.T) {
+	real := readCaptures(t)
+	var names []string
+	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
+		m, err := fs.Glob(os.DirFS(testdata), pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, m...)
+	}
+	if len(names) != len(real)+len(handWritten) {
+		t.Errorf("found %d transcripts, want the %d captured and %d hand-written: %q", len(names), len(real), len(handWritten), names)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			args := []string{"exec", "--json", "hello"}
+			code, ok := handWritten[name]
+			if c, isReal := real[strings.TrimSuffix(strings.TrimPrefix(name, "cli-0.169.0/"), ".jsonl")]; isReal {
+				args, code, ok = c.args, c.code, true
+			}
+			if !ok {
+				t.Fatalf("no expected exit status for %s", name)
+			}
+			path := filepath.Join(testdata, filepath.FromSlash(name))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			companion, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".stderr")
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal(err)
+			}
+			got := runFake(t, []string{codextest.EnvTranscript + "=" + path}, "", args...)
+			if diff := cmp.Diff(result{code, string(data), string(companion)}, got); diff != "" {
+				t.Errorf("fakecodex %q mismatch (-want +got):\n%s", args, diff)
+			}
+			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := codextest.Render(strings.NewReader(got.Stdout))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
+				t.Errorf("events read from fakecodex differ from the golden file (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// session makes a transcript directory for a two-turn thread from the
+// real captures of its two runs.
+func session(t *testing.T, first, second string) string {
+	dir := t.TempDir()
+	for name, from := range map[string]string{"new": first, "resume": second} {
+		for _, ext := range []string{".jsonl", ".stderr"} {
+			data, err := os.ReadFile(filepath.Join(testdata, from+ext))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, name+ext), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return dir
+}
+
+// runTurn runs one turn the way a program would: its command line from
+// codex.CommandLine, its output read by a codex.Turn.
+func runTurn(t *testing.T, env []string, o codex.Options, prompt string) (*codex.Turn, []string, result) {
+	t.Helper()
+	args, stdin := codex.CommandLine(o, prompt)
+	got := runFake(t, env, string(stdin), args...)
+	turn := codex.NewTurn(o.Resume)
+	var texts []string
+	for e, err := range turn.Events(strings.NewReader(got.Stdout)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, ok := e.(codex.Text); ok {
+			texts = append(texts, e.Text)
+		}
+	}
+	turn.Finish(got.Code, nil)
+	return turn, texts, got
+}
+
+// TestTwoTurnSession drives a thread of two runs: the second resumes the
+// first's thread, and its usage is the difference of the two totals.
+func TestTwoTurnSession(t *testing.T) {
+	env := []string{codextest.EnvTranscript + "=" + session(t, "cli-0.169.0/plain-text", "cli-0.169.0/resume")}
+	o := codex.Options{Model: "gpt-5.1-codex", Sandbox: codex.SandboxReadOnly, SkipGitRepoCheck: true}
+	first, texts1, _ := runTurn(t, env, o, "-what is 2 + 2?")
+	o.Resume = first.ThreadID()
+	second, texts2, _ := runTurn(t, env, o, "again")
+
+	totals := func(turn *codex.Turn) usage.CodexUsage {
+		final, _ := turn.Final()
+		u, err := usage.ParseCodexUsage(final.(codex.TurnCompleted).Usage)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u
+	}
+	turn2 := totals(second).Since(totals(first)).Report()
+	got := []any{first.Err(), second.Err(), texts1, texts2, first.ThreadID(), second.ThreadID(), turn2.Input.String(), turn2.Output.String()}
+	want := []any{nil, nil,
+		[]string{"Hello from the mock server. 2 + 2 = 4."}, []string{"Hello from the mock server. 2 + 2 = 4."},
+		"01a23170-f4e4-79a3-8053-87c2b8ccf99b", "01a23170-f4e4-79a3-8053-87c2b8ccf99b", "9251", "26",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("[err1 err2 texts1 texts2 thread1 thread2 input2 output2] mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestResumeRefused resumes a thread the CLI does not have: nothing on
+// stdout, the reason on stderr, status 1.
+func TestResumeRefused(t *testing.T) {
+	env := []string{codextest.EnvTranscript + "=" + session(t, "cli-0.169.0/plain-text", "resume_failed")}
+	const gone = "0199a213-0000-7000-8000-000000000000"
+	turn, _, got := runTurn(t, env, codex.Options{Resume: gone}, "hello")
+	final, _ := turn.Final()
+	want := []any{codex.ExitFailure, "", codex.ResumeFailed{ThreadID: gone, Exit: 1}, true, true}
+	got2 := []any{codex.ExitStatus(got.Code).Kind(), got.Stdout, final, errors.Is(turn.Err(), codex.ErrResumeNotFound), codex.ResumeNotFound([]byte(got.Stderr))}
+	if diff := cmp.Diff(want, got2); diff != "" {
+		t.Errorf("[status stdout final errResumeNotFound notFound] mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestCommandLines(t *testing.T) {
+	env := []string{codextest.EnvTranscript + "=" + filepath.Join(testdata, "items.jsonl")}
+	json := []string{"exec", "--json"}
+	tests := []struct {
+		name     string
+		args     []string
+		stdin    string
+		code     int
+		stderr   string
+		hasLines bool
+	}{
+		{"prompt on stdin", append(json, "-"), "-rf /", 0, "", true},
+		{"prompt on stdin without -", json, "hi", 0, "", true},
+		{"prompt after --", append(json, "--", "--help"), "", 0, "", true},
+		{"short flags", append(json, "-m", "gpt-5.1-codex", "-s=workspace-write", "-cmodel_reasoning_effort=\"high\"", "-C", "/tmp", "hi"), "", 0, "", true},
+		{"resume --last", append(json, "resume", "--last", "hi"), "", 0, "", true},
+		{"no prompt", json, "", 1, "No prompt provided via stdin.\n", false},
+		{"unknown flag", append(json, "--frobnicate", "hi"), "", 2, "error: unexpected argument '--frobnicate' found\n", false},
+		{"two prompts", append(json, "hi", "there"), "", 2, "error: unexpected argument 'there' found\n", false},
+		{"bad sandbox", append(json, "--sandbox", "none", "hi"), "", 2, "error: invalid value 'none' for '--sandbox <SANDBOX_MODE>'\n", false},
+		{"missing value", append(json, "hi", "--model"), "", 2, "error: a value is required for '--model' but none was supplied\n", false},
+		{"resume without an id", append(json, "resume"), "", 2, "error: resume needs a SESSION_ID or --last\n", false},
+		{"without --json", []string{"exec", "hi"}, "", 2, "fakecodex: only --json output is supported\n", false},
+		{"not exec", []string{"--json", "hi"}, "", 2, "fakecodex: only `codex exec` is supported\n", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := runFake(t, env, tt.stdin, tt.args...)
+			gotLines := strings.Count(got.Stdout, "\n") > 0
+			if diff := cmp.Diff([]any{tt.code, tt.stderr, tt.hasLines}, []any{got.Code, got.Stderr, gotLines}); diff != "" {
+				t.Errorf("[status stderr output] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestDelay replays with a short delay and checks that the output is
+// complete; TestSignals shows the delay is really waited.
+func TestDelay(t *testing.T) {
+	path := filepath.Join(testdata, "items.jsonl")
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := []string{codextest.EnvTranscript + "=" + path}
+	got := runFake(t, append(env, codextest.EnvDelay+"=5ms"), "", "exec", "--json", "hi")
+	if diff := cmp.Diff([]any{0, string(data)}, []any{got.Code, got.Stdout}); diff != "" {
+		t.Errorf("[status stdout] mismatch (-want +got):\n%s", diff)
+	}
+	bad := runFake(t, append(env, codextest.EnvDelay+"=soon"), "", "exec", "--json", "hi")
+	if bad.Code != 1 || !strings.Contains(bad.Stderr, codextest.EnvDelay) {
+		t.Errorf("bad delay: status %d, stderr %q", bad.Code, bad.Stderr)
+	}
+}
+
+// TestSignals starts a replay that waits an hour before its first line and
+// signals it once it is running: it must stop at once, with no output and
+// the shell's status for the signal, and be reaped.
+func TestSignals(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT or SIGTERM to send on Windows")
+	}
+	tests := []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, codextest.ExitInterrupt},
+		{syscall.SIGTERM, codextest.ExitTerminate},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			// The companion .stderr is written after the signal handlers
+			// are installed and before the first wait: reading its first
+			// line tells the test the child is ready for the signal.
+			path := filepath.Join(testdata, "cli-0.169.0", "plain-text.jsonl")
+			cmd := exec.CommandContext(guard(t), fakecodex, "exec", "--json", "hi")
+			cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path, codextest.EnvDelay+"=1h")
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(stderr).ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the child's stderr: %v", err)
+			}
+			if err := cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				t.Fatal(err)
+			}
+			// Signal 0 checks only that a process exists: the child is gone.
+			gone := errors.Is(cmd.Process.Signal(syscall.Signal(0)), os.ErrProcessDone)
+			got := []any{cmd.ProcessState.ExitCode(), stdout.String(), strings.HasPrefix(line, "WARNING:"), gone}
+			want := []any{tt.code, "", true, true}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("[status stdout stderr gone] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

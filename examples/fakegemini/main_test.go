@@ -1,0 +1,303 @@
+package main_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/gemini"
+	"github.com/acpkit/acpkit/gemini/geminitest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakegemini is the path of the binary built by TestMain.
+var fakegemini string
+
+// testdata is gemini/testdata, made absolute so the child can open it from
+// any directory.
+var testdata, _ = filepath.Abs(filepath.Join("..", "..", "gemini", "testdata"))
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "fakegemini-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	fakegemini = filepath.Join(dir, "fakegemini")
+	if runtime.GOOS == "windows" {
+		fakegemini += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", fakegemini, ".")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	code := 1
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building fakegemini:", err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type result struct {
+	Code   int
+	Stdout string
+	Stderr string
+}
+
+// guard bounds a child's life: a child still running when the test ends
+// is killed, and its status shows that.
+func guard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+// runFake runs the binary to completion; Run waits for the process, so
+// none is left behind.
+func runFake(t *testing.T, env []string, stdin string, args ...string) result {
+	t.Helper()
+	cmd := exec.CommandContext(guard(t), fakegemini, args...)
+	cmd.Env = append(os.Environ(), env...)
+	cmd.Stdin = strings.NewReader(stdin)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	if err != nil && !errors.As(err, &exit) {
+		t.Fatal(err)
+	}
+	return result{cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()}
+}
+
+// readExit reads a transcript's .exit companion.
+func readExit(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".exit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code
+}
+
+// TestTranscripts replays every transcript through the real binary, with
+// a command line from gemini.CommandLine, and checks its exit status, its
+// stderr, its stdout, and what the gemini package reads from that stdout
+// against the golden files.
+func TestTranscripts(t *testing.T) {
+	var names []string
+	for _, pattern := range []string{"*.jsonl", "*/*.jsonl"} {
+		m, err := fs.Glob(os.DirFS(testdata), pattern)
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, m...)
+	}
+	if len(names) < 14 {
+		t.Fatalf("found only %d transcripts: %q", len(names), names)
+	}
+	for _, name := range names {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(testdata, filepath.FromSlash(name))
+			data, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			companion, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".stderr")
+			if err != nil && !errors.Is(err, fs.ErrNotExist) {
+				t.Fatal(err)
+			}
+			code := readExit(t, path)
+			args, stdin := gemini.CommandLine(gemini.Options{SkipTrust: true, ApprovalMode: "yolo"}, "hello")
+			got := runFake(t, []string{geminitest.EnvTranscript + "=" + path}, string(stdin), args...)
+			if diff := cmp.Diff(result{code, string(data), string(companion)}, got); diff != "" {
+				t.Errorf("fakegemini mismatch (-want +got):\n%s", diff)
+			}
+			resume := ""
+			if filepath.Base(name) == "resume.jsonl" {
+				resume = "latest"
+			}
+			golden, err := os.ReadFile(strings.TrimSuffix(path, ".jsonl") + ".golden")
+			if err != nil {
+				t.Fatal(err)
+			}
+			events, err := geminitest.Render(strings.NewReader(got.Stdout), resume, got.Code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(string(golden), string(events)); diff != "" {
+				t.Errorf("events read from fakegemini differ from the golden file (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSession drives a session the way a program would: command lines from
+// gemini.CommandLine, output through gemini.Turn, the exit code to
+// Turn.Finish. The second run resumes the first; the third resumes a
+// session that does not exist.
+func TestSession(t *testing.T) {
+	env := []string{geminitest.EnvTranscript + "=" + filepath.Join(testdata, "session")}
+	type outcome struct {
+		Texts     []string
+		SessionID string
+		Final     string
+		Err       string
+	}
+	turn := func(resume, prompt string) (outcome, error) {
+		args, stdin := gemini.CommandLine(gemini.Options{Resume: resume, Model: "auto", SkipTrust: true}, prompt)
+		got := runFake(t, env, string(stdin), args...)
+		tr := gemini.NewTurn(resume)
+		var o outcome
+		for e, err := range tr.Events(strings.NewReader(got.Stdout)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e, ok := e.(gemini.Text); ok {
+				o.Texts = append(o.Texts, e.Text)
+			}
+		}
+		for _, e := range tr.Finish(got.Code, nil) {
+			o.Final = fmt.Sprintf("%T", e)
+		}
+		o.SessionID = tr.SessionID()
+		if err := tr.Err(); err != nil {
+			o.Err = err.Error()
+		}
+		return o, tr.Err()
+	}
+	first, err1 := turn("", "-my favourite colour is teal")
+	second, err2 := turn(first.SessionID, "again")
+	third, err3 := turn("0badc0de-0000-4000-8000-000000000000", "again")
+	const id = "acec2297-c622-47ab-b2c9-89e237aead7c"
+	want := []outcome{
+		{Texts: []string{"Hello from the mock server. 2 + 2 = 4."}, SessionID: id},
+		{Texts: []string{"Hello from the mock server. 2 + 2 = 4."}, SessionID: id},
+		{SessionID: "0badc0de-0000-4000-8000-000000000000", Final: "gemini.ResumeFailed",
+			Err: "gemini: resumed session not found (exit status 42 (bad input))"},
+	}
+	if diff := cmp.Diff(want, []outcome{first, second, third}); diff != "" {
+		t.Errorf("outcomes mismatch (-want +got):\n%s", diff)
+	}
+	if err1 != nil || err2 != nil || !errors.Is(err3, gemini.ErrResumeNotFound) {
+		t.Errorf("errors %v, %v, %v; want nil, nil, ErrResumeNotFound", err1, err2, err3)
+	}
+}
+
+func TestCommandLines(t *testing.T) {
+	transcript := geminitest.EnvTranscript + "=" + filepath.Join(testdata, "plain-text.jsonl")
+	stream := []string{"--output-format", "stream-json"}
+	tests := []struct {
+		name     string
+		env      []string
+		args     []string
+		stdin    string
+		code     int
+		stderr   string // how stderr starts
+		hasLines bool
+	}{
+		{"-p and short flags", nil, []string{"-o", "stream-json", "-m", "gemini-2.5-pro", "-y", "-p", "hi"}, "", 0,
+			"Warning: Basic terminal detected", true},
+		{"prompt on stdin", nil, stream, "-rf /", 0, "Warning:", true},
+		{"positional query after --", nil, append(stream, "--", "--help"), "", 0, "Warning:", true},
+		{"unknown flags are named", nil, append(stream, "--frobnicate", "-p", "hi"), "", 0,
+			"fakegemini: ignoring unknown option --frobnicate\n", true},
+		{"no prompt", nil, stream, "", 42,
+			"No input provided via stdin. Input can be provided by piping data into gemini or using the --prompt option.\n", false},
+		{"text output", nil, []string{"-p", "hi"}, "", 1,
+			"fakegemini: only --output-format stream-json is supported\n", false},
+		{"interactive", nil, append(stream, "-i", "hi"), "", 1,
+			"fakegemini: --prompt-interactive needs a terminal; it is not supported\n", false},
+		{"missing value", nil, append(stream, "--model"), "", 1, "Not enough arguments following: model\n", false},
+		{"untrusted folder", []string{geminitest.EnvUntrusted + "=1"}, append(stream, "-p", "hi"), "", 55,
+			"Gemini CLI is not running in a trusted directory. To proceed, trust the directory or pass --skip-trust.\n", false},
+		{"untrusted folder, skipped", []string{geminitest.EnvUntrusted + "=1"}, append(stream, "--skip-trust", "-p", "hi"), "", 0,
+			"Warning:", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := runFake(t, append([]string{transcript}, tt.env...), tt.stdin, tt.args...)
+			gotLines := strings.Count(got.Stdout, "\n") > 0
+			// The transcript's own stderr follows what the fake says.
+			stderr := got.Stderr[:min(len(got.Stderr), len(tt.stderr))]
+			if diff := cmp.Diff([]any{tt.code, tt.stderr, tt.hasLines}, []any{got.Code, stderr, gotLines}); diff != "" {
+				t.Errorf("[status stderr output] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestSignals starts a replay that waits an hour before its first line and
+// signals it once it is running: it must stop at once, with no output and
+// the shell's status for the signal, and be gone when Wait returns.
+func TestSignals(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("no SIGINT or SIGTERM to send on Windows")
+	}
+	tests := []struct {
+		sig  syscall.Signal
+		code int
+	}{
+		{syscall.SIGINT, 130},
+		{syscall.SIGTERM, 143},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sig.String(), func(t *testing.T) {
+			t.Parallel()
+			// The companion .stderr is written after the signal handlers
+			// are installed and before the first wait: reading it tells
+			// the test the child is ready for the signal.
+			path := filepath.Join(testdata, "no-result.jsonl")
+			cmd := exec.CommandContext(guard(t), fakegemini, "--output-format=stream-json", "-p", "hi")
+			cmd.Env = append(os.Environ(), geminitest.EnvTranscript+"="+path, geminitest.EnvDelay+"=1h")
+			var stdout bytes.Buffer
+			cmd.Stdout = &stdout
+			stderr, err := cmd.StderrPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			line, err := bufio.NewReader(stderr).ReadString('\n')
+			if err != nil {
+				t.Fatalf("reading the child's stderr: %v", err)
+			}
+			if err := cmd.Process.Signal(tt.sig); err != nil {
+				t.Fatal(err)
+			}
+			err = cmd.Wait()
+			var exit *exec.ExitError
+			if err != nil && !errors.As(err, &exit) {
+				t.Fatal(err)
+			}
+			// After Wait the child is reaped: signalling it must fail.
+			if err := cmd.Process.Signal(syscall.Signal(0)); !errors.Is(err, os.ErrProcessDone) {
+				t.Errorf("the child is still there after Wait: %v", err)
+			}
+			got := []any{cmd.ProcessState.ExitCode(), stdout.String(), line}
+			want := []any{tt.code, "", "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n"}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("[status stdout stderr] mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,95 @@
+package gemini
+
+import (
+	"errors"
+	"io"
+	"iter"
+	"strconv"
+
+	"github.com/acpkit/acpkit/internal/lines"
+)
+
+// MaxLineLength is the longest line, in bytes without its terminator, that
+// [Turn.Events] reads. Real lines, even tool results holding whole files,
+// stay far below it; it bounds the memory a runaway line can take.
+const MaxLineLength = 64 << 20
+
+// ErrLineTooLong matches every [*LineTooLongError] with errors.Is.
+var ErrLineTooLong = errors.New("gemini: stream-json line too long")
+
+// LineTooLongError reports a line longer than Max bytes. The line is
+// skipped, not kept: Length is its length in bytes, without its terminator
+// ("\n" or "\r\n").
+type LineTooLongError struct {
+	Length int64
+	Max    int
+}
+
+// Error implements the error interface.
+func (e *LineTooLongError) Error() string {
+	return "gemini: stream-json line of " + strconv.FormatInt(e.Length, 10) +
+		" bytes is longer than the maximum of " + strconv.Itoa(e.Max)
+}
+
+// Is reports whether target is [ErrLineTooLong].
+func (e *LineTooLongError) Is(target error) bool { return target == ErrLineTooLong }
+
+// Events returns the events of a run whose output is read from r (the
+// CLI's standard output), in order, as [Turn.Feed] returns them. Call
+// [Turn.Finish] with the process's exit code after the loop, for the
+// events that only the end of the run can give.
+//
+// A line that cannot be used yields a nil Event and its error, a
+// [*SyntaxError] or a [*LineTooLongError] (over [MaxLineLength]), and
+// reading goes on with the next line. Blank lines are skipped. An error
+// from r itself is yielded last; a line it cuts short is not fed. The
+// sequence ends at the end of r: after the result it goes on reading, and
+// yields nothing more, so that the CLI never blocks on a full pipe. A
+// caller that stops the loop early takes that duty over.
+//
+// Events keeps no goroutine and reads r only while the loop asks for the
+// next event. Like [Turn] itself, it is not safe for concurrent use.
+func (t *Turn) Events(r io.Reader) iter.Seq2[Event, error] {
+	return t.events(r, MaxLineLength)
+}
+
+// events is Events with lines of at most maxLine bytes, so that tests can
+// reach the limit without a 64 MiB line.
+func (t *Turn) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
+	return func(yield func(Event, error) bool) {
+		lr := lines.NewReader(r, maxLine)
+		var events []Event
+		for {
+			line, err := lr.Next()
+			switch err := err.(type) {
+			case nil:
+			case *lines.TooLongError: // skipped whole; the next line is intact
+				if t.done {
+					continue // nothing is yielded after the final event
+				}
+				if !yield(nil, &LineTooLongError{Length: err.Length, Max: err.Max}) {
+					return
+				}
+				continue
+			default: // the end of r
+				if err != io.EOF {
+					yield(nil, err)
+				}
+				return
+			}
+			events, err = t.Feed(line, events[:0])
+			if err != nil {
+				if !yield(nil, err) {
+					return
+				}
+				continue
+			}
+			for i, e := range events {
+				events[i] = nil
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}
