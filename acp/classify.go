@@ -51,8 +51,8 @@ type Message struct {
 	// Kind says what the line is.
 	Kind Kind
 	// Method is the method called, unescaped, for KindRequest and
-	// KindNotification, and "" otherwise. A known ACP method is returned as
-	// its Method constant (MethodSessionPrompt, MethodCancelRequest, …)
+	// KindNotification, and "" otherwise. A method this package declares
+	// ([SessionPrompt], [CancelRequest], …) is returned as its Name,
 	// without allocating.
 	Method string
 	// ID is the id as sent, byte-exact, for KindRequest and KindResponse; a
@@ -271,59 +271,11 @@ func methodName(v []byte) string {
 	return u
 }
 
-// knownMethod returns the constant equal to s, if any, without allocating.
+// knownMethod returns the name of the package's method equal to s, if
+// any, without allocating.
 func knownMethod(s []byte) (string, bool) {
-	switch string(s) {
-	case MethodInitialize:
-		return MethodInitialize, true
-	case MethodAuthenticate:
-		return MethodAuthenticate, true
-	case MethodSessionNew:
-		return MethodSessionNew, true
-	case MethodSessionLoad:
-		return MethodSessionLoad, true
-	case MethodSessionResume:
-		return MethodSessionResume, true
-	case MethodSessionList:
-		return MethodSessionList, true
-	case MethodSessionClose:
-		return MethodSessionClose, true
-	case MethodSessionSetMode:
-		return MethodSessionSetMode, true
-	case MethodSessionSetConfigOption:
-		return MethodSessionSetConfigOption, true
-	case MethodSessionPrompt:
-		return MethodSessionPrompt, true
-	case MethodSessionCancel:
-		return MethodSessionCancel, true
-	case MethodSessionSetModel:
-		return MethodSessionSetModel, true
-	case MethodSessionUpdate:
-		return MethodSessionUpdate, true
-	case MethodSessionRequestPermission:
-		return MethodSessionRequestPermission, true
-	case MethodFSReadTextFile:
-		return MethodFSReadTextFile, true
-	case MethodFSWriteTextFile:
-		return MethodFSWriteTextFile, true
-	case MethodTerminalCreate:
-		return MethodTerminalCreate, true
-	case MethodTerminalOutput:
-		return MethodTerminalOutput, true
-	case MethodTerminalRelease:
-		return MethodTerminalRelease, true
-	case MethodTerminalWaitForExit:
-		return MethodTerminalWaitForExit, true
-	case MethodTerminalKill:
-		return MethodTerminalKill, true
-	case MethodCancelRequest:
-		return MethodCancelRequest, true
-	case MethodGooseSessionSteer:
-		return MethodGooseSessionSteer, true
-	case MethodGooseSessionUpdate:
-		return MethodGooseSessionUpdate, true
-	}
-	return "", false
+	m, ok := knownMethods[string(s)]
+	return m, ok
 }
 
 // unquote returns the content of a valid JSON string (without its quotes)

@@ -56,55 +56,55 @@ type classifyCase struct {
 var classifyCases = []classifyCase{
 	// Requests: ids of every shape are kept byte-exact.
 	{"request int id", `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s1"}}`,
-		view{Kind: KindRequest, Method: MethodSessionPrompt, ID: "1", Params: `{"sessionId":"s1"}`}},
+		view{Kind: KindRequest, Method: SessionPrompt.Name, ID: "1", Params: `{"sessionId":"s1"}`}},
 	{"request zero id", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
-		view{Kind: KindRequest, Method: MethodInitialize, ID: "0", Params: `{"protocolVersion":1}`}},
+		view{Kind: KindRequest, Method: Initialize.Name, ID: "0", Params: `{"protocolVersion":1}`}},
 	{"request string id", `{"jsonrpc":"2.0","id":"perm-7","method":"session/request_permission","params":{}}`,
-		view{Kind: KindRequest, Method: MethodSessionRequestPermission, ID: `"perm-7"`, Params: `{}`}},
+		view{Kind: KindRequest, Method: SessionRequestPermission.Name, ID: `"perm-7"`, Params: `{}`}},
 	{"request numeric string id", `{"jsonrpc":"2.0","id":"1","method":"session/new","params":{"cwd":"/"}}`,
-		view{Kind: KindRequest, Method: MethodSessionNew, ID: `"1"`, Params: `{"cwd":"/"}`}},
+		view{Kind: KindRequest, Method: SessionNew.Name, ID: `"1"`, Params: `{"cwd":"/"}`}},
 	{"request null id", `{"jsonrpc":"2.0","id":null,"method":"session/list"}`,
-		view{Kind: KindRequest, Method: MethodSessionList, ID: "null"}},
+		view{Kind: KindRequest, Method: SessionList.Name, ID: "null"}},
 	{"request big id", `{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"authenticate","params":{"methodId":"x"}}`,
-		view{Kind: KindRequest, Method: MethodAuthenticate, ID: "123456789012345678901234567890", Params: `{"methodId":"x"}`}},
+		view{Kind: KindRequest, Method: Authenticate.Name, ID: "123456789012345678901234567890", Params: `{"methodId":"x"}`}},
 	{"request exponent id", `{"jsonrpc":"2.0","id":1e3,"method":"session/load","params":{}}`,
-		view{Kind: KindRequest, Method: MethodSessionLoad, ID: "1e3", Params: `{}`}},
+		view{Kind: KindRequest, Method: SessionLoad.Name, ID: "1e3", Params: `{}`}},
 	{"request negative zero id", `{"jsonrpc":"2.0","id":-0,"method":"session/close","params":{}}`,
-		view{Kind: KindRequest, Method: MethodSessionClose, ID: "-0", Params: `{}`}},
+		view{Kind: KindRequest, Method: SessionClose.Name, ID: "-0", Params: `{}`}},
 	{"request fraction id", `{"jsonrpc":"2.0","id":-1.50E+2,"method":"terminal/kill","params":{}}`,
-		view{Kind: KindRequest, Method: MethodTerminalKill, ID: "-1.50E+2", Params: `{}`}},
+		view{Kind: KindRequest, Method: TerminalKill.Name, ID: "-1.50E+2", Params: `{}`}},
 	{"request array params", `{"jsonrpc":"2.0","id":2,"method":"x/y","params":[1,"two",null]}`,
 		view{Kind: KindRequest, Method: "x/y", ID: "2", Params: `[1,"two",null]`}},
 	{"goose steer extension", `{"jsonrpc":"2.0","id":9,"method":"_goose/unstable/session/steer","params":{"sessionId":"s","expectedRunId":"r"}}`,
-		view{Kind: KindRequest, Method: MethodGooseSessionSteer, ID: "9", Params: `{"sessionId":"s","expectedRunId":"r"}`}},
+		view{Kind: KindRequest, Method: "_goose/unstable/session/steer", ID: "9", Params: `{"sessionId":"s","expectedRunId":"r"}`}},
 	{"legacy set_model", `{"jsonrpc":"2.0","id":3,"method":"session/set_model","params":{"sessionId":"s","modelId":"m"}}`,
-		view{Kind: KindRequest, Method: MethodSessionSetModel, ID: "3", Params: `{"sessionId":"s","modelId":"m"}`}},
+		view{Kind: KindRequest, Method: SessionSetModel.Name, ID: "3", Params: `{"sessionId":"s","modelId":"m"}`}},
 	{"unknown method", `{"jsonrpc":"2.0","id":4,"method":"_vendor/do_thing"}`,
 		view{Kind: KindRequest, Method: "_vendor/do_thing", ID: "4"}},
 	{"escaped method", `{"jsonrpc":"2.0","id":5,"method":"session\/new","params":{}}`,
-		view{Kind: KindRequest, Method: MethodSessionNew, ID: "5", Params: `{}`}},
+		view{Kind: KindRequest, Method: SessionNew.Name, ID: "5", Params: `{}`}},
 	{"unicode escaped method", `{"jsonrpc":"2.0","id":5,"method":"\u0073ession/prompt","params":{}}`,
-		view{Kind: KindRequest, Method: MethodSessionPrompt, ID: "5", Params: `{}`}},
+		view{Kind: KindRequest, Method: SessionPrompt.Name, ID: "5", Params: `{}`}},
 	{"non-ASCII method", `{"jsonrpc":"2.0","id":5,"method":"_é/ünïcode"}`,
 		view{Kind: KindRequest, Method: "_é/ünïcode", ID: "5"}},
 	{"empty method", `{"jsonrpc":"2.0","id":5,"method":""}`,
 		view{Kind: KindRequest, Method: "", ID: "5"}},
 	{"escaped member names", `{"json\u0072pc":"2.0","\u0069d":6,"m\u0065thod":"session/load","p\u0061rams":{"a":1}}`,
-		view{Kind: KindRequest, Method: MethodSessionLoad, ID: "6", Params: `{"a":1}`}},
+		view{Kind: KindRequest, Method: SessionLoad.Name, ID: "6", Params: `{"a":1}`}},
 	{"escaped version", `{"jsonrpc":"2\u002e0","id":7,"method":"initialize"}`,
-		view{Kind: KindRequest, Method: MethodInitialize, ID: "7"}},
+		view{Kind: KindRequest, Method: Initialize.Name, ID: "7"}},
 
 	// Notifications.
 	{"notification", `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}}`,
-		view{Kind: KindNotification, Method: MethodSessionUpdate, Params: `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`}},
+		view{Kind: KindNotification, Method: SessionUpdate.Name, Params: `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`}},
 	{"notification without params", `{"jsonrpc":"2.0","method":"session/cancel"}`,
-		view{Kind: KindNotification, Method: MethodSessionCancel}},
+		view{Kind: KindNotification, Method: SessionCancel.Name}},
 	{"null params are absent", `{"jsonrpc":"2.0","method":"session/cancel","params":null}`,
-		view{Kind: KindNotification, Method: MethodSessionCancel}},
+		view{Kind: KindNotification, Method: SessionCancel.Name}},
 	{"cancel request", `{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":3}}`,
-		view{Kind: KindNotification, Method: MethodCancelRequest, Params: `{"requestId":3}`}},
+		view{Kind: KindNotification, Method: CancelRequest.Name, Params: `{"requestId":3}`}},
 	{"goose update", `{"jsonrpc":"2.0","method":"_goose/unstable/session/update","params":{}}`,
-		view{Kind: KindNotification, Method: MethodGooseSessionUpdate, Params: `{}`}},
+		view{Kind: KindNotification, Method: "_goose/unstable/session/update", Params: `{}`}},
 
 	// Responses.
 	{"success response", `{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn"}}`,
@@ -124,7 +124,7 @@ var classifyCases = []classifyCase{
 
 	// Duplicates: the last occurrence wins, and only it is checked.
 	{"duplicate method", `{"jsonrpc":"2.0","method":"a","id":1,"method":"session/new"}`,
-		view{Kind: KindRequest, Method: MethodSessionNew, ID: "1"}},
+		view{Kind: KindRequest, Method: SessionNew.Name, ID: "1"}},
 	{"duplicate id, bad first", `{"jsonrpc":"2.0","id":{},"method":"x","id":"b"}`,
 		view{Kind: KindRequest, Method: "x", ID: `"b"`}},
 	{"duplicate params", `{"jsonrpc":"2.0","method":"x","params":5,"params":[1]}`,
@@ -281,7 +281,7 @@ func TestClassifyErrorsMatchSentinels(t *testing.T) {
 }
 
 func TestClassifyKnownMethodsDoNotAllocate(t *testing.T) {
-	for _, method := range knownMethods {
+	for method := range knownMethods {
 		// With an unknown member whose name is too long for the compiler's
 		// small on-stack string buffers.
 		line := []byte(`{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":{"sessionId":"s"},` +
@@ -295,18 +295,6 @@ func TestClassifyKnownMethodsDoNotAllocate(t *testing.T) {
 			t.Errorf("Classify(%s) allocates %v times, want 0", line, allocs)
 		}
 	}
-}
-
-// knownMethods lists every method constant, each of which Classify interns.
-var knownMethods = []string{
-	MethodInitialize, MethodAuthenticate, MethodSessionNew, MethodSessionLoad,
-	MethodSessionResume, MethodSessionList, MethodSessionClose, MethodSessionSetMode,
-	MethodSessionSetConfigOption, MethodSessionPrompt, MethodSessionCancel,
-	MethodSessionSetModel, MethodSessionUpdate, MethodSessionRequestPermission,
-	MethodFSReadTextFile, MethodFSWriteTextFile, MethodTerminalCreate,
-	MethodTerminalOutput, MethodTerminalRelease, MethodTerminalWaitForExit,
-	MethodTerminalKill, MethodCancelRequest, MethodGooseSessionSteer,
-	MethodGooseSessionUpdate,
 }
 
 func TestKindString(t *testing.T) {
@@ -324,7 +312,7 @@ func TestClassifyAndDecodersAgreeOnDuplicates(t *testing.T) {
 	line := []byte(`{"jsonrpc":"2.0","id":1,"method":"session/cancel","params":{"sessionId":"first"},` +
 		`"m\u0065thod":"session/prompt","params":{"sessionId":"a","prompt":[],"sess\u0069onId":"last","prompt":[{"type":"text","text":"x"}]}}`)
 	m := Classify(line)
-	if m.Kind != KindRequest || m.Method != MethodSessionPrompt {
+	if m.Kind != KindRequest || m.Method != SessionPrompt.Name {
 		t.Fatalf("Classify = %v %q, want a session/prompt request", m.Kind, m.Method)
 	}
 	got, err := DecodeParams[PromptParams](m.Params)

@@ -511,7 +511,7 @@ func (c *Conn) forget(n int64) bool {
 // block: if the write queue is full the cancellation, which is advisory, is
 // dropped.
 func (c *Conn) cancelOutbound(n int64) {
-	line, err := encodeLine(ID{}, MethodCancelRequest, "params", CancelRequestParams{RequestID: IntID(n)})
+	line, err := encodeLine(ID{}, CancelRequest.Name, "params", CancelRequestParams{RequestID: IntID(n)})
 	if err != nil || c.broken.Load() {
 		return
 	}
@@ -970,7 +970,7 @@ func marshalResult(id ID, result any) (line []byte, err error) {
 
 // notification delivers an inbound notification, on the reading goroutine.
 func (c *Conn) notification(msg Message) {
-	if msg.Method == MethodCancelRequest {
+	if msg.Method == CancelRequest.Name {
 		c.cancelInbound(msg.Params)
 		return
 	}

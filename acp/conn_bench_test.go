@@ -60,7 +60,7 @@ type inboundEnvelope struct {
 }
 
 func chunkLineLength(b *testing.B) int64 {
-	line, err := acp.MarshalNotification(acp.MethodSessionUpdate, chunk)
+	line, err := acp.MarshalNotification(acp.SessionUpdate.Name, chunk)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func BenchmarkConnNotify(b *testing.B) {
 	all := make(chan struct{})
 	var want int64
 	clientH := acp.Methods{Notifications: map[string]acp.NotificationFunc{
-		acp.MethodSessionUpdate: func(context.Context, *acp.Conn, json.RawMessage) {
+		acp.SessionUpdate.Name: func(context.Context, *acp.Conn, json.RawMessage) {
 			if count.Add(1) == want {
 				close(all)
 			}
@@ -88,7 +88,7 @@ func BenchmarkConnNotify(b *testing.B) {
 	b.ResetTimer()
 	ctx := context.Background()
 	for range b.N {
-		if err := agent.Notify(ctx, acp.MethodSessionUpdate, chunk); err != nil {
+		if err := agent.Notify(ctx, acp.SessionUpdate.Name, chunk); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -108,7 +108,7 @@ func BenchmarkConnNotifyBaseline(b *testing.B) {
 			if err := json.Unmarshal(sc.Bytes(), &env); err != nil {
 				panic(err)
 			}
-			if env.Method == acp.MethodSessionUpdate {
+			if env.Method == acp.SessionUpdate.Name {
 				count++
 			}
 		}
@@ -120,7 +120,7 @@ func BenchmarkConnNotifyBaseline(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		if err := enc.Encode(notificationEnvelope{JSONRPC: "2.0", Method: acp.MethodSessionUpdate, Params: chunk}); err != nil {
+		if err := enc.Encode(notificationEnvelope{JSONRPC: "2.0", Method: acp.SessionUpdate.Name, Params: chunk}); err != nil {
 			b.Fatal(err)
 		}
 		if err := bw.Flush(); err != nil {
@@ -172,7 +172,7 @@ type promptResult struct {
 // each answered at once.
 func BenchmarkConnRoundTrip(b *testing.B) {
 	agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
-		acp.MethodSessionPrompt: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+		acp.SessionPrompt.Name: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
 			return promptResult{StopReason: "end_turn"}, nil
 		},
 	}}
@@ -182,7 +182,7 @@ func BenchmarkConnRoundTrip(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		res, err := client.Request(ctx, acp.MethodSessionPrompt, prompt)
+		res, err := client.Request(ctx, acp.SessionPrompt.Name, prompt)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -237,7 +237,7 @@ func BenchmarkConnRoundTripBaseline(b *testing.B) {
 	b.ReportAllocs()
 	var id int64
 	for b.Loop() {
-		if err := enc.Encode(requestEnvelope{JSONRPC: "2.0", ID: id, Method: acp.MethodSessionPrompt, Params: prompt}); err != nil {
+		if err := enc.Encode(requestEnvelope{JSONRPC: "2.0", ID: id, Method: acp.SessionPrompt.Name, Params: prompt}); err != nil {
 			b.Fatal(err)
 		}
 		id++
@@ -260,3 +260,69 @@ func BenchmarkConnRoundTripBaseline(b *testing.B) {
 	for sc.Scan() {
 	}
 }
+
+// BenchmarkConnNotifyTyped is BenchmarkConnNotify through the typed path:
+// acp.SessionUpdate's Notify on one side and Handle, which decodes each
+// update into its variant, on the other.
+func BenchmarkConnNotifyTyped(b *testing.B) {
+	var count atomic.Int64
+	all := make(chan struct{})
+	var want int64
+	var clientH acp.Methods
+	acp.SessionUpdate.Handle(&clientH, func(context.Context, *acp.Conn, acp.SessionNotification) {
+		if count.Add(1) == want {
+			close(all)
+		}
+	})
+	_, agent, closePair := acptest.NewPair(context.Background(), clientH, nil, nil)
+	defer closePair()
+	n := acp.SessionNotification{
+		SessionID: chunk.SessionID,
+		Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: chunk.Update.Content.Text}},
+	}
+	b.SetBytes(chunkLineLength(b))
+	b.ReportAllocs()
+	want = int64(b.N)
+	b.ResetTimer()
+	ctx := context.Background()
+	for range b.N {
+		if err := acp.SessionUpdate.Notify(ctx, agent, n); err != nil {
+			b.Fatal(err)
+		}
+	}
+	<-all
+}
+
+// BenchmarkConnRoundTripTyped is BenchmarkConnRoundTrip through the typed
+// path: acp.SessionPrompt's Call on one side and Handle on the other, each
+// decoding strictly.
+func BenchmarkConnRoundTripTyped(b *testing.B) {
+	var agentH acp.Methods
+	acp.SessionPrompt.Handle(&agentH, func(context.Context, *acp.Conn, acp.PromptParams) (acp.PromptResult, error) {
+		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+	})
+	client, _, closePair := acptest.NewPair(context.Background(), nil, agentH, nil)
+	defer closePair()
+	raw := newPrompt()
+	prompt := acp.PromptParams{
+		SessionID: raw.SessionID,
+		Prompt: acp.ContentBlocks{
+			acp.TextContent{Text: raw.Prompt[0].(textBlock).Text},
+			acp.EmbeddedResource{Resource: acp.ResourceContents{
+				URI:      raw.Prompt[1].(resourceBlock).Resource.URI,
+				MimeType: raw.Prompt[1].(resourceBlock).Resource.MimeType,
+				Text:     ptrTo(raw.Prompt[1].(resourceBlock).Resource.Text),
+			}},
+		},
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		r, err := acp.SessionPrompt.Call(ctx, client, prompt)
+		if err != nil || r.StopReason != acp.StopReasonEndTurn {
+			b.Fatalf("result %+v: %v", r, err)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

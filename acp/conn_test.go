@@ -393,7 +393,7 @@ func testConnOrdering(t *testing.T) {
 		errs []string
 	)
 	clientH := acp.Methods{Notifications: map[string]acp.NotificationFunc{
-		acp.MethodSessionUpdate: func(_ context.Context, _ *acp.Conn, params json.RawMessage) {
+		acp.SessionUpdate.Name: func(_ context.Context, _ *acp.Conn, params json.RawMessage) {
 			var u update
 			if err := json.Unmarshal(params, &u); err != nil {
 				panic(err)
@@ -407,13 +407,13 @@ func testConnOrdering(t *testing.T) {
 		},
 	}}
 	agentH := acp.Methods{Requests: map[string]acp.RequestFunc{
-		acp.MethodSessionPrompt: func(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
+		acp.SessionPrompt.Name: func(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
 			var p update
 			if err := json.Unmarshal(params, &p); err != nil {
 				return nil, err
 			}
 			for i := range perPrompt {
-				if err := conn.Notify(ctx, acp.MethodSessionUpdate, update{p.From, i}); err != nil {
+				if err := conn.Notify(ctx, acp.SessionUpdate.Name, update{p.From, i}); err != nil {
 					return nil, err
 				}
 			}
@@ -425,7 +425,7 @@ func testConnOrdering(t *testing.T) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for i := range free {
-			if err := agent.Notify(t.Context(), acp.MethodSessionUpdate, update{"free", i}); err != nil {
+			if err := agent.Notify(t.Context(), acp.SessionUpdate.Name, update{"free", i}); err != nil {
 				t.Error(err)
 				return
 			}
@@ -434,7 +434,7 @@ func testConnOrdering(t *testing.T) {
 	for p := range prompts {
 		wg.Go(func() {
 			from := fmt.Sprintf("prompt %d", p)
-			res, err := client.Request(t.Context(), acp.MethodSessionPrompt, update{From: from})
+			res, err := client.Request(t.Context(), acp.SessionPrompt.Name, update{From: from})
 			if err != nil {
 				t.Errorf("%s: %v", from, err)
 				return
@@ -967,7 +967,7 @@ func TestConnRequestCause(t *testing.T) {
 				if sent {
 					p.recv()
 					cancel(boom)
-					if got := p.recv(); got.Method != acp.MethodCancelRequest {
+					if got := p.recv(); got.Method != acp.CancelRequest.Name {
 						t.Errorf("after the cancel: %s, want $/cancel_request", got.line)
 					}
 				}

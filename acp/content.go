@@ -3,7 +3,6 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
 )
 
 // ContentBlock is one piece of displayable content: in a prompt, in a
@@ -169,7 +168,27 @@ type ContentBlocks []ContentBlock
 // MarshalJSON encodes the blocks as an array, [] when b is nil, since
 // every member holding blocks is a required array.
 func (b ContentBlocks) MarshalJSON() ([]byte, error) {
-	return json.Marshal(nonNil([]ContentBlock(b)))
+	// The blocks' own encodings are joined rather than handed to
+	// encoding/json as a slice, which would re-validate each of them
+	// before its caller re-validates the whole array.
+	out := []byte{'['}
+	for i, block := range b {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		var enc []byte
+		var err error
+		if m, ok := block.(json.Marshaler); ok { // every variant; the caller validates
+			enc, err = m.MarshalJSON()
+		} else {
+			enc, err = json.Marshal(block) // nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, enc...)
+	}
+	return append(out, ']'), nil
 }
 
 // UnmarshalJSON decodes a JSON array of content blocks; null leaves b
@@ -204,13 +223,13 @@ func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	items := scanArray(raw)
+	if items == nil {
 		return nil, &fieldError{path, "must be an array"}
 	}
 	out := make(ContentBlocks, 0, len(items))
 	for i, item := range items {
-		c, err := decodeContentBlock(item, fmt.Sprintf("%s[%d]", path, i))
+		c, err := decodeContentBlock(item, indexPath(path, i))
 		if err != nil {
 			return nil, err
 		}
@@ -316,20 +335,38 @@ func marshalTagged(key, tag string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	head, err := json.Marshal(tag)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]byte, 0, len(key)+len(head)+len(body)+4)
+	return joinTagged(key, tag, body)
+}
+
+// joinTagged returns the object body, whose encoding is done, with the
+// member key:tag put first.
+func joinTagged(key, tag string, body []byte) ([]byte, error) {
+	out := make([]byte, 0, len(key)+len(tag)+len(body)+8)
 	out = append(out, '{', '"')
 	out = append(out, key...)
 	out = append(out, '"', ':')
-	out = append(out, head...)
+	out, err := appendQuoted(out, tag)
+	if err != nil {
+		return nil, err
+	}
 	if len(body) > 2 { // more than "{}"
 		out = append(out, ',')
-		out = append(out, body[1:]...)
-	} else {
-		out = append(out, '}')
+		return append(out, body[1:]...), nil
 	}
-	return out, nil
+	return append(out, '}'), nil
+}
+
+// appendQuoted appends s as a JSON string. The package's own tags need no
+// escaping and skip encoding/json; a tag that came from a peer goes through
+// it.
+func appendQuoted(dst []byte, s string) ([]byte, error) {
+	for i := range len(s) {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			q, err := json.Marshal(s)
+			return append(dst, q...), err
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"'), nil
 }

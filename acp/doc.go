@@ -13,12 +13,12 @@
 // pass checks that the line is JSON in valid UTF-8 and finds its members. An
 // invalid line comes back with the error to reply with ([CodeParseError] or
 // [CodeInvalidRequest]) and the id to echo. Ids are kept byte-exact, so a
-// reply echoes exactly what came in. Known ACP methods are returned as their
-// Method constants, so classifying them allocates nothing. The [Message]'s
-// ID, Params and Result alias the line: copy them (with [ID.Clone] and
-// [bytes.Clone]) before the line's buffer is reused. When a member name is
-// repeated, the last occurrence wins, as with encoding/json, so the typed
-// params decoders agree with the classifier.
+// reply echoes exactly what came in. The methods this package declares are
+// returned as their values' Name, so classifying them allocates nothing.
+// The [Message]'s ID, Params and Result alias the line: copy them (with
+// [ID.Clone] and [bytes.Clone]) before the line's buffer is reused. When a
+// member name is repeated, the last occurrence wins, as with encoding/json,
+// so the typed params decoders agree with the classifier.
 //
 // # Framing
 //
@@ -32,10 +32,34 @@
 // whole and in call order from any number of goroutines, compacting
 // pretty-printed JSON and refusing anything that is not JSON ([ErrNotJSON]).
 //
+// # Methods
+//
+// Every ACP method is one exported value that binds its name to its params
+// and result types: [SessionPrompt] is a [Method][[PromptParams],
+// [PromptResult]], [SessionUpdate] a [Notification][[SessionNotification]].
+// An agent registers a handler in its [Methods] table with Handle, and the
+// handler gets decoded, checked params, never raw JSON:
+//
+//	var agent acp.Methods
+//	acp.SessionPrompt.Handle(&agent, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+//		err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{…})
+//		…
+//		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+//	})
+//
+// A client calls the same value: acp.SessionPrompt.Call(ctx, conn, params)
+// returns a [PromptResult] checked as strictly as params are. The methods
+// an agent calls on a client ([SessionRequestPermission], [FSReadTextFile],
+// …) work the same way in the other direction. An extension declares its
+// method in one line, with its own types, and uses it alike. A request for
+// a method no handler was registered for is answered [CodeMethodNotFound].
+// The raw [Methods] maps and the [Handler] interface remain for routers and
+// proxies that forward JSON as is.
+//
 // # Connections
 //
 // [Conn] runs JSON-RPC over any reader and writer (stdio, pipes, sockets),
-// for agents and clients alike. A [Handler], or the method table [Methods],
+// for agents and clients alike. A [Handler], usually a [Methods] table,
 // serves what the peer sends. Requests run concurrently (up to
 // [ConnOptions].MaxConcurrentRequests; more wait their turn in arrival order
 // while the connection reads on, so handlers may wait on the peer), each
@@ -63,22 +87,31 @@
 //
 // # Params and results
 //
-// [DecodeParams] decodes a request's params into a typed value such as
-// [NewSessionParams], returning an *[Error] with code [CodeInvalidParams]
-// whose message and data name the offending member. Null params read as {},
-// null members as absent, unknown members are ignored, _meta is kept raw,
-// and of duplicated members the last wins (as in encoding/json and
-// [Classify]). [DecodeResult] decodes a response's result, such as
-// [InitializeResult].
+// [DecodeParams], which Handle calls, decodes a request's params into a
+// typed value such as [NewSessionParams], returning an *[Error] with code
+// [CodeInvalidParams] whose message and data name the offending member
+// ([InvalidField] reads it back). Null params read as {}, null members as
+// absent, unknown members are ignored, _meta is kept raw, and of
+// duplicated members the last wins (as in encoding/json and [Classify]).
+// [DecodeResult], which Call uses, decodes a response's result, such as
+// [InitializeResult], with the same checks; a result that breaks them
+// matches [ErrInvalidResponse]. Types of other packages declare their
+// required members with the struct tag acp:"required". Reply with detail
+// in one expression with [Errorf] and [Error.WithData].
+//
+// Absence reads one way throughout: an optional string or slice is empty
+// (nil) when absent, and a field is a pointer only where absent differs
+// from a zero value (an optional count, a capability declared by its
+// presence, a systemPrompt that may be present and empty).
 //
 // # Content and session updates
 //
-// [ContentBlock] and [SessionUpdate] are closed unions: only this package
+// [ContentBlock] and [Update] are closed unions: only this package
 // adds variants, and unknown variants decode to [UnknownContent] and
 // [UnknownUpdate], kept byte for byte, so a newer peer never breaks an older
-// reader. Build a session/update line with [MarshalSessionUpdate]; read one
-// with [DecodeSessionNotification] — a malformed known update is an error the
-// client should skip, as the official TypeScript client does. Send a
+// reader. Send a session/update with [SessionUpdate].Notify and receive
+// one with [SessionUpdate].Handle, which skips a malformed known update, as
+// the official TypeScript client does. Send a
 // [Notice] only when [ClientCapabilities.AcceptsNotices] says the client
 // asked for them.
 //
@@ -90,21 +123,20 @@
 //
 // # Negotiation
 //
-// Answer initialize with [NegotiateVersion]; test declared capabilities with
-// the methods of [ClientCapabilities] and [AgentCapabilities], which read
-// absence as unsupported.
+// Answer initialize with [NegotiateVersion]. Declared capabilities are
+// plain fields, false or nil when the peer left them out; methods such as
+// [AgentCapabilities.Accepts] and [ClientCapabilities.AcceptsNotices]
+// answer the questions that take more than reading one field.
 //
 // # Usage
 //
-// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update
-// (tokens in the context window now, and the session's cost when it is
-// known); [NewGooseUsageUpdate] renders it as goose's session-cumulative
-// payload, leaving out every figure that is not exactly known.
+// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update:
+// tokens in the context window now, and the session's cost when it is
+// known.
 //
-// # goose extensions
+// # Extensions
 //
-// Unstable: goose's extensions may change or disappear. [SteerParams] is
-// the params of [MethodGooseSessionSteer]; [GooseMeta] rides in an update's
-// _meta.goose; [MarshalGooseSessionUpdate] with [GooseUsageUpdate] builds the
-// _goose/unstable/session/update usage_update notification.
+// An extension's methods are [Method] and [Notification] values like the
+// package's own. Package [github.com/acpkit/acpkit/acp/goose] holds
+// goose's (steer, its run metadata in _meta, its usage payload).
 package acp

@@ -40,6 +40,15 @@ func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 	return trimLine(encodeLine(id, method, "params", params))
 }
 
+// jsonAppender is implemented by the params of the hot methods
+// (session/update, session/prompt), which encode themselves: encoding/json
+// would validate and compact each nested encoding once more, where
+// encodeLine checks the whole once. The bytes are those encoding/json
+// would produce.
+type jsonAppender interface {
+	appendJSON(dst []byte) ([]byte, error)
+}
+
 // MarshalNotification returns a notification line for method with params
 // (omitted when nil). It fails as [MarshalRequest] does.
 func MarshalNotification(method string, params any) ([]byte, error) {
@@ -104,7 +113,12 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 		}
 	default:
 		var err error
-		if val, err = json.Marshal(value); err != nil {
+		if a, ok := value.(jsonAppender); ok {
+			val, err = a.appendJSON(nil)
+		} else {
+			val, err = json.Marshal(value)
+		}
+		if err != nil {
 			return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 		}
 		// encoding/json validates what MarshalJSON methods and raw

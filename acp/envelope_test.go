@@ -69,11 +69,11 @@ func TestMarshalEnvelopes(t *testing.T) {
 		return string(b)
 	}
 	got := []string{
-		line(MarshalRequest(IntID(7), MethodSessionList, nil)),
-		line(MarshalRequest(StringID("r-1"), MethodSessionCancel, SessionParams{SessionID: "s"})),
-		line(MarshalRequest(ID{}, MethodSessionList, nil)),
+		line(MarshalRequest(IntID(7), SessionList.Name, nil)),
+		line(MarshalRequest(StringID("r-1"), SessionCancel.Name, SessionParams{SessionID: "s"})),
+		line(MarshalRequest(ID{}, SessionList.Name, nil)),
 		line(MarshalRequest(IntID(7), "x", func() {})),
-		line(MarshalNotification(MethodSessionCancel, SessionParams{SessionID: "s"})),
+		line(MarshalNotification(SessionCancel.Name, SessionParams{SessionID: "s"})),
 		line(MarshalNotification("x", nil)),
 		line(MarshalNotification("x", func() {})),
 		line(MarshalResponse(ID{}, nil)),

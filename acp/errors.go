@@ -53,16 +53,25 @@ func Errorf(code int, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// WithData returns a copy of e whose Data is v encoded as JSON. It returns
-// an error only when v cannot be encoded.
-func (e *Error) WithData(v any) (*Error, error) {
+// WithData returns a copy of e whose Data is v encoded as JSON, so that a
+// reply with detail is one expression:
+//
+//	return acp.Errorf(acp.CodeResourceNotFound, "Session not found: %s", id).
+//		WithData(map[string]string{"sessionId": id})
+//
+// A v that encoding/json cannot encode is a programming error, not the
+// peer's: the copy then has no Data and its Message ends with the encoding
+// error, so the reply still goes out and the mistake shows.
+func (e *Error) WithData(v any) *Error {
+	c := *e
 	data, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("acp: encoding error data: %w", err)
+		c.Data = nil
+		c.Message += fmt.Sprintf(" (data not encoded: %v)", err)
+		return &c
 	}
-	c := *e
 	c.Data = data
-	return &c, nil
+	return &c
 }
 
 // Error implements the error interface.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -64,10 +65,7 @@ func TestErrorCodes(t *testing.T) {
 }
 
 func TestErrorWithData(t *testing.T) {
-	e, err := ErrResourceNotFound.WithData(map[string]string{"uri": "file:///a<b>"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	e := ErrResourceNotFound.WithData(map[string]string{"uri": "file:///a<b>"})
 	want := &Error{Code: CodeResourceNotFound, Message: "Resource not found", Data: json.RawMessage(`{"uri":"file:///a\u003cb\u003e"}`)}
 	if diff := cmp.Diff(want, e); diff != "" {
 		t.Errorf("WithData (-want +got):\n%s", diff)
@@ -75,8 +73,9 @@ func TestErrorWithData(t *testing.T) {
 	if ErrResourceNotFound.Data != nil {
 		t.Errorf("WithData modified the sentinel: %s", ErrResourceNotFound.Data)
 	}
-	if _, err := ErrInternal.WithData(func() {}); err == nil {
-		t.Error("WithData accepted a value that cannot be encoded")
+	bad := ErrInternal.WithData(func() {})
+	if bad.Data != nil || !strings.HasPrefix(bad.Message, "Internal error (data not encoded: ") {
+		t.Errorf("WithData of a value that cannot be encoded = %+v", bad)
 	}
 	line, err := MarshalErrorResponse(IntID(3), e)
 	if err != nil {

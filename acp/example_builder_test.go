@@ -7,53 +7,31 @@ import (
 	"github.com/acpkit/acpkit/acp"
 )
 
-func ExampleMarshalSessionUpdate() {
-	line, err := acp.MarshalSessionUpdate("sess-1", acp.AgentMessageChunk{
-		Content: acp.TextContent{Text: "Looking at main.go"},
+// The session/update lines acp.SessionUpdate.Notify sends, built without a
+// Conn.
+func ExampleMarshalNotification() {
+	line, err := acp.MarshalNotification(acp.SessionUpdate.Name, acp.SessionNotification{
+		SessionID: "sess-1",
+		Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: "Looking at main.go"}},
 	})
 	if err != nil {
 		panic(err)
 	}
 	fmt.Printf("%s\n", line)
 
-	line, _ = acp.MarshalSessionUpdate("sess-1", acp.ToolCall{
-		ToolCallID: "call-1",
-		Title:      "Read main.go",
-		Kind:       acp.ToolKindRead,
-		Status:     acp.ToolCallStatusInProgress,
+	line, _ = acp.MarshalNotification(acp.SessionUpdate.Name, acp.SessionNotification{
+		SessionID: "sess-1",
+		Update: acp.ToolCall{
+			ToolCallID: "call-1",
+			Title:      "Read main.go",
+			Kind:       acp.ToolKindRead,
+			Status:     acp.ToolCallStatusInProgress,
+		},
 	})
 	fmt.Printf("%s\n", line)
 	// Output:
 	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"Looking at main.go"}}}}
 	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"tool_call","toolCallId":"call-1","title":"Read main.go","kind":"read","status":"in_progress"}}}
-}
-
-func ExampleMarshalSessionUpdate_gooseMeta() {
-	// goose advertises the running turn's id in the update's _meta, so a
-	// client can steer it with _goose/unstable/session/steer.
-	runID := "run-7"
-	meta, err := acp.GooseMeta{ActiveRunID: &runID}.Marshal()
-	if err != nil {
-		panic(err)
-	}
-	line, _ := acp.MarshalSessionUpdate("sess-1", acp.SessionInfoUpdate{Meta: meta})
-	fmt.Printf("%s\n", line)
-	// Output:
-	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"session_info_update","_meta":{"goose":{"activeRunId":"run-7"}}}}}
-}
-
-func ExampleMarshalGooseSessionUpdate() {
-	input, output := uint64(1000), uint64(200)
-	line, _ := acp.MarshalGooseSessionUpdate("sess-1", acp.GooseUsageUpdate{
-		Used:                    input + output,
-		Model:                   "claude-opus-4-5",
-		AccumulatedInputTokens:  &input,
-		AccumulatedOutputTokens: &output,
-		// Cache counts were never observed: left nil, they are omitted.
-	})
-	fmt.Printf("%s\n", line)
-	// Output:
-	// {"jsonrpc":"2.0","method":"_goose/unstable/session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"usage_update","used":1200,"contextLimit":0,"model":"claude-opus-4-5","accumulatedInputTokens":1000,"accumulatedOutputTokens":200}}}
 }
 
 func ExampleDecodeParams() {
@@ -63,11 +41,11 @@ func ExampleDecodeParams() {
 		panic(err)
 	}
 	fmt.Println("cwd:", p.Cwd)
-	for _, s := range p.McpServers {
+	for _, s := range p.MCPServers {
 		switch s := s.(type) {
-		case acp.McpServerStdio:
+		case acp.MCPServerStdio:
 			fmt.Println("stdio server:", s.Name, s.Command)
-		case acp.McpServerHTTP, acp.McpServerSSE:
+		case acp.MCPServerHTTP, acp.MCPServerSSE:
 			fmt.Println("remote server")
 		}
 	}
@@ -87,9 +65,9 @@ func ExampleDecodeParams() {
 	// {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params: \"cwd\" is required","data":{"field":"cwd"}}}
 }
 
-func ExampleDecodeSessionNotification() {
+func ExampleSessionNotification() {
 	params := []byte(`{"sessionId":"sess-1","update":{"sessionUpdate":"usage_update","used":53000,"size":200000}}`)
-	n, err := acp.DecodeSessionNotification(params)
+	n, err := acp.DecodeParams[acp.SessionNotification](params)
 	if err != nil {
 		// A malformed known update: skip it and keep reading.
 		return
@@ -110,8 +88,8 @@ func ExampleNegotiateVersion() {
 	p, _ := acp.DecodeParams[acp.InitializeParams]([]byte(
 		`{"protocolVersion":2,"clientCapabilities":{"fs":{"readTextFile":true},"session":{"notices":{}}}}`))
 	fmt.Println("answer with version", acp.NegotiateVersion(p.ProtocolVersion))
-	fmt.Println("read files:", p.ClientCapabilities.CanReadTextFile())
-	fmt.Println("terminal:", p.ClientCapabilities.HasTerminal())
+	fmt.Println("read files:", p.ClientCapabilities.FS.ReadTextFile)
+	fmt.Println("terminal:", p.ClientCapabilities.Terminal)
 	fmt.Println("notices:", p.ClientCapabilities.AcceptsNotices())
 	// Output:
 	// answer with version 1

@@ -31,8 +31,8 @@ func ExampleDecodeResult() {
 		panic(err)
 	}
 	fmt.Println("version:", r.ProtocolVersion)
-	fmt.Println("images:", r.AgentCapabilities.AcceptsImage())
-	fmt.Println("audio:", r.AgentCapabilities.AcceptsAudio())
+	fmt.Println("images:", r.AgentCapabilities.PromptCapabilities.Image)
+	fmt.Println("audio:", r.AgentCapabilities.PromptCapabilities.Audio)
 	// Output:
 	// version: 1
 	// images: true

@@ -6,17 +6,20 @@ import (
 	"fmt"
 	"strconv"
 	"unicode/utf8"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // This file holds the machinery shared by the typed decoders (params,
-// content blocks, session updates, results): a JSON object read once into a
-// map of raw members, then read field by field so that every error names the
+// content blocks, session updates): a JSON object read once into a map of
+// raw members, then read field by field so that every error names the
 // member it is about.
 //
-// The map is filled by encoding/json, so a duplicated member resolves the way
-// encoding/json resolves it everywhere else: the last occurrence wins. A
-// member whose value is null is treated as absent, as the ACP schema does for
-// every optional member.
+// The map is filled in one pass of jsonscan, which validates the object as
+// it goes; its values alias the object's bytes, so whatever a decoder keeps
+// is copied. A duplicated member resolves the way encoding/json resolves it
+// everywhere else: the last occurrence wins. A member whose value is null is
+// treated as absent, as the ACP schema does for every optional member.
 
 // fieldError is a decoding failure about one member, named by its path from
 // the decoded value's root ("cwd", "mcpServers[1].name", "prompt[0].text").
@@ -45,9 +48,9 @@ func invalidParams(err error) *Error {
 // err and every later read is a no-op, so a decoder is a flat list of reads
 // followed by one check.
 type fields struct {
-	m    map[string]json.RawMessage
-	src  []byte // the object as read, aliasing the caller's bytes
-	path string // prefix for member paths; "" at the root
+	m    []member // in order; of a repeated name the last counts
+	src  []byte   // the object as read, aliasing the caller's bytes
+	path string   // prefix for member paths; "" at the root
 	err  error
 }
 
@@ -70,10 +73,60 @@ func readFields(raw []byte, path string) *fields {
 		// encoding/json would let invalid UTF-8 through in raw members,
 		// and a value rebuilt from them would be a line no peer accepts.
 		f.err = &fieldError{name, "must be valid UTF-8"}
-	case raw[0] != '{' || json.Unmarshal(raw, &f.m) != nil:
-		f.err = &fieldError{name, "must be an object"}
+	default:
+		if f.m = scanObject(raw); f.m == nil {
+			f.err = &fieldError{name, "must be an object"}
+		}
 	}
 	return f
+}
+
+// member is one member of an object: its unescaped name and its raw value,
+// both slices of the object's bytes unless the name held an escape.
+type member struct {
+	name []byte
+	val  json.RawMessage
+}
+
+// scanObject returns the members of the JSON object raw (white space
+// trimmed), or nil when raw is not a valid object. An ACP object has a
+// handful of members, so a slice searched from the end (where the last of
+// a repeated name is) beats a map.
+func scanObject(raw []byte) []member {
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	m := make([]member, 0, 4)
+	i := jsonscan.SkipSpace(raw, 1)
+	if i < len(raw) && raw[i] == '}' {
+		return objectEnd(raw, i, m)
+	}
+	for {
+		key, escaped, val, next := jsonscan.Member(raw, i, jsonscan.MaxDepth-1)
+		if next < 0 {
+			return nil
+		}
+		if escaped {
+			var name string
+			if json.Unmarshal(raw[i:i+len(key)+2], &name) != nil {
+				return nil
+			}
+			key = []byte(name)
+		}
+		m = append(m, member{key, val})
+		if raw[next] == '}' {
+			return objectEnd(raw, next, m)
+		}
+		i = jsonscan.SkipSpace(raw, next+1)
+	}
+}
+
+// objectEnd returns m when the '}' at raw[i] ends raw, and nil otherwise.
+func objectEnd(raw []byte, i int, m []member) []member {
+	if jsonscan.SkipSpace(raw, i+1) != len(raw) {
+		return nil
+	}
+	return m
 }
 
 // readObject is readFields for a value the schema requires to be an object,
@@ -97,9 +150,20 @@ func (f *fields) sub(key string) string {
 	return f.path + "." + key
 }
 
+// lookup returns the member's raw value and whether it is present (null
+// included).
+func (f *fields) lookup(key string) (json.RawMessage, bool) {
+	for i := len(f.m) - 1; i >= 0; i-- {
+		if string(f.m[i].name) == key {
+			return f.m[i].val, true
+		}
+	}
+	return nil, false
+}
+
 // get returns the member's raw value, or nil when absent or null.
 func (f *fields) get(key string) json.RawMessage {
-	v := f.m[key]
+	v, _ := f.lookup(key)
 	if string(v) == "null" {
 		return nil
 	}
@@ -146,8 +210,13 @@ func (f *fields) str(key string, dst *string, required bool) {
 	if v == nil {
 		return
 	}
-	if v[0] != '"' || json.Unmarshal(v, dst) != nil {
+	switch {
+	case v[0] != '"':
 		f.fail(key, "must be a string")
+	case bytes.IndexByte(v, '\\') < 0: // validated: no escape, no control character
+		*dst = string(v[1 : len(v)-1])
+	default:
+		*dst = unescape(v[1 : len(v)-1])
 	}
 }
 
@@ -173,6 +242,28 @@ func (f *fields) optStr(key string, dst **string) {
 	if f.err == nil {
 		*dst = &s
 	}
+}
+
+// id reads a JSON-RPC id member: a string, a number or null. A null id is
+// present (a request may carry one), so unlike other members null is not
+// read as absent; required makes absence an error.
+func (f *fields) id(key string, dst *ID, required bool) {
+	if f.err != nil {
+		return
+	}
+	raw, ok := f.lookup(key)
+	if !ok {
+		if required {
+			f.fail(key, "is required")
+		}
+		return
+	}
+	id, err := ParseID(raw)
+	if err != nil {
+		f.fail(key, "must be a string, a number or null")
+		return
+	}
+	*dst = id
 }
 
 // uint reads a non-negative integer member.
@@ -220,7 +311,7 @@ func (f *fields) raw(key string, dst *json.RawMessage) {
 		return
 	}
 	if v := f.get(key); v != nil {
-		*dst = v
+		*dst = bytes.Clone(v)
 	}
 }
 
@@ -234,7 +325,7 @@ func (f *fields) meta(dst *json.RawMessage) {
 			f.fail("_meta", "must be an object")
 			return
 		}
-		*dst = v
+		*dst = bytes.Clone(v)
 	}
 }
 
@@ -271,18 +362,55 @@ func (f *fields) array(key string, required bool, elem func(raw json.RawMessage,
 	if v == nil {
 		return false
 	}
-	var items []json.RawMessage
-	if v[0] != '[' || json.Unmarshal(v, &items) != nil {
+	items := scanArray(v)
+	if items == nil {
 		f.fail(key, "must be an array")
 		return false
 	}
+	path := f.sub(key)
 	for i, item := range items {
-		if err := elem(item, fmt.Sprintf("%s[%d]", f.sub(key), i)); err != nil {
+		if err := elem(item, indexPath(path, i)); err != nil {
 			f.failWith(err)
 			return false
 		}
 	}
 	return true
+}
+
+// indexPath returns the path of element i of the array at path.
+func indexPath(path string, i int) string {
+	return path + "[" + strconv.Itoa(i) + "]"
+}
+
+// scanArray returns the elements of the JSON array raw (white space
+// trimmed), slices of raw, or nil when raw is not a valid array; an empty
+// array gives an empty, non-nil slice.
+func scanArray(raw []byte) []json.RawMessage {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil
+	}
+	items := []json.RawMessage{}
+	i := jsonscan.SkipSpace(raw, 1)
+	if i < len(raw) && raw[i] == ']' {
+		if jsonscan.SkipSpace(raw, i+1) != len(raw) {
+			return nil
+		}
+		return items
+	}
+	for {
+		val, next := jsonscan.Element(raw, i, jsonscan.MaxDepth-1)
+		if next < 0 {
+			return nil
+		}
+		items = append(items, val)
+		if raw[next] == ']' {
+			if jsonscan.SkipSpace(raw, next+1) != len(raw) {
+				return nil
+			}
+			return items
+		}
+		i = jsonscan.SkipSpace(raw, next+1)
+	}
 }
 
 // objects decodes an array member whose elements are objects read with

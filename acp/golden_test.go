@@ -58,7 +58,7 @@ func checkGoldenLine(t *testing.T, name string, line []byte) {
 func TestGoldenSessionUpdates(t *testing.T) {
 	for _, tc := range sampleUpdates() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", tc.update)
+			line, err := sessionUpdateLine("sess-1", tc.update)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -70,43 +70,11 @@ func TestGoldenSessionUpdates(t *testing.T) {
 func TestGoldenContentBlocks(t *testing.T) {
 	for _, tc := range sampleBlocks() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", AgentMessageChunk{Content: tc.block})
+			line, err := sessionUpdateLine("sess-1", AgentMessageChunk{Content: tc.block})
 			if err != nil {
 				t.Fatal(err)
 			}
 			checkGoldenLine(t, "content_"+tc.name, line)
-		})
-	}
-}
-
-func TestGoldenGoose(t *testing.T) {
-	minimal := GooseUsageUpdate{Used: 0, Model: "m"}
-	cases := []struct {
-		name  string
-		build func() ([]byte, error)
-	}{
-		{"goose_usage_update", func() ([]byte, error) { return MarshalGooseSessionUpdate("sess-1", sampleUsage()) }},
-		{"goose_usage_update_minimal", func() ([]byte, error) { return MarshalGooseSessionUpdate("sess-1", minimal) }},
-		{"goose_steer_request", func() ([]byte, error) {
-			return MarshalRequest(IntID(9), MethodGooseSessionSteer, SteerParams{
-				SessionID: "sess-1", Prompt: ContentBlocks{TextContent{Text: "also handle EOF"}}, ExpectedRunID: "run-7",
-			})
-		}},
-		{"goose_meta_no_active_run", func() ([]byte, error) {
-			meta, err := GooseMeta{ActiveRunID: ptrOf("")}.Marshal()
-			if err != nil {
-				return nil, err
-			}
-			return MarshalSessionUpdate("sess-1", SessionInfoUpdate{Meta: meta})
-		}},
-	}
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			line, err := tc.build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			checkGoldenLine(t, tc.name, line)
 		})
 	}
 }
@@ -117,7 +85,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 		build func() ([]byte, error)
 	}{
 		{"request_initialize", func() ([]byte, error) {
-			return MarshalRequest(IntID(0), MethodInitialize, InitializeParams{
+			return MarshalRequest(IntID(0), Initialize.Name, InitializeParams{
 				ProtocolVersion: 1,
 				ClientCapabilities: ClientCapabilities{
 					FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true,
@@ -139,14 +107,14 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			})
 		}},
 		{"request_session_new", func() ([]byte, error) {
-			return MarshalRequest(IntID(1), MethodSessionNew, NewSessionParams{
+			return MarshalRequest(IntID(1), SessionNew.Name, NewSessionParams{
 				Cwd: "/work",
-				McpServers: []McpServer{
-					McpServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []NameValue{{Name: "DEBUG", Value: "1"}}},
-					McpServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
-					McpServerSSE{Name: "events", URL: "https://sse.example.com"},
+				MCPServers: []MCPServer{
+					MCPServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []NameValue{{Name: "DEBUG", Value: "1"}}},
+					MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
+					MCPServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
-				SystemPrompt: ptrOf(""),
+				SystemPrompt: &SystemPrompt{},
 			})
 		}},
 		{"result_session_new", func() ([]byte, error) {
@@ -160,7 +128,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			for _, b := range sampleBlocks() {
 				blocks = append(blocks, b.block)
 			}
-			return MarshalRequest(StringID("p-1"), MethodSessionPrompt, PromptParams{SessionID: "sess-1", Prompt: blocks})
+			return MarshalRequest(StringID("p-1"), SessionPrompt.Name, PromptParams{SessionID: "sess-1", Prompt: blocks})
 		}},
 		{"result_session_prompt", func() ([]byte, error) {
 			return MarshalResponse(StringID("p-1"), PromptResult{StopReason: StopReasonEndTurn, Usage: &Usage{TotalTokens: 300, InputTokens: 200, OutputTokens: 100, CachedReadTokens: ptrOf(uint64(50))}})
@@ -169,10 +137,10 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalResponse(IntID(2), ListSessionsResult{Sessions: []SessionInfo{{SessionID: "sess-1", Cwd: "/work", Title: "Fix parser"}}, NextCursor: "c2"})
 		}},
 		{"request_cancel_request", func() ([]byte, error) {
-			return MarshalNotification(MethodCancelRequest, CancelRequestParams{RequestID: StringID("p-1")})
+			return MarshalNotification(CancelRequest.Name, CancelRequestParams{RequestID: StringID("p-1")})
 		}},
 		{"request_permission", func() ([]byte, error) {
-			return MarshalRequest(IntID(3), MethodSessionRequestPermission, RequestPermissionParams{
+			return MarshalRequest(IntID(3), SessionRequestPermission.Name, RequestPermissionParams{
 				SessionID: "sess-1",
 				ToolCall:  PermissionToolCall{ToolCallID: "call-1", Title: "rm -rf build", Kind: ToolKindExecute},
 				Options: []PermissionOption{
@@ -185,10 +153,10 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalResponse(IntID(3), RequestPermissionResult{Outcome: PermissionOutcome{Outcome: PermissionSelected, OptionID: "yes"}})
 		}},
 		{"request_fs_read_text_file", func() ([]byte, error) {
-			return MarshalRequest(IntID(4), MethodFSReadTextFile, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptrOf(uint64(10)), Limit: ptrOf(uint64(20))})
+			return MarshalRequest(IntID(4), FSReadTextFile.Name, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptrOf(uint64(10)), Limit: ptrOf(uint64(20))})
 		}},
 		{"request_terminal_create", func() ([]byte, error) {
-			return MarshalRequest(IntID(5), MethodTerminalCreate, CreateTerminalParams{SessionID: "sess-1", Command: "go", Args: []string{"test", "./..."}, OutputByteLimit: ptrOf(uint64(65536))})
+			return MarshalRequest(IntID(5), TerminalCreate.Name, CreateTerminalParams{SessionID: "sess-1", Command: "go", Args: []string{"test", "./..."}, OutputByteLimit: ptrOf(uint64(65536))})
 		}},
 		{"result_terminal_output", func() ([]byte, error) {
 			return MarshalResponse(IntID(6), TerminalOutputResult{Output: "ok\n", ExitStatus: &TerminalExitStatus{ExitCode: ptrOf(0)}})

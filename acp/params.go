@@ -5,57 +5,14 @@ import (
 	"encoding/json"
 )
 
-// paramsDecoder is implemented by every params type [DecodeParams] accepts.
-// It is unexported so that the set of validated types stays in this package.
-type paramsDecoder interface {
-	decodeParams(f *fields)
-}
-
-// DecodeParams decodes the params of a request or notification into T,
-// checking every member the schema requires:
-//
-//	p, err := acp.DecodeParams[acp.NewSessionParams](params)
-//	var e *acp.Error
-//	if errors.As(err, &e) {
-//		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
-//	}
-//
-// Absent or null params decode as {}, so the first required member is
-// reported missing. Unknown members are ignored, _meta is kept raw, a null
-// member counts as absent, and of duplicated members the last wins, as with
-// encoding/json. The error, when not nil, is always an [*Error] with code
-// [CodeInvalidParams] whose message names the offending member, for example
-// `invalid params: "cwd" is required`, and whose Data is {"field":"cwd"}
-// (nested members read "mcpServers[0].name", "prompt[1].text").
-//
-// The decoded value owns its memory: it does not alias raw.
-func DecodeParams[T any, P interface {
-	*T
-	paramsDecoder
-}](raw []byte) (T, error) {
-	var v T
-	f := readFields(raw, "")
-	if f.err == nil {
-		P(&v).decodeParams(f)
-	}
-	if f.err != nil {
-		var zero T
-		return zero, invalidParams(f.err)
-	}
-	return v, nil
-}
-
 // unmarshalParams implements json.Unmarshaler for the params types, so that
 // encoding/json applies the same checks as DecodeParams wherever they are
 // nested. By the Unmarshaler convention, null is a no-op.
-func unmarshalParams[T any, P interface {
-	*T
-	paramsDecoder
-}](data []byte, dst P) error {
+func unmarshalParams[T any](data []byte, dst *T) error {
 	if isNull(data) {
 		return nil
 	}
-	v, err := DecodeParams[T, P](data)
+	v, err := DecodeParams[T](data)
 	if err != nil {
 		return err
 	}
@@ -143,10 +100,10 @@ func (p *AuthenticateParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
-// McpServer is the configuration of an MCP server the agent should connect
-// to: [McpServerStdio], [McpServerHTTP], [McpServerSSE], or
-// [UnknownMcpServer] for a transport this package does not know.
-type McpServer interface {
+// MCPServer is the configuration of an MCP server the agent should connect
+// to: [MCPServerStdio], [MCPServerHTTP], [MCPServerSSE], or
+// [UnknownMCPServer] for a transport this package does not know.
+type MCPServer interface {
 	// mcpTransport returns "stdio", "http", "sse" or the unknown type.
 	mcpTransport() string
 }
@@ -159,10 +116,10 @@ type NameValue struct {
 	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerStdio is an MCP server the agent launches as a process speaking
+// MCPServerStdio is an MCP server the agent launches as a process speaking
 // on its stdin and stdout. Every agent supports it. On the wire it carries
 // no "type" member.
-type McpServerStdio struct {
+type MCPServerStdio struct {
 	Name string `json:"name"`
 	// Command is the absolute path of the executable.
 	Command string   `json:"command"`
@@ -172,42 +129,42 @@ type McpServerStdio struct {
 	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerHTTP is an MCP server reached over streamable HTTP, for agents
+// MCPServerHTTP is an MCP server reached over streamable HTTP, for agents
 // that declared the http MCP capability.
-type McpServerHTTP struct {
+type MCPServerHTTP struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []NameValue     `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpServerSSE is an MCP server reached over server-sent events, for agents
+// MCPServerSSE is an MCP server reached over server-sent events, for agents
 // that declared the sse MCP capability.
-type McpServerSSE struct {
+type MCPServerSSE struct {
 	Name    string          `json:"name"`
 	URL     string          `json:"url"`
 	Headers []NameValue     `json:"headers"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnknownMcpServer is an MCP server of a transport type this package does
+// UnknownMCPServer is an MCP server of a transport type this package does
 // not know, kept as received.
-type UnknownMcpServer struct {
+type UnknownMCPServer struct {
 	// Type is the server's "type" member.
 	Type string
 	// Raw is the whole server object as received, byte for byte.
 	Raw json.RawMessage
 }
 
-func (McpServerStdio) mcpTransport() string     { return "stdio" }
-func (McpServerHTTP) mcpTransport() string      { return "http" }
-func (McpServerSSE) mcpTransport() string       { return "sse" }
-func (s UnknownMcpServer) mcpTransport() string { return s.Type }
+func (MCPServerStdio) mcpTransport() string     { return "stdio" }
+func (MCPServerHTTP) mcpTransport() string      { return "http" }
+func (MCPServerSSE) mcpTransport() string       { return "sse" }
+func (s UnknownMCPServer) mcpTransport() string { return s.Type }
 
 // MarshalJSON encodes the server untagged, with args and env as arrays even
 // when nil, since the schema requires them.
-func (s McpServerStdio) MarshalJSON() ([]byte, error) {
-	type plain McpServerStdio
+func (s MCPServerStdio) MarshalJSON() ([]byte, error) {
+	type plain MCPServerStdio
 	p := plain(s)
 	p.Args = nonNil(p.Args)
 	p.Env = nonNil(p.Env)
@@ -215,23 +172,23 @@ func (s McpServerStdio) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON encodes the server with "type":"http".
-func (s McpServerHTTP) MarshalJSON() ([]byte, error) {
-	type plain McpServerHTTP
+func (s MCPServerHTTP) MarshalJSON() ([]byte, error) {
+	type plain MCPServerHTTP
 	p := plain(s)
 	p.Headers = nonNil(p.Headers)
 	return marshalTagged("type", s.mcpTransport(), p)
 }
 
 // MarshalJSON encodes the server with "type":"sse".
-func (s McpServerSSE) MarshalJSON() ([]byte, error) {
-	type plain McpServerSSE
+func (s MCPServerSSE) MarshalJSON() ([]byte, error) {
+	type plain MCPServerSSE
 	p := plain(s)
 	p.Headers = nonNil(p.Headers)
 	return marshalTagged("type", s.mcpTransport(), p)
 }
 
 // MarshalJSON returns Raw unchanged, or {"type":Type} when Raw is empty.
-func (s UnknownMcpServer) MarshalJSON() ([]byte, error) {
+func (s UnknownMCPServer) MarshalJSON() ([]byte, error) {
 	if len(s.Raw) == 0 {
 		return marshalTagged("type", s.Type, struct{}{})
 	}
@@ -253,15 +210,15 @@ func decodeNameValue(f *fields, nv *NameValue) {
 
 // mcpServers reads the mcpServers member. Absent means none: the result is
 // an empty, non-nil slice either way.
-func (f *fields) mcpServers(dst *[]McpServer) {
-	out := []McpServer{}
+func (f *fields) mcpServers(dst *[]MCPServer) {
+	out := []MCPServer{}
 	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
 		s := readObject(raw, path)
 		var typ string
 		s.str("type", &typ, false)
 		switch typ {
 		case "", "stdio":
-			var v McpServerStdio
+			var v MCPServerStdio
 			s.str("name", &v.Name, true)
 			s.str("command", &v.Command, true)
 			s.strings("args", &v.Args)
@@ -279,12 +236,12 @@ func (f *fields) mcpServers(dst *[]McpServer) {
 			s.meta(&meta)
 			headers = nonNil(headers)
 			if typ == "http" {
-				out = append(out, McpServerHTTP{Name: name, URL: url, Headers: headers, Meta: meta})
+				out = append(out, MCPServerHTTP{Name: name, URL: url, Headers: headers, Meta: meta})
 			} else {
-				out = append(out, McpServerSSE{Name: name, URL: url, Headers: headers, Meta: meta})
+				out = append(out, MCPServerSSE{Name: name, URL: url, Headers: headers, Meta: meta})
 			}
 		default:
-			out = append(out, UnknownMcpServer{Type: typ, Raw: bytes.Clone(raw)})
+			out = append(out, UnknownMCPServer{Type: typ, Raw: bytes.Clone(raw)})
 		}
 		return s.err
 	})
@@ -297,12 +254,12 @@ type NewSessionParams struct {
 	Cwd string `json:"cwd"`
 	// AdditionalDirectories are further workspace roots, absolute paths.
 	AdditionalDirectories []string `json:"additionalDirectories,omitempty"`
-	// McpServers lists the MCP servers to connect to. Decoding yields a
+	// MCPServers lists the MCP servers to connect to. Decoding yields a
 	// non-nil slice, empty when the member was absent.
-	McpServers []McpServer `json:"mcpServers"`
-	// SystemPrompt is an extension some clients send to replace the agent's
-	// system prompt. nil means absent, which differs from a present "".
-	SystemPrompt *string         `json:"systemPrompt,omitempty"`
+	MCPServers []MCPServer `json:"mcpServers"`
+	// SystemPrompt is instructions for the agent's system prompt; nil
+	// means absent, which differs from a present empty prompt.
+	SystemPrompt *SystemPrompt   `json:"systemPrompt,omitempty"`
 	Meta         json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -313,8 +270,8 @@ func (p *NewSessionParams) UnmarshalJSON(data []byte) error { return unmarshalPa
 func (p *NewSessionParams) decodeParams(f *fields) {
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
-	f.optStr("systemPrompt", &p.SystemPrompt)
+	f.mcpServers(&p.MCPServers)
+	f.systemPrompt(&p.SystemPrompt)
 	f.meta(&p.Meta)
 }
 
@@ -323,8 +280,75 @@ func (p *NewSessionParams) decodeParams(f *fields) {
 func (p NewSessionParams) MarshalJSON() ([]byte, error) {
 	type plain NewSessionParams
 	q := plain(p)
-	q.McpServers = nonNil(q.McpServers)
+	q.MCPServers = nonNil(q.MCPServers)
 	return json.Marshal(q)
+}
+
+// SystemPrompt is session/new's systemPrompt: instructions the client gives
+// the agent at system level rather than as the user. Peers send it in two
+// forms, both read into this type: a plain string (as buzz and goose do),
+// kept in Text, and the object {"mode", "content"} of ACP's unstable
+// schema, kept in Mode and Content.
+//
+// The builders send the string form, which every peer that reads the
+// member accepts, unless Content is non-nil, which selects the object
+// form. Unstable: the member is not in the stable schema.
+type SystemPrompt struct {
+	// Text is the prompt of the string form; "" is a present, empty
+	// prompt.
+	Text string
+	// Mode is the object form's mode: [SystemPromptAppend],
+	// [SystemPromptOverride], another mode, or "" when the object left it
+	// out (append, by the RFD's default).
+	Mode string
+	// Content is the object form's prompt; non-nil (even empty) for the
+	// object form, nil for the string form.
+	Content ContentBlocks
+}
+
+// The modes of a [SystemPrompt]'s object form.
+const (
+	// SystemPromptAppend adds Content to the agent's own instructions.
+	SystemPromptAppend = "append"
+	// SystemPromptOverride replaces the agent's default instructions,
+	// for agents that declared they allow it.
+	SystemPromptOverride = "override"
+)
+
+// MarshalJSON encodes the string form, or the object form when Content is
+// non-nil.
+func (s SystemPrompt) MarshalJSON() ([]byte, error) {
+	if s.Content == nil {
+		return json.Marshal(s.Text)
+	}
+	return json.Marshal(struct {
+		Mode    string        `json:"mode,omitempty"`
+		Content ContentBlocks `json:"content"`
+	}{s.Mode, s.Content})
+}
+
+// systemPrompt reads the optional systemPrompt member in either form.
+func (f *fields) systemPrompt(dst **SystemPrompt) {
+	if f.err != nil || !f.has("systemPrompt") {
+		return
+	}
+	var sp SystemPrompt
+	switch f.get("systemPrompt")[0] {
+	case '"':
+		f.str("systemPrompt", &sp.Text, true)
+	case '{':
+		f.object("systemPrompt", true, func(o *fields) {
+			o.str("mode", &sp.Mode, false)
+			if o.require("content") {
+				sp.Content = o.contentBlocks("content")
+			}
+		})
+	default:
+		f.fail("systemPrompt", "must be a string or an object")
+	}
+	if f.err == nil {
+		*dst = &sp
+	}
 }
 
 // LoadSessionParams are the params of session/load, which replays a
@@ -333,7 +357,7 @@ type LoadSessionParams struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers"`
+	MCPServers            []MCPServer     `json:"mcpServers"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -345,7 +369,7 @@ func (p *LoadSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
+	f.mcpServers(&p.MCPServers)
 	f.meta(&p.Meta)
 }
 
@@ -353,7 +377,7 @@ func (p *LoadSessionParams) decodeParams(f *fields) {
 func (p LoadSessionParams) MarshalJSON() ([]byte, error) {
 	type plain LoadSessionParams
 	q := plain(p)
-	q.McpServers = nonNil(q.McpServers)
+	q.MCPServers = nonNil(q.MCPServers)
 	return json.Marshal(q)
 }
 
@@ -363,7 +387,7 @@ type ResumeSessionParams struct {
 	SessionID             string          `json:"sessionId"`
 	Cwd                   string          `json:"cwd"`
 	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
-	McpServers            []McpServer     `json:"mcpServers,omitempty"`
+	MCPServers            []MCPServer     `json:"mcpServers,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
 }
 
@@ -375,8 +399,28 @@ func (p *ResumeSessionParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	f.str("cwd", &p.Cwd, true)
 	f.strings("additionalDirectories", &p.AdditionalDirectories)
-	f.mcpServers(&p.McpServers)
+	f.mcpServers(&p.MCPServers)
 	f.meta(&p.Meta)
+}
+
+// ForkSessionParams are the params of session/fork, which creates a new
+// session holding a copy of an existing one's history. Unstable: the
+// method is in ACP's unstable schema only.
+type ForkSessionParams struct {
+	// SessionID is the session to copy.
+	SessionID             string          `json:"sessionId"`
+	Cwd                   string          `json:"cwd"`
+	AdditionalDirectories []string        `json:"additionalDirectories,omitempty"`
+	MCPServers            []MCPServer     `json:"mcpServers,omitempty"`
+	Meta                  json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *ForkSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *ForkSessionParams) decodeParams(f *fields) {
+	(*ResumeSessionParams)(p).decodeParams(f)
 }
 
 // ListSessionsParams are the params of session/list. Every member is
@@ -399,8 +443,20 @@ func (p *ListSessionsParams) decodeParams(f *fields) {
 	f.meta(&p.Meta)
 }
 
+// EmptyParams are the params of the methods that take nothing but _meta:
+// logout.
+type EmptyParams struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *EmptyParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+func (p *EmptyParams) decodeParams(f *fields) { f.meta(&p.Meta) }
+
 // SessionParams are the params of the methods that name only a session:
-// session/close and the session/cancel notification.
+// session/close, session/delete and the session/cancel notification.
 type SessionParams struct {
 	SessionID string          `json:"sessionId"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
@@ -518,6 +574,30 @@ type PromptParams struct {
 // leaves p unchanged.
 func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
+// appendJSON appends p's encoding to dst; see [jsonAppender].
+func (p PromptParams) appendJSON(dst []byte) ([]byte, error) {
+	dst = append(dst, `{"sessionId":`...)
+	dst, err := appendQuoted(dst, p.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	prompt, err := p.Prompt.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"prompt":`...)
+	if dst, err = appendRaw(dst, prompt); err != nil {
+		return nil, err
+	}
+	if p.Meta != nil {
+		dst = append(dst, `,"_meta":`...)
+		if dst, err = appendRaw(dst, p.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
+}
+
 func (p *PromptParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	if f.require("prompt") {
@@ -538,18 +618,6 @@ type CancelRequestParams struct {
 func (p *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
 func (p *CancelRequestParams) decodeParams(f *fields) {
-	// requestId may be null (a request may carry a null id), so it is read
-	// from the map directly rather than through get, which drops nulls.
-	raw, ok := f.m["requestId"]
-	if !ok {
-		f.fail("requestId", "is required")
-		return
-	}
-	id, err := ParseID(bytes.TrimSpace(raw))
-	if err != nil {
-		f.fail("requestId", "must be a string, a number or null")
-		return
-	}
-	p.RequestID = id
+	f.id("requestId", &p.RequestID, true)
 	f.meta(&p.Meta)
 }

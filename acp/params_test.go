@@ -8,16 +8,13 @@ import (
 )
 
 // roundTrip marshals v as JSON and decodes it back with DecodeParams.
-func paramsRoundTrip[T any, P interface {
-	*T
-	paramsDecoder
-}](t *testing.T, v T) {
+func paramsRoundTrip[T any](t *testing.T, v T) {
 	t.Helper()
 	raw, err := json.Marshal(v)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, err := DecodeParams[T, P](raw)
+	got, err := DecodeParams[T](raw)
 	if err != nil {
 		t.Fatalf("decoding %s: %v", raw, err)
 	}
@@ -31,20 +28,22 @@ func TestParamsRoundTrip(t *testing.T) {
 	for _, b := range sampleBlocks() {
 		prompt = append(prompt, b.block)
 	}
-	servers := []McpServer{
-		McpServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
-		McpServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
-		McpServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
-		McpServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
-		UnknownMcpServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
+	servers := []MCPServer{
+		MCPServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
+		MCPServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
+		MCPServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
+		MCPServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
+		UnknownMCPServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
 	}
 	t.Run("initialize", func(t *testing.T) {
 		paramsRoundTrip(t, InitializeParams{
 			ProtocolVersion: 1,
 			ClientCapabilities: ClientCapabilities{
 				FS: FileSystemCapabilities{ReadTextFile: true}, Terminal: true,
-				Session: &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
-				Meta:    json.RawMessage(`{"goose":{"customNotifications":true}}`),
+				Session:     &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
+				Auth:        &ClientAuthCapabilities{Terminal: true},
+				Elicitation: &ElicitationCapabilities{Form: &Capability{}, URL: &Capability{Meta: sampleMeta}},
+				Meta:        json.RawMessage(`{"goose":{"customNotifications":true}}`),
 			},
 			ClientInfo: &Implementation{Name: "zed", Title: "Zed", Version: "1"},
 			Meta:       sampleMeta,
@@ -52,16 +51,24 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, SystemPrompt: ptrOf("be brief"), Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", McpServers: []McpServer{}, SystemPrompt: ptrOf("")})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{}})
+	})
+	t.Run("session/new system prompt object", func(t *testing.T) {
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{},
+			SystemPrompt: &SystemPrompt{Mode: SystemPromptOverride, Content: ContentBlocks{TextContent{Text: "be brief"}}}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Content: ContentBlocks{}}})
 	})
 	t.Run("session/load", func(t *testing.T) {
-		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, McpServers: servers, Meta: sampleMeta})
+		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/resume", func(t *testing.T) {
-		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", McpServers: servers})
+		paramsRoundTrip(t, ResumeSessionParams{SessionID: "s", Cwd: "/w", MCPServers: servers})
+	})
+	t.Run("session/fork", func(t *testing.T) {
+		paramsRoundTrip(t, ForkSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
 	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
@@ -72,9 +79,6 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("session/set_model", func(t *testing.T) { paramsRoundTrip(t, SetSessionModelParams{SessionID: "s", ModelID: "opus"}) })
 	t.Run("session/prompt", func(t *testing.T) { paramsRoundTrip(t, PromptParams{SessionID: "s", Prompt: prompt, Meta: sampleMeta}) })
-	t.Run("steer", func(t *testing.T) {
-		paramsRoundTrip(t, SteerParams{SessionID: "s", Prompt: prompt, ExpectedRunID: "r"})
-	})
 	t.Run("$/cancel_request", func(t *testing.T) { paramsRoundTrip(t, CancelRequestParams{RequestID: StringID("p-1")}) })
 	t.Run("request_permission", func(t *testing.T) {
 		paramsRoundTrip(t, RequestPermissionParams{
@@ -94,6 +98,18 @@ func TestParamsRoundTrip(t *testing.T) {
 		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
 	})
 	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
+	t.Run("logout", func(t *testing.T) { paramsRoundTrip(t, EmptyParams{Meta: sampleMeta}) })
+	t.Run("elicitation/create form", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "Name?", Mode: ElicitationForm, SessionID: "s", ToolCallID: "c",
+			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`), Meta: sampleMeta})
+	})
+	t.Run("elicitation/create url", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "Log in", Mode: ElicitationURL, RequestID: IntID(4), ElicitationID: "e", URL: "https://x"})
+	})
+	t.Run("elicitation/create other mode", func(t *testing.T) {
+		paramsRoundTrip(t, CreateElicitationParams{Message: "m", Mode: "_x", SessionID: "s", Raw: json.RawMessage(`{"message":"m","mode":"_x","sessionId":"s","extra":[1]}`)})
+	})
+	t.Run("elicitation/complete", func(t *testing.T) { paramsRoundTrip(t, CompleteElicitationParams{ElicitationID: "e"}) })
 }
 
 func TestDecodeParamsDefaults(t *testing.T) {
@@ -102,16 +118,18 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", McpServers: []McpServer{}}, got); diff != "" {
+		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
 	t.Run("system prompt absent vs empty vs null", func(t *testing.T) {
-		for raw, want := range map[string]*string{
-			`{"cwd":"/w"}`:                       nil,
-			`{"cwd":"/w","systemPrompt":null}`:   nil,
-			`{"cwd":"/w","systemPrompt":""}`:     ptrOf(""),
-			`{"cwd":"/w","systemPrompt":"be x"}`: ptrOf("be x"),
+		for raw, want := range map[string]*SystemPrompt{
+			`{"cwd":"/w"}`:                               nil,
+			`{"cwd":"/w","systemPrompt":null}`:           nil,
+			`{"cwd":"/w","systemPrompt":""}`:             {},
+			`{"cwd":"/w","systemPrompt":"be x"}`:         {Text: "be x"},
+			`{"cwd":"/w","systemPrompt":{"content":[]}}`: {Content: ContentBlocks{}},
+			`{"cwd":"/w","systemPrompt":{"mode":"append","content":[{"type":"text","text":"be x"}]}}`: {Mode: "append", Content: ContentBlocks{TextContent{Text: "be x"}}},
 		} {
 			got, err := DecodeParams[NewSessionParams]([]byte(raw))
 			if err != nil {
@@ -127,17 +145,8 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []McpServer{McpServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
-		if diff := cmp.Diff(want, got.McpServers); diff != "" {
-			t.Errorf("(-want +got):\n%s", diff)
-		}
-	})
-	t.Run("steer prompt defaults to empty", func(t *testing.T) {
-		got, err := DecodeParams[SteerParams]([]byte(`{"sessionId":"s","expectedRunId":"r"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		if diff := cmp.Diff(SteerParams{SessionID: "s", Prompt: ContentBlocks{}, ExpectedRunID: "r"}, got); diff != "" {
+		want := []MCPServer{MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
+		if diff := cmp.Diff(want, got.MCPServers); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
@@ -184,7 +193,7 @@ func TestDecodeParamsDefaults(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", raw, err)
 			}
-			if got.ClientInfo != nil || got.ClientCapabilities.CanReadTextFile() {
+			if got.ClientInfo != nil || got.ClientCapabilities.FS.ReadTextFile {
 				t.Errorf("%s: decoded %+v", raw, got)
 			}
 		}
@@ -210,6 +219,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 	initialize := dec(func(b []byte) (any, error) { return DecodeParams[InitializeParams](b) })
 	newSession := dec(func(b []byte) (any, error) { return DecodeParams[NewSessionParams](b) })
 	prompt := dec(func(b []byte) (any, error) { return DecodeParams[PromptParams](b) })
+	elicit := dec(func(b []byte) (any, error) { return DecodeParams[CreateElicitationParams](b) })
 	cases := []struct {
 		name   string
 		decode decoder
@@ -240,6 +250,9 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"session/new sse header not object", newSession, `{"cwd":"/","mcpServers":[{"type":"sse","name":"h","url":"u","headers":[1]}]}`, "mcpServers[0].headers[0]"},
 		{"session/new server type not string", newSession, `{"cwd":"/","mcpServers":[{"type":1}]}`, "mcpServers[0].type"},
 		{"session/new system prompt a number", newSession, `{"cwd":"/","systemPrompt":1}`, "systemPrompt"},
+		{"session/new system prompt without content", newSession, `{"cwd":"/","systemPrompt":{"mode":"append"}}`, "systemPrompt.content"},
+		{"session/new system prompt mode a number", newSession, `{"cwd":"/","systemPrompt":{"mode":1,"content":[]}}`, "systemPrompt.mode"},
+		{"session/new system prompt bad block", newSession, `{"cwd":"/","systemPrompt":{"content":[{"type":"text"}]}}`, "systemPrompt.content[0].text"},
 		{"session/new directories not strings", newSession, `{"cwd":"/","additionalDirectories":"x"}`, "additionalDirectories"},
 		{"session/new meta not object", newSession, `{"cwd":"/","_meta":1}`, "_meta"},
 		{"session/load no session", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"cwd":"/"}`, "sessionId"},
@@ -267,8 +280,6 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"prompt resource no uri", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"text":"x"}}]}`, "prompt[0].resource.uri"},
 		{"prompt resource neither text nor blob", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"u"}}]}`, "prompt[0].resource.text"},
 		{"prompt annotations malformed", prompt, `{"sessionId":"s","prompt":[{"type":"text","text":"x","annotations":{"priority":"high"}}]}`, "prompt[0].annotations"},
-		{"steer no run id", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[]}`, "expectedRunId"},
-		{"steer bad block", dec(func(b []byte) (any, error) { return DecodeParams[SteerParams](b) }), `{"sessionId":"s","prompt":[{"type":"text"}],"expectedRunId":"r"}`, "prompt[0].text"},
 		{"cancel_request no id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{}`, "requestId"},
 		{"cancel_request object id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":{}}`, "requestId"},
 		{"cancel_request bool id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":true}`, "requestId"},
@@ -282,6 +293,15 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"terminal create no command", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s"}`, "command"},
 		{"terminal create limit fractional", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s","command":"c","outputByteLimit":1.5}`, "outputByteLimit"},
 		{"terminal no terminal id", dec(func(b []byte) (any, error) { return DecodeParams[TerminalParams](b) }), `{"sessionId":"s"}`, "terminalId"},
+		{"logout meta not object", dec(func(b []byte) (any, error) { return DecodeParams[EmptyParams](b) }), `{"_meta":[]}`, "_meta"},
+		{"elicitation no mode", elicit, `{"message":"m","sessionId":"s"}`, "mode"},
+		{"elicitation no scope", elicit, `{"message":"m","mode":"url","elicitationId":"e","url":"u"}`, "sessionId"},
+		{"elicitation request id an object", elicit, `{"message":"m","mode":"url","requestId":{},"elicitationId":"e","url":"u"}`, "requestId"},
+		{"elicitation form no schema", elicit, `{"message":"m","mode":"form","sessionId":"s"}`, "requestedSchema"},
+		{"elicitation form schema not object", elicit, `{"message":"m","mode":"form","sessionId":"s","requestedSchema":[]}`, "requestedSchema"},
+		{"elicitation url no url", elicit, `{"message":"m","mode":"url","sessionId":"s","elicitationId":"e"}`, "url"},
+		{"elicitation url no id", elicit, `{"message":"m","mode":"url","sessionId":"s","url":"u"}`, "elicitationId"},
+		{"elicitation complete no id", dec(func(b []byte) (any, error) { return DecodeParams[CompleteElicitationParams](b) }), `{}`, "elicitationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,7 +329,7 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &req); err != nil {
 		t.Fatal(err)
 	}
-	want := NewSessionParams{Cwd: "/w", McpServers: []McpServer{McpServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
+	want := NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{MCPServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
 	if diff := cmp.Diff(want, req.Params); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -341,15 +361,16 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		decode func([]byte) error
 		rest   string // the other required members, valid
 	}{
-		{MethodSessionLoad, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
-		{MethodSessionResume, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
-		{MethodSessionClose, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{MethodSessionCancel, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{MethodSessionSetMode, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
-		{MethodSessionSetConfigOption, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
-		{MethodSessionSetModel, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
-		{MethodSessionPrompt, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
-		{MethodGooseSessionSteer, func(b []byte) error { _, err := DecodeParams[SteerParams](b); return err }, `"expectedRunId":"r"`},
+		{SessionLoad.Name, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
+		{SessionResume.Name, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
+		{SessionFork.Name, func(b []byte) error { _, err := DecodeParams[ForkSessionParams](b); return err }, `"cwd":"/w"`},
+		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionDelete.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionSetMode.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
+		{SessionSetConfigOption.Name, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
+		{SessionSetModel.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
+		{SessionPrompt.Name, func(b []byte) error { _, err := DecodeParams[PromptParams](b); return err }, `"prompt":[]`},
 	}
 	for _, d := range decoders {
 		t.Run(d.method, func(t *testing.T) {
@@ -379,18 +400,20 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/"}`, "cwd"},
 		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
 		{"session/resume", func() any { return new(ResumeSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/fork", func() any { return new(ForkSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
 		{"session/close", func() any { return new(SessionParams) }, `{"sessionId":"s"}`, "sessionId"},
 		{"session/set_mode", func() any { return new(SetSessionModeParams) }, `{"sessionId":"s","modeId":"m"}`, "sessionId"},
 		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},
 		{"session/set_model", func() any { return new(SetSessionModelParams) }, `{"sessionId":"s","modelId":"m"}`, "sessionId"},
 		{"session/prompt", func() any { return new(PromptParams) }, `{"sessionId":"s","prompt":[]}`, "sessionId"},
-		{"steer", func() any { return new(SteerParams) }, `{"sessionId":"s","expectedRunId":"r"}`, "sessionId"},
 		{"$/cancel_request", func() any { return new(CancelRequestParams) }, `{"requestId":1}`, "requestId"},
 		{"session/request_permission", func() any { return new(RequestPermissionParams) }, `{"sessionId":"s","toolCall":{"toolCallId":"c"},"options":[]}`, "sessionId"},
 		{"fs/read_text_file", func() any { return new(ReadTextFileParams) }, `{"sessionId":"s","path":"/a"}`, "sessionId"},
 		{"fs/write_text_file", func() any { return new(WriteTextFileParams) }, `{"sessionId":"s","path":"/a","content":""}`, "sessionId"},
 		{"terminal/create", func() any { return new(CreateTerminalParams) }, `{"sessionId":"s","command":"ls"}`, "sessionId"},
 		{"terminal/output", func() any { return new(TerminalParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
+		{"elicitation/create", func() any { return new(CreateElicitationParams) }, `{"message":"m","mode":"url","sessionId":"s","elicitationId":"e","url":"u"}`, "message"},
+		{"elicitation/complete", func() any { return new(CompleteElicitationParams) }, `{"elicitationId":"e"}`, "elicitationId"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -37,15 +37,13 @@ func sampleBlocks() []struct {
 // goose-meta case.
 func sampleUpdates() []struct {
 	name   string
-	update SessionUpdate
+	update Update
 } {
-	gooseMeta, err := GooseMeta{ActiveRunID: ptrOf("run-7"), QueuedSteer: json.RawMessage(`{"steerId":"s-1"}`)}.Marshal()
-	if err != nil {
-		panic(err)
-	}
+	// An extension's _meta, as goose sends its run metadata.
+	gooseMeta := json.RawMessage(`{"goose":{"activeRunId":"run-7","queuedSteer":{"steerId":"s-1"}}}`)
 	return []struct {
 		name   string
-		update SessionUpdate
+		update Update
 	}{
 		{"user_message_chunk", UserMessageChunk{Content: TextContent{Text: "hello"}, MessageID: "m-1"}},
 		{"agent_message_chunk", AgentMessageChunk{Content: TextContent{Text: "Hi! Looking at it."}}},
@@ -88,17 +86,19 @@ func sampleUpdates() []struct {
 		{"session_info_update", SessionInfoUpdate{Title: ptrOf("Fix parser"), UpdatedAt: ptrOf("")}},
 		{"usage_update", UsageUpdate{Used: 53000, Size: 200000, Cost: &Cost{Amount: 0.42, Currency: "USD"}}},
 		{"notice", Notice{Severity: NoticeWarning, Title: "Rate limited", Description: "Retrying in 5s."}},
+		{"plan_update_items", PlanUpdate{Plan: PlanContent{Type: PlanItems, PlanID: "p-1", Entries: []PlanEntry{
+			{Content: "Read the code", Priority: PlanPriorityHigh, Status: PlanStatusInProgress},
+		}}}},
+		{"plan_update_file", PlanUpdate{Plan: PlanContent{Type: PlanFile, PlanID: "p-2", URI: "file:///w/PLAN.md"}, Meta: sampleMeta}},
+		{"plan_update_markdown", PlanUpdate{Plan: PlanContent{Type: PlanMarkdown, PlanID: "p-3", Content: "# Plan\n- fix"}}},
+		{"plan_update_other", PlanUpdate{Plan: PlanContent{Type: "_board", PlanID: "p-4",
+			Raw: json.RawMessage(`{"type":"_board","planId":"p-4","columns":[]}`)}}},
+		{"plan_removed", PlanRemoved{PlanID: "p-1"}},
+		{"compaction_update", CompactionUpdate{CompactionID: "c-1", Status: CompactionCompleted,
+			Summary: ContentBlocks{TextContent{Text: "We fixed the parser."}}}},
+		{"compaction_update_failed", CompactionUpdate{CompactionID: "c-2", Status: CompactionFailed, Error: "model refused"}},
+		{"compaction_summary_chunk", CompactionSummaryChunk{CompactionID: "c-1", Content: TextContent{Text: "We fixed"}}},
 		{"goose_meta", SessionInfoUpdate{Meta: gooseMeta}},
 		{"unknown", UnknownUpdate{Kind: "future_update", Raw: json.RawMessage(`{"sessionUpdate":"future_update","x":[1,2]}`)}},
-	}
-}
-
-func sampleUsage() GooseUsageUpdate {
-	return GooseUsageUpdate{
-		Used: 1200, ContextLimit: 0, Model: "claude-opus-4-5",
-		AccumulatedInputTokens:       ptrOf(uint64(1000)),
-		AccumulatedOutputTokens:      ptrOf(uint64(200)),
-		AccumulatedCachedInputTokens: ptrOf(uint64(0)),
-		PricingIdentity:              &PricingIdentity{Authority: "api.anthropic.com", Model: "claude-opus-4-5"},
 	}
 }

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
-// SessionUpdate is the update member of a session/update notification, one
-// of:
+// Update is the update member of a session/update notification, one of:
 //
 //   - [UserMessageChunk], [AgentMessageChunk], [AgentThoughtChunk]: streamed content;
 //   - [ToolCall], [ToolCallUpdate]: a tool call starting and progressing;
@@ -16,75 +17,18 @@ import (
 //     [SessionInfoUpdate]: session state that changed;
 //   - [UsageUpdate]: context window use and cost;
 //   - [Notice]: a message for the user, sent only to clients that accept it;
+//   - [PlanUpdate], [PlanRemoved]: one of several plans changed (Unstable);
+//   - [CompactionUpdate], [CompactionSummaryChunk]: the context is being
+//     compacted (Unstable);
 //   - [UnknownUpdate]: a variant this package does not know, kept raw.
 //
 // The set is closed: only package acp adds variants. Each variant marshals
-// with its "sessionUpdate" discriminator; build a whole notification line
-// with [MarshalSessionUpdate] and read one with [DecodeSessionNotification].
-type SessionUpdate interface {
+// with its "sessionUpdate" discriminator; send and receive them in a
+// [SessionNotification] with [SessionUpdate].
+type Update interface {
 	// updateKind returns the "sessionUpdate" discriminator.
 	updateKind() string
 }
-
-// StopReason tells why an agent ended a prompt turn.
-type StopReason string
-
-// The stop reasons of ACP v1.
-const (
-	StopReasonEndTurn         StopReason = "end_turn"          // the turn ended normally
-	StopReasonMaxTokens       StopReason = "max_tokens"        // the model's token limit was reached
-	StopReasonMaxTurnRequests StopReason = "max_turn_requests" // the agent's limit of model requests per turn was reached
-	StopReasonRefusal         StopReason = "refusal"           // the agent refused to continue
-	StopReasonCancelled       StopReason = "cancelled"         // the client sent session/cancel
-)
-
-// ToolKind is the category of a tool call, for choosing an icon.
-type ToolKind string
-
-// The tool kinds of ACP v1.
-const (
-	ToolKindRead       ToolKind = "read"
-	ToolKindEdit       ToolKind = "edit"
-	ToolKindDelete     ToolKind = "delete"
-	ToolKindMove       ToolKind = "move"
-	ToolKindSearch     ToolKind = "search"
-	ToolKindExecute    ToolKind = "execute"
-	ToolKindThink      ToolKind = "think"
-	ToolKindFetch      ToolKind = "fetch"
-	ToolKindSwitchMode ToolKind = "switch_mode"
-	ToolKindOther      ToolKind = "other" // the default
-)
-
-// ToolCallStatus is where a tool call is in its life.
-type ToolCallStatus string
-
-// The tool call statuses of ACP v1.
-const (
-	ToolCallStatusPending    ToolCallStatus = "pending" // not started: input streaming or awaiting permission
-	ToolCallStatusInProgress ToolCallStatus = "in_progress"
-	ToolCallStatusCompleted  ToolCallStatus = "completed"
-	ToolCallStatusFailed     ToolCallStatus = "failed"
-)
-
-// PlanEntryPriority is the importance of a plan entry.
-type PlanEntryPriority string
-
-// The plan entry priorities of ACP v1.
-const (
-	PlanPriorityHigh   PlanEntryPriority = "high"
-	PlanPriorityMedium PlanEntryPriority = "medium"
-	PlanPriorityLow    PlanEntryPriority = "low"
-)
-
-// PlanEntryStatus is the progress of a plan entry.
-type PlanEntryStatus string
-
-// The plan entry statuses of ACP v1.
-const (
-	PlanStatusPending    PlanEntryStatus = "pending"
-	PlanStatusInProgress PlanEntryStatus = "in_progress"
-	PlanStatusCompleted  PlanEntryStatus = "completed"
-)
 
 // ContentChunk is a piece of a streamed message: the fields of
 // [UserMessageChunk], [AgentMessageChunk] and [AgentThoughtChunk].
@@ -104,132 +48,6 @@ type AgentMessageChunk ContentChunk
 
 // AgentThoughtChunk is a piece of the agent's reasoning.
 type AgentThoughtChunk ContentChunk
-
-// ToolCall reports a tool call the model asked for.
-type ToolCall struct {
-	// ToolCallID identifies the call within the session.
-	ToolCallID string `json:"toolCallId"`
-	Title      string `json:"title"`
-	// Kind is the tool's category; "" means other.
-	Kind ToolKind `json:"kind,omitempty"`
-	// Status is the call's status; "" means pending.
-	Status    ToolCallStatus     `json:"status,omitempty"`
-	Content   []ToolCallContent  `json:"content,omitempty"`
-	Locations []ToolCallLocation `json:"locations,omitempty"`
-	// RawInput and RawOutput are the tool's input and output as JSON; nil
-	// means absent.
-	RawInput  json.RawMessage `json:"rawInput,omitempty"`
-	RawOutput json.RawMessage `json:"rawOutput,omitempty"`
-	Meta      json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ToolCallUpdate changes some fields of an earlier [ToolCall]; a zero field
-// is left unchanged. Content and Locations replace the call's lists when
-// non-nil: a non-nil empty slice clears them.
-type ToolCallUpdate struct {
-	ToolCallID string             `json:"toolCallId"`
-	Title      string             `json:"title,omitempty"`
-	Kind       ToolKind           `json:"kind,omitempty"`
-	Status     ToolCallStatus     `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content,omitempty"`
-	Locations  []ToolCallLocation `json:"locations,omitempty"`
-	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
-}
-
-// ToolCallLocation is a file a tool call reads or changes, so a client can
-// follow along.
-type ToolCallLocation struct {
-	// Path is absolute.
-	Path string `json:"path"`
-	// Line is 1-based; nil means the whole file.
-	Line *int            `json:"line,omitempty"`
-	Meta json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ToolCallContent is an item of a tool call's output: [ToolCallContentBlock],
-// [ToolCallDiff], [ToolCallTerminal], or [UnknownToolCallContent]. The set
-// is closed; each variant marshals with its "type" discriminator.
-type ToolCallContent interface {
-	toolContentType() string
-}
-
-// ToolCallContentBlock is a content block produced by a tool.
-type ToolCallContentBlock struct {
-	Content ContentBlock    `json:"content"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ToolCallDiff is a change to a file.
-type ToolCallDiff struct {
-	// Path is absolute.
-	Path string `json:"path"`
-	// OldText is the text before the change; nil for a new file.
-	OldText *string         `json:"oldText,omitempty"`
-	NewText string          `json:"newText"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ToolCallTerminal embeds a terminal created with terminal/create.
-type ToolCallTerminal struct {
-	TerminalID string          `json:"terminalId"`
-	Meta       json.RawMessage `json:"_meta,omitempty"`
-}
-
-// UnknownToolCallContent is tool output of a type this package does not
-// know, kept as received.
-type UnknownToolCallContent struct {
-	Type string
-	// Raw is the item as received, byte for byte.
-	Raw json.RawMessage
-}
-
-func (ToolCallContentBlock) toolContentType() string     { return "content" }
-func (ToolCallDiff) toolContentType() string             { return "diff" }
-func (ToolCallTerminal) toolContentType() string         { return "terminal" }
-func (c UnknownToolCallContent) toolContentType() string { return c.Type }
-
-// MarshalJSON encodes the item with "type":"content".
-func (c ToolCallContentBlock) MarshalJSON() ([]byte, error) {
-	type plain ToolCallContentBlock
-	return marshalTagged("type", c.toolContentType(), plain(c))
-}
-
-// MarshalJSON encodes the item with "type":"diff".
-func (c ToolCallDiff) MarshalJSON() ([]byte, error) {
-	type plain ToolCallDiff
-	return marshalTagged("type", c.toolContentType(), plain(c))
-}
-
-// MarshalJSON encodes the item with "type":"terminal".
-func (c ToolCallTerminal) MarshalJSON() ([]byte, error) {
-	type plain ToolCallTerminal
-	return marshalTagged("type", c.toolContentType(), plain(c))
-}
-
-// MarshalJSON returns Raw unchanged, or {"type":Type} when Raw is empty.
-func (c UnknownToolCallContent) MarshalJSON() ([]byte, error) {
-	if len(c.Raw) == 0 {
-		return marshalTagged("type", c.Type, struct{}{})
-	}
-	return c.Raw, nil
-}
-
-// Plan is the agent's execution plan. Each Plan replaces the previous one
-// whole.
-type Plan struct {
-	Entries []PlanEntry     `json:"entries"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
-
-// PlanEntry is one task of a [Plan].
-type PlanEntry struct {
-	Content  string            `json:"content"`
-	Priority PlanEntryPriority `json:"priority"`
-	Status   PlanEntryStatus   `json:"status"`
-	Meta     json.RawMessage   `json:"_meta,omitempty"`
-}
 
 // AvailableCommandsUpdate announces the slash commands the agent offers,
 // replacing any earlier list.
@@ -258,103 +76,6 @@ type CommandInput struct {
 type CurrentModeUpdate struct {
 	CurrentModeID string          `json:"currentModeId"`
 	Meta          json.RawMessage `json:"_meta,omitempty"`
-}
-
-// ConfigOptionUpdate reports the full set of session configuration options
-// and their current values.
-type ConfigOptionUpdate struct {
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
-}
-
-// SessionConfigOption is a session setting the user can change with
-// session/set_config_option, such as the model or the mode.
-type SessionConfigOption struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Category is a UX hint: "mode", "model", "model_config",
-	// "thought_level", or a name starting with "_"; "" means none.
-	Category string `json:"category,omitempty"`
-	// Type is the kind of control: [ConfigOptionSelect] (CurrentValue and
-	// Options), [ConfigOptionBoolean] (CurrentBool), or another kind kept in Raw.
-	Type string `json:"type"`
-	// CurrentValue is the id of the selected value of a select option.
-	CurrentValue string `json:"currentValue"`
-	// Options holds a select option's values as sent: an array of
-	// {value, name, description?} or of groups {group, name, options}.
-	Options json.RawMessage `json:"options"`
-	// CurrentBool is the value of a boolean option.
-	CurrentBool bool            `json:"-"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-	// Raw is the whole option as received when Type is neither select nor
-	// boolean; MarshalJSON sends it unchanged.
-	Raw json.RawMessage `json:"-"`
-}
-
-// The kinds of [SessionConfigOption] this package reads member by member.
-const (
-	ConfigOptionSelect  = "select"
-	ConfigOptionBoolean = "boolean"
-)
-
-// MarshalJSON encodes the option with the members of its Type: a select
-// option's currentValue is its id and options an array (nil is sent as
-// []), a boolean option's currentValue is true or false, and an option of
-// another type is Raw unchanged.
-func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
-	type common struct {
-		ID          string `json:"id"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-		Category    string `json:"category,omitempty"`
-		Type        string `json:"type"`
-	}
-	c := common{o.ID, o.Name, o.Description, o.Category, o.Type}
-	switch o.Type {
-	case ConfigOptionSelect:
-		opts := o.Options
-		if len(opts) == 0 {
-			opts = json.RawMessage("[]")
-		}
-		return json.Marshal(struct {
-			common
-			CurrentValue string          `json:"currentValue"`
-			Options      json.RawMessage `json:"options"`
-			Meta         json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.CurrentValue, opts, o.Meta})
-	case ConfigOptionBoolean:
-		return json.Marshal(struct {
-			common
-			CurrentValue bool            `json:"currentValue"`
-			Meta         json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.CurrentBool, o.Meta})
-	}
-	if len(o.Raw) == 0 {
-		return json.Marshal(struct {
-			common
-			Meta json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.Meta})
-	}
-	return o.Raw, nil
-}
-
-// UnmarshalJSON decodes the option with the checks of
-// [DecodeSessionNotification]; null leaves o unchanged.
-func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	var v SessionConfigOption
-	f := readFields(data, "")
-	if f.err == nil {
-		decodeConfigOption(f, &v)
-	}
-	if f.err != nil {
-		return invalidParams(f.err)
-	}
-	*o = v
-	return nil
 }
 
 // SessionInfoUpdate changes session metadata. Title and UpdatedAt are nil
@@ -439,58 +160,51 @@ func (u UnknownUpdate) updateKind() string         { return u.Kind }
 
 const updateTag = "sessionUpdate"
 
+// marshal encodes the chunk with "sessionUpdate":kind. The content
+// block's own encoding is spliced in rather than handed to encoding/json,
+// which would validate it once more before the caller validates the whole
+// chunk: chunks are the bulk of a session's traffic.
+func (c ContentChunk) marshal(kind string) ([]byte, error) {
+	m, ok := c.Content.(json.Marshaler) // every variant; not nil
+	if !ok {
+		return marshalTagged(updateTag, kind, c)
+	}
+	content, err := m.MarshalJSON()
+	if err != nil {
+		return nil, err
+	}
+	body := make([]byte, 0, len(content)+len(c.MessageID)+len(c.Meta)+32)
+	body = append(body, `{"content":`...)
+	body = append(body, content...)
+	if c.MessageID != "" || c.Meta != nil {
+		rest, err := json.Marshal(struct {
+			MessageID string          `json:"messageId,omitempty"`
+			Meta      json.RawMessage `json:"_meta,omitempty"`
+		}{c.MessageID, c.Meta})
+		if err != nil {
+			return nil, err
+		}
+		if len(rest) > 2 {
+			body = append(body, ',')
+			body = append(body, rest[1:len(rest)-1]...)
+		}
+	}
+	return joinTagged(updateTag, kind, append(body, '}'))
+}
+
 // MarshalJSON encodes the chunk with "sessionUpdate":"user_message_chunk".
 func (u UserMessageChunk) MarshalJSON() ([]byte, error) {
-	return marshalTagged(updateTag, u.updateKind(), ContentChunk(u))
+	return ContentChunk(u).marshal(u.updateKind())
 }
 
 // MarshalJSON encodes the chunk with "sessionUpdate":"agent_message_chunk".
 func (u AgentMessageChunk) MarshalJSON() ([]byte, error) {
-	return marshalTagged(updateTag, u.updateKind(), ContentChunk(u))
+	return ContentChunk(u).marshal(u.updateKind())
 }
 
 // MarshalJSON encodes the chunk with "sessionUpdate":"agent_thought_chunk".
 func (u AgentThoughtChunk) MarshalJSON() ([]byte, error) {
-	return marshalTagged(updateTag, u.updateKind(), ContentChunk(u))
-}
-
-// MarshalJSON encodes the update with "sessionUpdate":"tool_call".
-func (u ToolCall) MarshalJSON() ([]byte, error) {
-	type plain ToolCall
-	return marshalTagged(updateTag, u.updateKind(), plain(u))
-}
-
-// MarshalJSON encodes the update with "sessionUpdate":"tool_call_update".
-// A non-nil empty Content or Locations is sent as [], clearing the list.
-func (u ToolCallUpdate) MarshalJSON() ([]byte, error) {
-	return marshalTagged(updateTag, u.updateKind(), u.wire())
-}
-
-// wire returns the update's fields with Content and Locations sent when
-// non-nil, even when empty.
-func (u ToolCallUpdate) wire() any {
-	type plain ToolCallUpdate
-	return struct {
-		plain
-		Content   *[]ToolCallContent  `json:"content,omitempty"`
-		Locations *[]ToolCallLocation `json:"locations,omitempty"`
-	}{plain(u), ptrIfNonNil(u.Content), ptrIfNonNil(u.Locations)}
-}
-
-func ptrIfNonNil[T any](s []T) *[]T {
-	if s == nil {
-		return nil
-	}
-	return &s
-}
-
-// MarshalJSON encodes the plan with "sessionUpdate":"plan"; nil Entries is
-// sent as [].
-func (u Plan) MarshalJSON() ([]byte, error) {
-	type plain Plan
-	p := plain(u)
-	p.Entries = nonNil(p.Entries)
-	return marshalTagged(updateTag, u.updateKind(), p)
+	return ContentChunk(u).marshal(u.updateKind())
 }
 
 // MarshalJSON encodes the update with
@@ -507,15 +221,6 @@ func (u AvailableCommandsUpdate) MarshalJSON() ([]byte, error) {
 func (u CurrentModeUpdate) MarshalJSON() ([]byte, error) {
 	type plain CurrentModeUpdate
 	return marshalTagged(updateTag, u.updateKind(), plain(u))
-}
-
-// MarshalJSON encodes the update with "sessionUpdate":"config_option_update";
-// nil ConfigOptions is sent as [].
-func (u ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	type plain ConfigOptionUpdate
-	p := plain(u)
-	p.ConfigOptions = nonNil(p.ConfigOptions)
-	return marshalTagged(updateTag, u.updateKind(), p)
 }
 
 // MarshalJSON encodes the update with "sessionUpdate":"session_info_update";
@@ -565,45 +270,20 @@ func (u UnknownUpdate) MarshalJSON() ([]byte, error) {
 // SessionNotification is the params of a session/update notification.
 type SessionNotification struct {
 	SessionID string          `json:"sessionId"`
-	Update    SessionUpdate   `json:"update"`
+	Update    Update          `json:"update"`
 	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// UnmarshalJSON decodes the notification with
-// [DecodeSessionNotification]; null leaves n unchanged.
-func (n *SessionNotification) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
-	}
-	v, err := DecodeSessionNotification(data)
-	if err != nil {
-		return err
-	}
-	*n = v
-	return nil
-}
+// UnmarshalJSON decodes the notification with the rules of
+// [DecodeParams]; null leaves n unchanged.
+func (n *SessionNotification) UnmarshalJSON(data []byte) error { return unmarshalParams(data, n) }
 
-var errNilUpdate = errors.New("acp: session update is nil")
-
-// MarshalSessionUpdate returns a session/update notification line carrying
-// u for the session. To attach goose's run metadata, set the update's Meta
-// to [GooseMeta.Marshal]'s result.
-func MarshalSessionUpdate(sessionID string, u SessionUpdate) ([]byte, error) {
-	if u == nil {
-		return nil, errNilUpdate
-	}
-	return MarshalNotification(MethodSessionUpdate, SessionNotification{SessionID: sessionID, Update: u})
-}
-
-// DecodeSessionNotification decodes the params of an inbound session/update
-// notification. An update of an unknown variant becomes an [UnknownUpdate]
-// and is not an error. A known variant that breaks the schema (a chunk
-// without content, say) is an [*Error] with code [CodeInvalidParams] naming
+// decodeParams reads a session/update's params. An update of an unknown
+// variant becomes an [UnknownUpdate] and is not an error. A known variant
+// that breaks the schema (a chunk without content, say) is an error naming
 // the member ("update.content"); a client should skip such an update and
 // keep reading, as the official TypeScript client does.
-func DecodeSessionNotification(params []byte) (SessionNotification, error) {
-	var n SessionNotification
-	f := readFields(params, "")
+func (n *SessionNotification) decodeParams(f *fields) {
 	f.str("sessionId", &n.SessionID, true)
 	if f.require("update") {
 		u, err := decodeUpdate(f.get("update"), "update")
@@ -611,25 +291,76 @@ func DecodeSessionNotification(params []byte) (SessionNotification, error) {
 		n.Update = u
 	}
 	f.meta(&n.Meta)
-	if f.err != nil {
-		return SessionNotification{}, invalidParams(f.err)
-	}
-	return n, nil
 }
 
-// DecodeSessionUpdate decodes one update object (the update member of a
-// session/update notification) into its variant, with the rules of
-// [DecodeSessionNotification]; member paths in errors are relative to the
-// update ("content.text").
-func DecodeSessionUpdate(raw []byte) (SessionUpdate, error) {
-	u, err := decodeUpdate(raw, "")
+var errNilUpdate = errors.New("acp: session update is nil")
+
+// appendJSON appends n's encoding to dst, as encoding/json would encode
+// it, for [MarshalNotification]: session/update is the bulk of a session's
+// traffic, and encoding/json would validate and compact the update's own
+// encoding once more. Here the encoding is spliced in after a check with
+// jsonscan, and compacted only if it holds a line break.
+func (n SessionNotification) appendJSON(dst []byte) ([]byte, error) {
+	if n.Update == nil {
+		return nil, errNilUpdate
+	}
+	dst = append(dst, `{"sessionId":`...)
+	dst, err := appendQuoted(dst, n.SessionID)
 	if err != nil {
-		return nil, invalidParams(err)
+		return nil, err
 	}
-	return u, nil
+	var u []byte
+	if m, ok := n.Update.(json.Marshaler); ok { // every variant
+		u, err = m.MarshalJSON()
+	} else {
+		u, err = json.Marshal(n.Update)
+	}
+	if err != nil {
+		return nil, err
+	}
+	dst = append(dst, `,"update":`...)
+	if dst, err = appendRaw(dst, u); err != nil {
+		return nil, err
+	}
+	if n.Meta != nil {
+		dst = append(dst, `,"_meta":`...)
+		if dst, err = appendRaw(dst, n.Meta); err != nil {
+			return nil, err
+		}
+	}
+	return append(dst, '}'), nil
 }
 
-func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
+// appendRaw appends raw, which must be one JSON value, to a line: as is
+// when it holds no line break, compacted otherwise.
+func appendRaw(dst, raw []byte) ([]byte, error) {
+	if !jsonscan.Valid(raw) {
+		return nil, ErrNotJSON
+	}
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 && raw[0] != ' ' && raw[len(raw)-1] != ' ' {
+		return append(dst, raw...), nil
+	}
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return nil, err
+	}
+	return append(dst, b.Bytes()...), nil
+}
+
+// check refuses a notification without its update, which the schema
+// requires, before [SessionUpdate] sends it. It is not a MarshalJSON:
+// encoding/json re-validates a marshaler's output, a second pass over
+// every session/update line.
+func (n SessionNotification) check() error {
+	if n.Update == nil {
+		return errNilUpdate
+	}
+	return nil
+}
+
+// decodeUpdate decodes one update object (the update member of a
+// session/update notification) into its variant; path names it in errors.
+func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
 	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
 		name := path
 		if name == "" {
@@ -643,7 +374,7 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	var u SessionUpdate
+	var u Update
 	switch kind {
 	case "user_message_chunk":
 		u = UserMessageChunk(f.contentChunk())
@@ -661,15 +392,7 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 		u = v
 	case "plan":
 		var v Plan
-		objects(f, "entries", &v.Entries, true, func(e *fields, p *PlanEntry) {
-			e.str("content", &p.Content, true)
-			var s string
-			e.str("priority", &s, true)
-			p.Priority = PlanEntryPriority(s)
-			e.str("status", &s, true)
-			p.Status = PlanEntryStatus(s)
-			e.meta(&p.Meta)
-		})
+		objects(f, "entries", &v.Entries, true, decodePlanEntry)
 		f.meta(&v.Meta)
 		u = v
 	case "available_commands_update":
@@ -724,7 +447,10 @@ func decodeUpdate(raw json.RawMessage, path string) (SessionUpdate, error) {
 		f.meta(&v.Meta)
 		u = v
 	default:
-		return UnknownUpdate{Kind: kind, Raw: bytes.Clone(raw)}, nil
+		var ok bool
+		if u, ok = decodeUnstableUpdate(f, kind); !ok {
+			return UnknownUpdate{Kind: kind, Raw: bytes.Clone(raw)}, nil
+		}
 	}
 	if f.err != nil {
 		return nil, f.err
@@ -740,40 +466,13 @@ func (f *fields) contentChunk() ContentChunk {
 	return c
 }
 
-func (f *fields) toolKind(dst *ToolKind) {
-	var s string
-	f.str("kind", &s, false)
-	*dst = ToolKind(s)
-}
-
-func (f *fields) toolStatus(dst *ToolCallStatus) {
-	var s string
-	f.str("status", &s, false)
-	*dst = ToolCallStatus(s)
-}
-
-// toolCall reads the members of a tool call or tool call update (the two
-// differ only in whether title is required), for the session update
-// variants and session/request_permission.
-func (f *fields) toolCall(v *ToolCallUpdate, titleRequired bool) {
-	f.str("toolCallId", &v.ToolCallID, true)
-	f.str("title", &v.Title, titleRequired)
-	f.toolKind(&v.Kind)
-	f.toolStatus(&v.Status)
-	f.toolContents(&v.Content)
-	objects(f, "locations", &v.Locations, false, decodeLocation)
-	f.raw("rawInput", &v.RawInput)
-	f.raw("rawOutput", &v.RawOutput)
-	f.meta(&v.Meta)
-}
-
 // clearable reads a member where null means "clear": absent leaves *dst
 // nil, null stores "", a string stores itself.
 func (f *fields) clearable(key string, dst **string) {
 	if f.err != nil {
 		return
 	}
-	v, ok := f.m[key]
+	v, ok := f.lookup(key)
 	if !ok {
 		return
 	}
@@ -782,77 +481,4 @@ func (f *fields) clearable(key string, dst **string) {
 		f.str(key, &s, true)
 	}
 	*dst = &s
-}
-
-func decodeLocation(f *fields, l *ToolCallLocation) {
-	f.str("path", &l.Path, true)
-	if f.has("line") {
-		var n uint64
-		f.uint("line", &n, true)
-		line := int(min(n, 1<<31-1))
-		l.Line = &line
-	}
-	f.meta(&l.Meta)
-}
-
-func decodeConfigOption(f *fields, o *SessionConfigOption) {
-	f.str("id", &o.ID, true)
-	f.str("name", &o.Name, true)
-	f.str("description", &o.Description, false)
-	f.str("category", &o.Category, false)
-	f.str("type", &o.Type, true)
-	switch o.Type {
-	case ConfigOptionSelect:
-		f.str("currentValue", &o.CurrentValue, true)
-		f.raw("options", &o.Options)
-		if f.err == nil && (o.Options == nil || o.Options[0] != '[') {
-			f.fail("options", "must be an array")
-		}
-	case ConfigOptionBoolean:
-		f.boolean("currentValue", &o.CurrentBool, true)
-	default:
-		// A kind this package does not know: keep it whole.
-		if f.err == nil {
-			o.Raw = bytes.Clone(f.src)
-		}
-	}
-	f.meta(&o.Meta)
-}
-
-// toolContents reads a tool call's content member; present yields a non-nil
-// slice.
-func (f *fields) toolContents(dst *[]ToolCallContent) {
-	out := []ToolCallContent{}
-	if !f.array("content", false, func(raw json.RawMessage, path string) error {
-		c := readObject(raw, path)
-		var typ string
-		c.str("type", &typ, true)
-		switch typ {
-		case "content":
-			var v ToolCallContentBlock
-			c.contentBlock("content", &v.Content)
-			c.meta(&v.Meta)
-			out = append(out, v)
-		case "diff":
-			var v ToolCallDiff
-			c.str("path", &v.Path, true)
-			c.optStr("oldText", &v.OldText)
-			c.str("newText", &v.NewText, true)
-			c.meta(&v.Meta)
-			out = append(out, v)
-		case "terminal":
-			var v ToolCallTerminal
-			c.str("terminalId", &v.TerminalID, true)
-			c.meta(&v.Meta)
-			out = append(out, v)
-		default:
-			if c.err == nil {
-				out = append(out, UnknownToolCallContent{Type: typ, Raw: bytes.Clone(raw)})
-			}
-		}
-		return c.err
-	}) {
-		return
-	}
-	*dst = out
 }

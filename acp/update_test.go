@@ -1,8 +1,11 @@
 package acp
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -23,11 +26,11 @@ func paramsOfLine(t *testing.T, line []byte) json.RawMessage {
 func TestSessionUpdateRoundTrip(t *testing.T) {
 	for _, tc := range sampleUpdates() {
 		t.Run(tc.name, func(t *testing.T) {
-			line, err := MarshalSessionUpdate("sess-1", tc.update)
+			line, err := sessionUpdateLine("sess-1", tc.update)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := DecodeSessionNotification(paramsOfLine(t, line))
+			got, err := DecodeParams[SessionNotification](paramsOfLine(t, line))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,11 +77,11 @@ func TestUnknownKeptByteForByte(t *testing.T) {
 	}
 
 	rawUpdate := `{"sessionUpdate":"future_thing","z":{"a" :1}}`
-	u, err := DecodeSessionUpdate([]byte(rawUpdate))
+	u, err := decodeSessionUpdate([]byte(rawUpdate))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(SessionUpdate(UnknownUpdate{Kind: "future_thing", Raw: json.RawMessage(rawUpdate)}), u); diff != "" {
+	if diff := cmp.Diff(Update(UnknownUpdate{Kind: "future_thing", Raw: json.RawMessage(rawUpdate)}), u); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 	out, err = u.(UnknownUpdate).MarshalJSON()
@@ -91,7 +94,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	cases := []struct {
 		name string
 		raw  string
-		want SessionUpdate
+		want Update
 	}{
 		{"session info null clears", `{"sessionUpdate":"session_info_update","title":null}`, SessionInfoUpdate{Title: ptrOf("")}},
 		{"session info absent unchanged", `{"sessionUpdate":"session_info_update"}`, SessionInfoUpdate{}},
@@ -109,7 +112,7 @@ func TestDecodeSessionUpdateDetails(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := DecodeSessionUpdate([]byte(tc.raw))
+			got, err := decodeSessionUpdate([]byte(tc.raw))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -178,20 +181,139 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"notice without severity", `{"sessionId":"s","update":{"sessionUpdate":"notice","title":"t"}}`, "update.severity"},
 		{"notice without title", `{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info"}}`, "update.title"},
 		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
+		{"plan update without plan", `{"sessionId":"s","update":{"sessionUpdate":"plan_update"}}`, "update.plan"},
+		{"plan update without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"file","uri":"u"}}}`, "update.plan.planId"},
+		{"plan update items without entries", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"}}}`, "update.plan.entries"},
+		{"plan update file without uri", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"file","planId":"p"}}}`, "update.plan.uri"},
+		{"plan update markdown without content", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p"}}}`, "update.plan.content"},
+		{"plan removed without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_removed"}}`, "update.planId"},
+		{"compaction without status", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c"}}`, "update.status"},
+		{"compaction bad summary", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c","status":"completed","summary":[{"type":"text"}]}}`, "update.summary[0].text"},
+		{"compaction chunk without content", `{"sessionId":"s","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"c"}}`, "update.content"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := DecodeSessionNotification([]byte(tc.params))
+			_, err := DecodeParams[SessionNotification]([]byte(tc.params))
 			wantInvalidField(t, err, tc.field)
 		})
 	}
 }
 
-func TestMarshalSessionUpdateNil(t *testing.T) {
-	if _, err := MarshalSessionUpdate("s", nil); err == nil {
-		t.Error("MarshalSessionUpdate(nil) succeeded")
+func TestSessionUpdateNilUpdate(t *testing.T) {
+	var got []string
+	client := Methods{Notifications: map[string]NotificationFunc{
+		SessionUpdate.Name: func(_ context.Context, _ *Conn, params json.RawMessage) { got = append(got, string(params)) },
+	}}
+	toClientR, toClientW := io.Pipe()
+	toAgentR, toAgentW := io.Pipe()
+	cc := NewConn(context.Background(), toClientR, toAgentW, client, nil)
+	agent := NewConn(context.Background(), toAgentR, toClientW, nil, nil)
+	if err := SessionUpdate.Notify(context.Background(), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, errNilUpdate) {
+		t.Errorf("Notify without an update = %v, want errNilUpdate", err)
 	}
-	if _, err := MarshalGooseSessionUpdate("s", nil); err == nil {
-		t.Error("MarshalGooseSessionUpdate(nil) succeeded")
+	agent.Close()
+	if err := errors.Join(cc.Wait(), agent.Wait()); err != nil {
+		t.Fatal(err)
+	}
+	if got != nil {
+		t.Errorf("the client received %q", got)
+	}
+}
+
+// sessionUpdateLine returns the line SessionUpdate.Notify sends for u.
+func sessionUpdateLine(sessionID string, u Update) ([]byte, error) {
+	return MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: sessionID, Update: u})
+}
+
+// TestMarshalNotificationSessionUpdate checks MarshalNotification's own
+// encoding of session/update against encoding/json's: the same JSON, on
+// one line, and a refusal where encoding/json refuses.
+func TestMarshalNotificationSessionUpdate(t *testing.T) {
+	type plainNotification SessionNotification // encoded by encoding/json alone
+	notes := []SessionNotification{
+		{SessionID: "a<b>&\u2028\"", Update: CurrentModeUpdate{CurrentModeID: "x"}, Meta: json.RawMessage(`{"k": [1, 2]}`)},
+		{SessionID: "s", Update: UnknownUpdate{Kind: "later", Raw: json.RawMessage("{\n  \"sessionUpdate\": \"later\",\n  \"x\": \"<&>\"\n}")}},
+		{SessionID: "s", Update: AgentMessageChunk{Content: TextContent{Text: "line\nbreak"}, MessageID: "m", Meta: json.RawMessage(`{}`)}},
+	}
+	for _, tc := range sampleUpdates() {
+		notes = append(notes, SessionNotification{SessionID: "sess-1", Update: tc.update})
+	}
+	for _, n := range notes {
+		line, err := MarshalNotification(SessionUpdate.Name, n)
+		if err != nil {
+			t.Fatalf("%+v: %v", n, err)
+		}
+		want, err := json.Marshal(struct {
+			JSONRPC string            `json:"jsonrpc"`
+			Method  string            `json:"method"`
+			Params  plainNotification `json:"params"`
+		}{"2.0", SessionUpdate.Name, plainNotification(n)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if bytes.ContainsAny(line, "\r\n") {
+			t.Errorf("line break in %s", line)
+		}
+		var got, exp any
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("%s: %v", line, err)
+		}
+		if err := json.Unmarshal(want, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%s (-encoding/json +MarshalNotification):\n%s", line, diff)
+		}
+	}
+	for _, bad := range []SessionNotification{
+		{SessionID: "s"},
+		{SessionID: "s", Update: UnknownUpdate{Kind: "x", Raw: json.RawMessage(`{`)}},
+		{SessionID: "s", Update: CurrentModeUpdate{CurrentModeID: "x"}, Meta: json.RawMessage(`[`)},
+	} {
+		if line, err := MarshalNotification(SessionUpdate.Name, bad); err == nil {
+			t.Errorf("%+v encoded as %s", bad, line)
+		}
+	}
+}
+
+// TestMarshalRequestPrompt checks MarshalRequest's own encoding of
+// session/prompt against encoding/json's, as for session/update.
+func TestMarshalRequestPrompt(t *testing.T) {
+	type plainParams PromptParams // encoded by encoding/json alone
+	prompt := ContentBlocks{UnknownContent{Type: "later", Raw: json.RawMessage("{\"type\": \"later\",\n \"x\": \"<&>\"}")}}
+	for _, b := range sampleBlocks() {
+		prompt = append(prompt, b.block)
+	}
+	for _, p := range []PromptParams{
+		{SessionID: "s<&>\u2028", Prompt: prompt, Meta: json.RawMessage(`{"a": 1}`)},
+		{SessionID: "s"},
+	} {
+		line, err := MarshalRequest(IntID(7), SessionPrompt.Name, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := json.Marshal(struct {
+			JSONRPC string      `json:"jsonrpc"`
+			ID      int         `json:"id"`
+			Method  string      `json:"method"`
+			Params  plainParams `json:"params"`
+		}{"2.0", 7, SessionPrompt.Name, plainParams(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got, exp any
+		if bytes.ContainsAny(line, "\r\n") || json.Unmarshal(line, &got) != nil {
+			t.Fatalf("not one line of JSON: %s", line)
+		}
+		if err := json.Unmarshal(want, &exp); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(exp, got); diff != "" {
+			t.Errorf("%s (-encoding/json +MarshalRequest):\n%s", line, diff)
+		}
+	}
+	bad := PromptParams{SessionID: "s", Prompt: ContentBlocks{UnknownContent{Type: "x", Raw: json.RawMessage(`{`)}}}
+	if line, err := MarshalRequest(IntID(1), SessionPrompt.Name, bad); err == nil {
+		t.Errorf("invalid raw block encoded as %s", line)
 	}
 }

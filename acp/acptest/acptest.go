@@ -4,7 +4,7 @@
 //
 //	client, agent, closePair := acptest.NewPair(ctx, clientHandler, myAgent, nil)
 //	defer closePair()
-//	result, err := client.Request(ctx, acp.MethodInitialize, params)
+//	result, err := acp.Initialize.Call(ctx, client, params)
 package acptest
 
 import (

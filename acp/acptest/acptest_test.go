@@ -14,18 +14,17 @@ import (
 
 // Testing an agent in-process: the test plays the client.
 func ExampleNewPair() {
-	agent := acp.Methods{Requests: map[string]acp.RequestFunc{
-		acp.MethodInitialize: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
-			return map[string]any{"protocolVersion": acp.ProtocolVersion}, nil
-		},
-	}}
+	var agent acp.Methods
+	acp.Initialize.Handle(&agent, func(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
+		return acp.InitializeResult{ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion)}, nil
+	})
 	client, _, closePair := acptest.NewPair(context.Background(), nil, agent, nil)
 	defer closePair()
 
-	result, err := client.Request(context.Background(), acp.MethodInitialize, map[string]any{"protocolVersion": 1})
-	fmt.Println(string(result), err)
+	result, err := acp.Initialize.Call(context.Background(), client, acp.InitializeParams{ProtocolVersion: 1})
+	fmt.Println(result.ProtocolVersion, err)
 	// Output:
-	// {"protocolVersion":1} <nil>
+	// 1 <nil>
 }
 
 func TestNewPair(t *testing.T) {

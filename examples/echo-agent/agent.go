@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -68,21 +69,18 @@ func newAgent(delay time.Duration, log *slog.Logger) *agent {
 	return &agent{delay: delay, log: log, sessions: make(map[string]*session)}
 }
 
-// methods is the agent's method table for acp.NewConn. A method missing
-// here is answered -32601 by the Conn; an unknown notification is ignored.
+// methods is the agent's method table for acp.NewConn. Each handler gets
+// its params decoded and checked. A method missing here is answered -32601
+// by the Conn; an unknown notification is ignored.
 func (a *agent) methods() acp.Methods {
-	return acp.Methods{
-		Requests: map[string]acp.RequestFunc{
-			acp.MethodInitialize:        a.initialize,
-			acp.MethodSessionNew:        a.newSession,
-			acp.MethodSessionPrompt:     a.prompt,
-			acp.MethodSessionSetModel:   a.setModel,
-			acp.MethodGooseSessionSteer: a.steer,
-		},
-		Notifications: map[string]acp.NotificationFunc{
-			acp.MethodSessionCancel: a.cancel,
-		},
-	}
+	var m acp.Methods
+	acp.Initialize.Handle(&m, a.initialize)
+	acp.SessionNew.Handle(&m, a.newSession)
+	acp.SessionPrompt.Handle(&m, a.prompt)
+	acp.SessionSetModel.Handle(&m, a.setModel)
+	acp.SessionCancel.Handle(&m, a.cancel)
+	steer.Handle(&m, a.steer)
+	return m
 }
 
 // newID returns a fresh id such as "run-3". Call with mu held.
@@ -93,13 +91,9 @@ func (a *agent) newID(prefix string) string {
 
 // initialize answers with protocol version 1 and the agent's capabilities:
 // prompts of text and resource links only (the defaults), no session/load.
-func (a *agent) initialize(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
-	p, err := acp.DecodeParams[acp.InitializeParams](params)
-	if err != nil {
-		return nil, err
-	}
+func (a *agent) initialize(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
 	a.mu.Lock()
-	a.gooseNotify = p.ClientCapabilities.AcceptsGooseCustomNotifications()
+	a.gooseNotify = goose.AcceptsCustomNotifications(p.ClientCapabilities)
 	a.mu.Unlock()
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
@@ -109,10 +103,7 @@ func (a *agent) initialize(_ context.Context, _ *acp.Conn, params json.RawMessag
 
 // newSession creates a session. The echo agent uses no MCP server, so
 // mcpServers is accepted (absent counts as empty) and ignored.
-func (a *agent) newSession(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
-	if _, err := acp.DecodeParams[acp.NewSessionParams](params); err != nil {
-		return nil, err
-	}
+func (a *agent) newSession(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := &session{id: a.newID("sess"), model: defaultModel}
@@ -122,16 +113,12 @@ func (a *agent) newSession(_ context.Context, _ *acp.Conn, params json.RawMessag
 
 // setModel is the legacy session/set_model: the model the session reports
 // in its usage updates from now on.
-func (a *agent) setModel(_ context.Context, _ *acp.Conn, params json.RawMessage) (any, error) {
-	p, err := acp.DecodeParams[acp.SetSessionModelParams](params)
-	if err != nil {
-		return nil, err
-	}
+func (a *agent) setModel(_ context.Context, _ *acp.Conn, p acp.SetSessionModelParams) (acp.EmptyResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		return nil, err
+		return acp.EmptyResult{}, err
 	}
 	s.model = p.ModelID
 	return acp.EmptyResult{}, nil
@@ -143,44 +130,39 @@ func (a *agent) session(id string) (*session, error) {
 	if s, ok := a.sessions[id]; ok {
 		return s, nil
 	}
-	return nil, errorWithData(acp.CodeResourceNotFound,
-		struct {
+	return nil, acp.Errorf(acp.CodeResourceNotFound, "Session not found: %s", id).
+		WithData(struct {
 			SessionID string `json:"sessionId"`
-		}{id},
-		"Session not found: %s", id)
+		}{id})
 }
 
 // prompt runs one turn: it announces the run, echoes the prompt one word
 // per session/update, reports usage, and answers with the stop reason.
-func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
-	p, err := acp.DecodeParams[acp.PromptParams](params)
-	if err != nil {
-		return nil, err
-	}
+func (a *agent) prompt(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s, r, err := a.startRun(p, cancel)
 	if err != nil {
-		return nil, err
+		return acp.PromptResult{}, err
 	}
 
 	// Notifications sent with conn.Notify before this handler returns reach
 	// the client before the response, in the order sent.
-	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &r.id})})
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &r.id})})
 	echoed, err := a.echo(runCtx, conn, s, r)
 	a.endRun(s, r)
 	none := "" // sent as null: no run is active
-	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{ActiveRunID: &none})})
+	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &none})})
 
 	// Usage is reported after every turn, cancelled ones included. It is
 	// sent with the request's context, not the run's, which session/cancel
 	// has ended.
 	a.mu.Lock()
-	std, goose := s.addTurn(r.input, echoed)
+	std, gooseUsage := s.addTurn(r.input, echoed)
 	gooseNotify := a.gooseNotify
 	a.mu.Unlock()
 	if gooseNotify {
-		if err := conn.Notify(ctx, acp.MethodGooseSessionUpdate, acp.GooseSessionNotification{SessionID: s.id, Update: goose}); err != nil {
+		if err := goose.SessionUpdate.Notify(ctx, conn, goose.SessionNotification{SessionID: s.id, Update: gooseUsage}); err != nil {
 			a.log.Warn("goose usage update not sent", "session", s.id, "error", err)
 		}
 	}
@@ -202,7 +184,7 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, params json.RawMessa
 	}
 	// $/cancel_request for this very request (given the context's error,
 	// the Conn answers -32800), or a session/update that could not be sent.
-	return nil, err
+	return acp.PromptResult{}, err
 }
 
 // startRun makes r the session's running prompt, or returns the error to
@@ -216,12 +198,11 @@ func (a *agent) startRun(p acp.PromptParams, cancel context.CancelCauseFunc) (*s
 		return nil, nil, err
 	}
 	if s.run != nil {
-		return nil, nil, errorWithData(acp.CodeInvalidParams,
-			struct {
+		return nil, nil, acp.Errorf(acp.CodeInvalidParams, "Session %s is busy: prompt %s is running", s.id, s.run.id).
+			WithData(struct {
 				SessionID   string `json:"sessionId"`
 				ActiveRunID string `json:"activeRunId"`
-			}{s.id, s.run.id},
-			"Session %s is busy: prompt %s is running", s.id, s.run.id)
+			}{s.id, s.run.id})
 	}
 	words := promptWords(p.Prompt)
 	r := &run{id: a.newID("run"), cancel: cancel, input: len(words)}
@@ -242,7 +223,7 @@ func (a *agent) echo(ctx context.Context, conn *acp.Conn, s *session, r *run) (i
 		if err := sleep(ctx, a.delay); err != nil {
 			return sent, err
 		}
-		err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{
+		err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{
 			SessionID: s.id,
 			Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: c.text}, MessageID: c.messageID},
 		})
@@ -282,12 +263,7 @@ func (a *agent) endRun(s *session, r *run) {
 // cancel handles the session/cancel notification: the session's running
 // prompt, if any, stops and answers "cancelled". It runs on the Conn's
 // reading goroutine, so it only flags the run and returns at once.
-func (a *agent) cancel(_ context.Context, _ *acp.Conn, params json.RawMessage) {
-	p, err := acp.DecodeParams[acp.SessionParams](params)
-	if err != nil {
-		a.log.Warn("session/cancel ignored", "error", err)
-		return
-	}
+func (a *agent) cancel(_ context.Context, _ *acp.Conn, p acp.SessionParams) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[p.SessionID]
@@ -299,10 +275,34 @@ func (a *agent) cancel(_ context.Context, _ *acp.Conn, params json.RawMessage) {
 	s.run = nil // the session is idle now: steers are refused, a new prompt may start
 }
 
-// steerResult is the result of _goose/unstable/session/steer.
-type steerResult struct {
-	RunID     string `json:"runId"`
-	MessageID string `json:"messageId"`
+// steer is goose's _goose/unstable/session/steer as the echo agent reads
+// it: with steerRequest in place of goose.SteerParams, so that a steer
+// without a valid expectedRunId still reaches the handler, whose refusal
+// names the session's running prompt.
+var steer = acp.Method[steerRequest, goose.SteerResult]{Name: goose.SessionSteer.Name}
+
+// steerRequest is goose.SteerParams read leniently: an absent or mistyped
+// expectedRunId reads as "" (and the rest of the params as absent), while
+// any other decoding error is the -32602 goose.SteerParams gives.
+type steerRequest struct {
+	goose.SteerParams
+}
+
+// UnmarshalJSON decodes the params with acp.DecodeParams.
+func (p *steerRequest) UnmarshalJSON(data []byte) error {
+	// The session id is decoded on its own: a steer without a valid
+	// expectedRunId fails to decode as goose.SteerParams.
+	sp, err := acp.DecodeParams[acp.SessionParams](data)
+	if err != nil {
+		return err
+	}
+	full, err := acp.DecodeParams[goose.SteerParams](data)
+	if field, _ := acp.InvalidField(err); err != nil && field != "expectedRunId" {
+		return err
+	}
+	full.SessionID = sp.SessionID
+	p.SteerParams = full
+	return nil
 }
 
 // steer handles goose's _goose/unstable/session/steer: the steer's words
@@ -311,51 +311,38 @@ type steerResult struct {
 // missing or not the running prompt's, or when the steer has no words;
 // the error's data names the expected and the actual run ids, each left
 // out when unknown.
-func (a *agent) steer(ctx context.Context, conn *acp.Conn, params json.RawMessage) (any, error) {
-	// The session id is decoded on its own: a steer without a valid
-	// expectedRunId fails to decode as SteerParams, yet its refusal must
-	// still name the session's active run.
-	sp, err := acp.DecodeParams[acp.SessionParams](params)
+func (a *agent) steer(ctx context.Context, conn *acp.Conn, p steerRequest) (goose.SteerResult, error) {
+	res, err := a.queueSteer(p.SteerParams)
 	if err != nil {
-		return nil, err
-	}
-	p, err := acp.DecodeParams[acp.SteerParams](params)
-	if err != nil && !isFieldError(err, "expectedRunId") {
-		return nil, err
-	}
-
-	res, err := a.queueSteer(sp.SessionID, p)
-	if err != nil {
-		return nil, err
+		return goose.SteerResult{}, err
 	}
 	// Tells the client which message will carry the steer's echo. The
 	// running prompt may already be echoing it: the client matches them by
 	// messageId, not by order.
 	queued, _ := json.Marshal(res) // a struct of strings always encodes
-	a.notify(ctx, conn, sp.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(acp.GooseMeta{QueuedSteer: queued})})
+	a.notify(ctx, conn, p.SessionID, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{QueuedSteer: queued})})
 	return res, nil
 }
 
 // queueSteer adds the steer's words to the queue of the session's running
 // prompt, or returns the error to reply with.
-func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, error) {
+func (a *agent) queueSteer(p goose.SteerParams) (goose.SteerResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, err := a.session(sessionID)
+	s, err := a.session(p.SessionID)
 	if err != nil {
-		return steerResult{}, err
+		return goose.SteerResult{}, err
 	}
 	var actual string
 	if s.run != nil {
 		actual = s.run.id
 	}
-	refuse := func(format string, args ...any) (steerResult, error) {
-		return steerResult{}, errorWithData(acp.CodeInvalidParams,
-			struct {
+	refuse := func(format string, args ...any) (goose.SteerResult, error) {
+		return goose.SteerResult{}, acp.Errorf(acp.CodeInvalidParams, "Steer refused: "+format, args...).
+			WithData(struct {
 				ExpectedRunID string `json:"expectedRunId,omitempty"`
 				ActualRunID   string `json:"actualRunId,omitempty"`
-			}{p.ExpectedRunID, actual},
-			"Steer refused: "+format, args...)
+			}{p.ExpectedRunID, actual})
 	}
 	words := promptWords(p.Prompt)
 	switch {
@@ -368,7 +355,7 @@ func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, er
 	case len(words) == 0:
 		return refuse("the prompt has no text")
 	}
-	res := steerResult{RunID: actual, MessageID: a.newID("msg")}
+	res := goose.SteerResult{RunID: actual, MessageID: a.newID("msg")}
 	s.run.queue = append(s.run.queue, chunks(words, res.MessageID)...)
 	s.run.input += len(words)
 	return res, nil
@@ -377,8 +364,8 @@ func (a *agent) queueSteer(sessionID string, p acp.SteerParams) (steerResult, er
 // notify sends a session/update, logging a failure: the connection is
 // closing or the client stopped reading, and the caller carries on to
 // answer its request, which is all that can be done.
-func (a *agent) notify(ctx context.Context, conn *acp.Conn, sessionID string, u acp.SessionUpdate) {
-	if err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{SessionID: sessionID, Update: u}); err != nil {
+func (a *agent) notify(ctx context.Context, conn *acp.Conn, sessionID string, u acp.Update) {
+	if err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{SessionID: sessionID, Update: u}); err != nil {
 		a.log.Warn("session update not sent", "session", sessionID, "error", err)
 	}
 }
@@ -425,28 +412,7 @@ func sleep(ctx context.Context, d time.Duration) error {
 }
 
 // gooseMeta returns m as an update's _meta.
-func gooseMeta(m acp.GooseMeta) json.RawMessage {
+func gooseMeta(m goose.Meta) json.RawMessage {
 	meta, _ := m.Marshal() // fails only for a QueuedSteer that is not JSON
 	return meta
-}
-
-// errorWithData returns an error reply with the formatted message and data
-// encoded as JSON.
-func errorWithData(code int, data any, format string, args ...any) *acp.Error {
-	e := acp.Errorf(code, format, args...)
-	if withData, err := e.WithData(data); err == nil {
-		return withData
-	}
-	return e // data that cannot be encoded is left out
-}
-
-// isFieldError reports whether err is DecodeParams' error about the member
-// field (absent or of the wrong type), which it names in its data as
-// {"field": "…"}.
-func isFieldError(err error, field string) bool {
-	var e *acp.Error
-	var data struct {
-		Field string `json:"field"`
-	}
-	return errors.As(err, &e) && json.Unmarshal(e.Data, &data) == nil && data.Field == field
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -49,7 +50,7 @@ func TestInitialize(t *testing.T) {
 	for _, asked := range []int{0, 1, 2, 65535} {
 		synctest.Test(t, func(t *testing.T) {
 			c := pair(t, 0)
-			got := call[acp.InitializeResult](c, acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: asked})
+			got := call[acp.InitializeResult](c, acp.Initialize.Name, acp.InitializeParams{ProtocolVersion: asked})
 			want := acp.InitializeResult{
 				ProtocolVersion: 1,
 				AgentInfo:       &acp.Implementation{Name: "echo-agent", Title: "Echo agent", Version: version},
@@ -85,7 +86,7 @@ func TestPrompt(t *testing.T) {
 					c.initialize(goose)
 					sid := c.newSession()
 					start := time.Now()
-					got := call[acp.PromptResult](c, acp.MethodSessionPrompt, acp.PromptParams{SessionID: sid, Prompt: tc.prompt})
+					got := call[acp.PromptResult](c, acp.SessionPrompt.Name, acp.PromptParams{SessionID: sid, Prompt: tc.prompt})
 					if got.StopReason != acp.StopReasonEndTurn {
 						t.Errorf("stop reason %q, want end_turn", got.StopReason)
 					}
@@ -114,7 +115,7 @@ func TestUsageAccumulatesAndNamesTheModel(t *testing.T) {
 		c.initialize(true)
 		sid := c.newSession()
 		c.prompt(sid, "a b c")
-		call[acp.EmptyResult](c, acp.MethodSessionSetModel, acp.SetSessionModelParams{SessionID: sid, ModelID: "echo-2"})
+		call[acp.EmptyResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: sid, ModelID: "echo-2"})
 		c.prompt(sid, "d e")
 		var got []string
 		for _, l := range lines(c.rec.take(sid)) {
@@ -202,7 +203,7 @@ func TestCancelWithoutPromptIsIgnored(t *testing.T) {
 		sid := c.newSession()
 		c.cancel(sid)
 		c.cancel("unknown")
-		if err := c.conn.Notify(t.Context(), acp.MethodSessionCancel, json.RawMessage(`{"no":"session"}`)); err != nil {
+		if err := c.conn.Notify(t.Context(), acp.SessionCancel.Name, json.RawMessage(`{"no":"session"}`)); err != nil {
 			t.Fatal(err)
 		}
 		if got := c.prompt(sid, "still here"); got != acp.StopReasonEndTurn {
@@ -228,7 +229,7 @@ func TestSessionsAreIndependent(t *testing.T) {
 		}
 		// s1 is idle, s2 still busy: only s2 refuses a prompt.
 		r3 := async(func() acp.StopReason { return c.prompt(s1, "e") })
-		e := callErr(c, acp.MethodSessionPrompt, promptParams(s2, "no"))
+		e := callErr(c, acp.SessionPrompt.Name, promptParams(s2, "no"))
 		wantError(t, e, acp.CodeInvalidParams, `{"sessionId":"`+s2+`","activeRunId":"`+runOf(c.rec.take(s2))+`"}`)
 		if got := <-r2; got != acp.StopReasonEndTurn {
 			t.Errorf("session 2: stop reason %q, want end_turn", got)
@@ -246,7 +247,7 @@ func TestBusySession(t *testing.T) {
 		res := async(func() acp.StopReason { return c.prompt(sid, "slow words") })
 		synctest.Wait()
 		runID := runOf(c.rec.take(sid))
-		e := callErr(c, acp.MethodSessionPrompt, promptParams(sid, "second"))
+		e := callErr(c, acp.SessionPrompt.Name, promptParams(sid, "second"))
 		wantError(t, e, acp.CodeInvalidParams, `{"sessionId":"`+sid+`","activeRunId":"`+runID+`"}`)
 		if !strings.Contains(e.Message, runID) {
 			t.Errorf("message %q does not name the active prompt %s", e.Message, runID)
@@ -269,7 +270,7 @@ func TestSteer(t *testing.T) {
 		res := async(func() acp.StopReason { return c.prompt(sid, "one two three") })
 		runID := <-c.rec.runs
 		time.Sleep(1500 * time.Millisecond) // "one" echoed, " two" waiting
-		got := call[steerResult](c, acp.MethodGooseSessionSteer, steerParams(sid, runID, "left right"))
+		got := call[goose.SteerResult](c, goose.SessionSteer.Name, steerParams(sid, runID, "left right"))
 		if got.RunID != runID || got.MessageID == "" {
 			t.Errorf("steer result %+v, want run %s and a message id", got, runID)
 		}
@@ -301,7 +302,7 @@ func TestSteerRefused(t *testing.T) {
 		c := pair(t, time.Second)
 		sid := c.newSession()
 
-		e := callErr(c, acp.MethodGooseSessionSteer, steerParams(sid, "run-1", "hi"))
+		e := callErr(c, goose.SessionSteer.Name, steerParams(sid, "run-1", "hi"))
 		wantError(t, e, acp.CodeInvalidParams, `{"expectedRunId":"run-1"}`)
 
 		res := async(func() acp.StopReason { return c.prompt(sid, "busy") })
@@ -317,7 +318,7 @@ func TestSteerRefused(t *testing.T) {
 			{"empty prompt", steerParams(sid, runID, " "), `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
 			{"no prompt", json.RawMessage(`{"sessionId":"` + sid + `","expectedRunId":"` + runID + `"}`), `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
 		} {
-			e := callErr(c, acp.MethodGooseSessionSteer, tc.params)
+			e := callErr(c, goose.SessionSteer.Name, tc.params)
 			if e.Code != acp.CodeInvalidParams || string(e.Data) != tc.data {
 				t.Errorf("%s: got %v, want code %d and data %s", tc.name, e, acp.CodeInvalidParams, tc.data)
 			}
@@ -330,7 +331,7 @@ func TestSteerRefused(t *testing.T) {
 		}
 
 		// After the run, its id is stale.
-		e = callErr(c, acp.MethodGooseSessionSteer, steerParams(sid, runID, "late"))
+		e = callErr(c, goose.SessionSteer.Name, steerParams(sid, runID, "late"))
 		wantError(t, e, acp.CodeInvalidParams, `{"expectedRunId":"`+runID+`"}`)
 	})
 }
@@ -343,14 +344,14 @@ func TestErrors(t *testing.T) {
 		code   int
 		data   string
 	}{
-		{"prompt, unknown session", acp.MethodSessionPrompt, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"set_model, unknown session", acp.MethodSessionSetModel, acp.SetSessionModelParams{SessionID: "nope", ModelID: "m"}, acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"steer, unknown session", acp.MethodGooseSessionSteer, steerParams("nope", "run-1", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"new session without cwd", acp.MethodSessionNew, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"cwd"}`},
-		{"prompt without prompt", acp.MethodSessionPrompt, json.RawMessage(`{"sessionId":"s"}`), acp.CodeInvalidParams, `{"field":"prompt"}`},
-		{"prompt with a bad block", acp.MethodSessionPrompt, json.RawMessage(`{"sessionId":"s","prompt":[{"type":"text"}]}`), acp.CodeInvalidParams, `{"field":"prompt[0].text"}`},
-		{"initialize without version", acp.MethodInitialize, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"protocolVersion"}`},
-		{"steer without session", acp.MethodGooseSessionSteer, json.RawMessage(`{"expectedRunId":"r"}`), acp.CodeInvalidParams, `{"field":"sessionId"}`},
+		{"prompt, unknown session", acp.SessionPrompt.Name, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"set_model, unknown session", acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: "nope", ModelID: "m"}, acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"steer, unknown session", goose.SessionSteer.Name, steerParams("nope", "run-1", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"new session without cwd", acp.SessionNew.Name, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"cwd"}`},
+		{"prompt without prompt", acp.SessionPrompt.Name, json.RawMessage(`{"sessionId":"s"}`), acp.CodeInvalidParams, `{"field":"prompt"}`},
+		{"prompt with a bad block", acp.SessionPrompt.Name, json.RawMessage(`{"sessionId":"s","prompt":[{"type":"text"}]}`), acp.CodeInvalidParams, `{"field":"prompt[0].text"}`},
+		{"initialize without version", acp.Initialize.Name, json.RawMessage(`{}`), acp.CodeInvalidParams, `{"field":"protocolVersion"}`},
+		{"steer without session", goose.SessionSteer.Name, json.RawMessage(`{"expectedRunId":"r"}`), acp.CodeInvalidParams, `{"field":"sessionId"}`},
 		{"unknown method", "session/unknown", nil, acp.CodeMethodNotFound, ``},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -362,11 +363,11 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-func TestNewSessionWithoutMcpServers(t *testing.T) {
+func TestNewSessionWithoutMCPServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := pair(t, 0)
 		for _, params := range []string{`{"cwd":"/"}`, `{"cwd":"/","mcpServers":[]}`, `{"cwd":"/","mcpServers":null}`} {
-			got := call[acp.NewSessionResult](c, acp.MethodSessionNew, json.RawMessage(params))
+			got := call[acp.NewSessionResult](c, acp.SessionNew.Name, json.RawMessage(params))
 			if got.SessionID == "" {
 				t.Errorf("%s: no session id", params)
 			}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -44,19 +45,17 @@ func newRecorder(t *testing.T) *recorder {
 	return &recorder{t: t, runs: make(chan string, 100), chunked: make(chan struct{}, 1)}
 }
 
+// methods is the client's method table. A notification whose params do
+// not decode never reaches the recorder, so the events a test expects are
+// missing and the test fails.
 func (r *recorder) methods() acp.Methods {
-	return acp.Methods{Notifications: map[string]acp.NotificationFunc{
-		acp.MethodSessionUpdate:      r.sessionUpdate,
-		acp.MethodGooseSessionUpdate: r.gooseUpdate,
-	}}
+	var m acp.Methods
+	acp.SessionUpdate.Handle(&m, r.sessionUpdate)
+	goose.SessionUpdate.Handle(&m, r.gooseUpdate)
+	return m
 }
 
-func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, params json.RawMessage) {
-	n, err := acp.DecodeSessionNotification(params)
-	if err != nil {
-		r.t.Errorf("bad session/update %s: %v", params, err)
-		return
-	}
+func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, n acp.SessionNotification) {
 	ev := event{Session: n.SessionID}
 	switch u := n.Update.(type) {
 	case acp.AgentMessageChunk:
@@ -71,7 +70,7 @@ func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, params json.Raw
 		default:
 		}
 	case acp.SessionInfoUpdate:
-		m, ok := acp.ParseGooseMeta(u.Meta)
+		m, ok := goose.ParseMeta(u.Meta)
 		switch {
 		case !ok:
 			ev.Line = "info without goose meta"
@@ -91,13 +90,8 @@ func (r *recorder) sessionUpdate(_ context.Context, _ *acp.Conn, params json.Raw
 	r.add(ev)
 }
 
-func (r *recorder) gooseUpdate(_ context.Context, _ *acp.Conn, params json.RawMessage) {
-	n, err := acp.DecodeGooseSessionNotification(params)
-	if err != nil {
-		r.t.Errorf("bad goose update %s: %v", params, err)
-		return
-	}
-	u, ok := n.Update.(acp.GooseUsageUpdate)
+func (r *recorder) gooseUpdate(_ context.Context, _ *acp.Conn, n goose.SessionNotification) {
+	u, ok := n.Update.(goose.UsageUpdate)
 	if !ok {
 		r.t.Errorf("goose update %T", n.Update)
 		return
@@ -151,7 +145,8 @@ type client struct {
 	rec  *recorder
 }
 
-// call sends a request and decodes its result into a T.
+// call sends a request with params of any shape, valid or not, and decodes
+// its result into a T.
 func call[T any](c *client, method string, params any) T {
 	c.t.Helper()
 	raw, err := c.conn.Request(c.t.Context(), method, params)
@@ -163,6 +158,16 @@ func call[T any](c *client, method string, params any) T {
 		c.t.Fatalf("%s: %v", method, err)
 	}
 	return v
+}
+
+// typedCall calls m, which must succeed.
+func typedCall[P, R any](c *client, m acp.Method[P, R], params P) R {
+	c.t.Helper()
+	r, err := m.Call(c.t.Context(), c.conn, params)
+	if err != nil {
+		c.t.Fatalf("%s: %v", m.Name, err)
+	}
+	return r
 }
 
 // callErr sends a request that must fail and returns its error.
@@ -182,22 +187,22 @@ func (c *client) initialize(customNotifications bool) acp.InitializeResult {
 	if customNotifications {
 		caps.Meta = json.RawMessage(`{"goose":{"customNotifications":true}}`)
 	}
-	return call[acp.InitializeResult](c, acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps})
+	return typedCall(c, acp.Initialize, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps})
 }
 
 func (c *client) newSession() string {
 	c.t.Helper()
-	return call[acp.NewSessionResult](c, acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/tmp"}).SessionID
+	return typedCall(c, acp.SessionNew, acp.NewSessionParams{Cwd: "/tmp"}).SessionID
 }
 
 func (c *client) prompt(session, text string) acp.StopReason {
 	c.t.Helper()
-	return call[acp.PromptResult](c, acp.MethodSessionPrompt, promptParams(session, text)).StopReason
+	return typedCall(c, acp.SessionPrompt, promptParams(session, text)).StopReason
 }
 
 func (c *client) cancel(session string) {
 	c.t.Helper()
-	if err := c.conn.Notify(c.t.Context(), acp.MethodSessionCancel, acp.SessionParams{SessionID: session}); err != nil {
+	if err := acp.SessionCancel.Notify(c.t.Context(), c.conn, acp.SessionParams{SessionID: session}); err != nil {
 		c.t.Fatal(err)
 	}
 }
@@ -206,8 +211,8 @@ func promptParams(session, text string) acp.PromptParams {
 	return acp.PromptParams{SessionID: session, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
 }
 
-func steerParams(session, runID, text string) acp.SteerParams {
-	return acp.SteerParams{SessionID: session, ExpectedRunID: runID, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
+func steerParams(session, runID, text string) goose.SteerParams {
+	return goose.SteerParams{SessionID: session, ExpectedRunID: runID, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}}
 }
 
 // wantError checks an error's code and data.

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -220,14 +221,14 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// session/set_model changes the model the usage updates name.
-	call[acp.EmptyResult](c, acp.MethodSessionSetModel, acp.SetSessionModelParams{SessionID: s1, ModelID: "echo-2"})
+	call[acp.EmptyResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: s1, ModelID: "echo-2"})
 	c.prompt(s1, "hi")
 	evs := c.rec.take(s1)
 	if diff := cmp.Diff([]string{"goose used=10 in=5 out=5 echo-2", "usage used=2 size=128000"}, lines(evs[len(evs)-2:])); diff != "" {
 		t.Errorf("usage after set_model (-want +got):\n%s", diff)
 	}
 
-	wantError(t, callErr(c, acp.MethodSessionPrompt, promptParams("nope", "hi")), acp.CodeResourceNotFound, `{"sessionId":"nope"}`)
+	wantError(t, callErr(c, acp.SessionPrompt.Name, promptParams("nope", "hi")), acp.CodeResourceNotFound, `{"sessionId":"nope"}`)
 	wantError(t, callErr(c, "session/unknown", nil), acp.CodeMethodNotFound, "")
 }
 
@@ -290,13 +291,13 @@ func TestRunningPrompt(t *testing.T) {
 		code   int
 		data   string
 	}{
-		{"second prompt", acp.MethodSessionPrompt, promptParams(sid, "again"), acp.CodeInvalidParams, `{"sessionId":"` + sid + `","activeRunId":"` + runID + `"}`},
-		{"prompt, unknown session", acp.MethodSessionPrompt, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
-		{"steer, stale run", acp.MethodGooseSessionSteer, steerParams(sid, "run-0", "hi"), acp.CodeInvalidParams, `{"expectedRunId":"run-0","actualRunId":"` + runID + `"}`},
-		{"steer, missing run", acp.MethodGooseSessionSteer, json.RawMessage(`{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}`), acp.CodeInvalidParams, `{"actualRunId":"` + runID + `"}`},
-		{"steer, empty prompt", acp.MethodGooseSessionSteer, steerParams(sid, runID, ""), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
-		{"steer, no run in session", acp.MethodGooseSessionSteer, steerParams(other, runID, "hi"), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `"}`},
-		{"steer, unknown session", acp.MethodGooseSessionSteer, steerParams("nope", runID, "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"second prompt", acp.SessionPrompt.Name, promptParams(sid, "again"), acp.CodeInvalidParams, `{"sessionId":"` + sid + `","activeRunId":"` + runID + `"}`},
+		{"prompt, unknown session", acp.SessionPrompt.Name, promptParams("nope", "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
+		{"steer, stale run", goose.SessionSteer.Name, steerParams(sid, "run-0", "hi"), acp.CodeInvalidParams, `{"expectedRunId":"run-0","actualRunId":"` + runID + `"}`},
+		{"steer, missing run", goose.SessionSteer.Name, json.RawMessage(`{"sessionId":"` + sid + `","prompt":[{"type":"text","text":"hi"}]}`), acp.CodeInvalidParams, `{"actualRunId":"` + runID + `"}`},
+		{"steer, empty prompt", goose.SessionSteer.Name, steerParams(sid, runID, ""), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `","actualRunId":"` + runID + `"}`},
+		{"steer, no run in session", goose.SessionSteer.Name, steerParams(other, runID, "hi"), acp.CodeInvalidParams, `{"expectedRunId":"` + runID + `"}`},
+		{"steer, unknown session", goose.SessionSteer.Name, steerParams("nope", runID, "hi"), acp.CodeResourceNotFound, `{"sessionId":"nope"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			wantError(t, callErr(c, tc.method, tc.params), tc.code, tc.data)
@@ -324,7 +325,7 @@ func TestSteerEndToEnd(t *testing.T) {
 	sid := c.newSession()
 	res := async(func() acp.StopReason { return c.prompt(sid, "one two three four") })
 	runID := within(t, c.rec.runs, "run announcement")
-	got := call[steerResult](c, acp.MethodGooseSessionSteer, steerParams(sid, runID, "left right"))
+	got := call[goose.SteerResult](c, goose.SessionSteer.Name, steerParams(sid, runID, "left right"))
 	if got.RunID != runID || got.MessageID == "" {
 		t.Errorf("steer result %+v, want run %s and a message id", got, runID)
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -10,7 +11,7 @@ import (
 // updates to send: the standard usage_update, and goose's, which also names
 // the session's model and carries the session's totals. Call with the
 // agent's mu held.
-func (s *session) addTurn(input, output int) (acp.UsageUpdate, acp.GooseUsageUpdate) {
+func (s *session) addTurn(input, output int) (acp.UsageUpdate, goose.UsageUpdate) {
 	s.usage.Add(usage.Report{
 		Input:         usage.CountOf(uint64(input)),
 		Output:        usage.CountOf(uint64(output)),
@@ -21,5 +22,5 @@ func (s *session) addTurn(input, output int) (acp.UsageUpdate, acp.GooseUsageUpd
 	// Both figures NewUsageUpdate needs are in every report, so its ok is
 	// always true here.
 	std, _ := acp.NewUsageUpdate(snap)
-	return std, acp.NewGooseUsageUpdate(snap)
+	return std, goose.NewUsageUpdate(snap)
 }

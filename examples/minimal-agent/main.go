@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"log"
 	"os"
 
@@ -13,36 +12,30 @@ import (
 )
 
 func main() {
-	agent := acp.Methods{Requests: map[string]acp.RequestFunc{
-		acp.MethodInitialize: func(_ context.Context, _ *acp.Conn, raw json.RawMessage) (any, error) {
-			p, err := acp.DecodeParams[acp.InitializeParams](raw)
+	// Each handler gets its params decoded and checked: a missing or
+	// mistyped field is answered -32602 naming it, without calling it.
+	var agent acp.Methods
+	acp.Initialize.Handle(&agent, func(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
+		return acp.InitializeResult{ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion)}, nil
+	})
+	acp.SessionNew.Handle(&agent, func(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
+		return acp.NewSessionResult{SessionID: "sess-1"}, nil
+	})
+	acp.SessionPrompt.Handle(&agent, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+		for _, block := range p.Prompt {
+			// Updates sent before returning reach the editor before the response.
+			err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{
+				SessionID: p.SessionID,
+				Update:    acp.AgentMessageChunk{Content: block},
+			})
 			if err != nil {
-				return nil, err // an *acp.Error (-32602) naming the bad field
+				return acp.PromptResult{}, err
 			}
-			return acp.InitializeResult{ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion)}, nil
-		},
-		acp.MethodSessionNew: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
-			return acp.NewSessionResult{SessionID: "sess-1"}, nil
-		},
-		acp.MethodSessionPrompt: func(ctx context.Context, conn *acp.Conn, raw json.RawMessage) (any, error) {
-			p, err := acp.DecodeParams[acp.PromptParams](raw)
-			if err != nil {
-				return nil, err
-			}
-			for _, block := range p.Prompt {
-				// Updates sent before returning reach the editor before the response.
-				err := conn.Notify(ctx, acp.MethodSessionUpdate, acp.SessionNotification{
-					SessionID: p.SessionID,
-					Update:    acp.AgentMessageChunk{Content: block},
-				})
-				if err != nil {
-					return nil, err
-				}
-			}
-			return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
-		},
-	}}
+		}
+		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+	})
 
+	// Methods not registered, such as session/load, are answered -32601.
 	conn := acp.NewConn(context.Background(), os.Stdin, os.Stdout, agent, nil)
 	if err := conn.Wait(); err != nil { // nil when the editor closes stdin
 		log.Fatal(err)

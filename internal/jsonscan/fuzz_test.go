@@ -48,8 +48,24 @@ func FuzzValid(f *testing.F) {
 			return
 		}
 
-		// Walking a valid object member by member reaches its end.
+		// Walking a valid array element by element, or a valid object
+		// member by member, reaches its end.
 		i := jsonscan.SkipSpace(b, 0)
+		if b[i] == '[' {
+			if i = jsonscan.SkipSpace(b, i+1); b[i] == ']' {
+				return
+			}
+			for {
+				val, next := jsonscan.Element(b, i, jsonscan.MaxDepth-1)
+				if next < 0 || !jsonscan.Valid(val) {
+					t.Fatalf("Element at %d of a valid array failed", i)
+				}
+				if b[next] == ']' {
+					return
+				}
+				i = jsonscan.SkipSpace(b, next+1)
+			}
+		}
 		if b[i] != '{' {
 			return
 		}

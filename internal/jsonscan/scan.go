@@ -115,6 +115,24 @@ func Member(b []byte, i, depth int) (key []byte, escaped bool, val []byte, next 
 	return key, escaped, val, i
 }
 
+// Element reads one array element starting at b[i], its first byte, and
+// validates it, nesting at most depth levels of arrays and objects (itself
+// included). It returns the raw value and the index of the ',' or ']' that
+// follows it; next is -1 when the bytes are not a valid value followed by
+// ',' or ']'. val is a slice of b.
+func Element(b []byte, i, depth int) (val []byte, next int) {
+	end, _ := scan(b, i, depth)
+	if end < 0 {
+		return nil, -1
+	}
+	val = b[i:end]
+	i = SkipSpace(b, end)
+	if i >= len(b) || (b[i] != ',' && b[i] != ']') {
+		return nil, -1
+	}
+	return val, i
+}
+
 // The grammar. Each function below validates what it skips and returns the
 // index just past it; on failure it returns ^off (always negative), off
 // being the offset of the offending byte, or len(b) when the input ends too

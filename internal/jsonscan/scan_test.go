@@ -272,3 +272,41 @@ func TestCheckObject(t *testing.T) {
 		}
 	}
 }
+
+func TestElement(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string // nil: invalid
+	}{
+		{`[1]`, []string{"1"}},
+		{`[ "a" , {"b":[2]} ,null ]`, []string{`"a"`, `{"b":[2]}`, "null"}},
+		{`[1 2]`, nil},
+		{`[1}`, nil},
+		{`[tru]`, nil},
+		{`[[[[1]]]]`, nil}, // an element deeper than the two levels allowed below
+		{`[1`, nil},
+		{`[1,`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			b := []byte(tt.in)
+			var got []string
+			i := jsonscan.SkipSpace(b, 1)
+			for {
+				val, next := jsonscan.Element(b, i, 2)
+				if next < 0 {
+					got = nil
+					break
+				}
+				got = append(got, string(val))
+				if b[next] == ']' {
+					break
+				}
+				i = jsonscan.SkipSpace(b, next+1)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("elements mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -3,26 +3,10 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-
-	"github.com/acpkit/acpkit/internal/jsonscan"
-	"github.com/acpkit/acpkit/internal/members"
-	"github.com/tidwall/gjson"
 )
 
-// NegotiateVersion returns the protocol version an agent answers initialize
-// with: the client's version when this package supports it, else the latest
-// version it supports ([ProtocolVersion]), which the client may then reject
-// by disconnecting. Only version 1 is supported.
-func NegotiateVersion(clientVersion int) int {
-	if clientVersion == ProtocolVersion { // the only version supported
-		return clientVersion
-	}
-	return ProtocolVersion
-}
-
 // ClientCapabilities is what a client declared in initialize. A member the
-// client left out reads as not supported; use the methods rather than the
-// fields to test for a capability.
+// client left out reads as false or nil: not supported.
 type ClientCapabilities struct {
 	FS FileSystemCapabilities `json:"fs"`
 	// Terminal reports support for every terminal/* method.
@@ -30,7 +14,28 @@ type ClientCapabilities struct {
 	// Session holds the client's session capabilities; nil when absent.
 	// Unstable: ACP's unstable schema defines it, the stable one does not.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
-	Meta    json.RawMessage            `json:"_meta,omitempty"`
+	// Auth holds the client's authentication capabilities; nil when absent.
+	Auth *ClientAuthCapabilities `json:"auth,omitempty"`
+	// Elicitation tells which elicitation/create modes the client serves;
+	// nil means none.
+	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
+	Meta        json.RawMessage          `json:"_meta,omitempty"`
+}
+
+// ClientAuthCapabilities are a client's authentication capabilities.
+type ClientAuthCapabilities struct {
+	// Terminal reports that the client can run [AuthMethodTerminal]
+	// methods.
+	Terminal bool            `json:"terminal,omitempty"`
+	Meta     json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ElicitationCapabilities lists the elicitation modes a client serves; a
+// nil member means unsupported.
+type ElicitationCapabilities struct {
+	Form *Capability     `json:"form,omitempty"`
+	URL  *Capability     `json:"url,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // FileSystemCapabilities tells which fs/* methods a client serves.
@@ -50,15 +55,6 @@ type ClientSessionCapabilities struct {
 	Meta    json.RawMessage `json:"_meta,omitempty"`
 }
 
-// CanReadTextFile reports whether the client serves fs/read_text_file.
-func (c ClientCapabilities) CanReadTextFile() bool { return c.FS.ReadTextFile }
-
-// CanWriteTextFile reports whether the client serves fs/write_text_file.
-func (c ClientCapabilities) CanWriteTextFile() bool { return c.FS.WriteTextFile }
-
-// HasTerminal reports whether the client serves the terminal/* methods.
-func (c ClientCapabilities) HasTerminal() bool { return c.Terminal }
-
 // AcceptsNotices reports whether the client declared
 // clientCapabilities.session.notices. An agent must not send a [Notice]
 // update to a client that did not.
@@ -70,38 +66,28 @@ func (c ClientCapabilities) AcceptsNotices() bool {
 	return len(v) > 0 && string(v) != "null" && string(v) != "false"
 }
 
-// AcceptsGooseCustomNotifications reports whether the client declared
-// _meta.goose.customNotifications as true, asking for goose's
-// _goose/unstable/session/update notifications. Unstable: a goose extension.
-func (c ClientCapabilities) AcceptsGooseCustomNotifications() bool {
-	return metaBool(c.Meta, "goose", "customNotifications")
-}
-
-// metaBool reports whether _meta holds true at the member path given as
-// literal keys, matched by [members.Get]: never as a gjson path, so no key
-// is interpreted as a path pattern or modifier.
-func metaBool(meta json.RawMessage, keys ...string) bool {
-	if len(meta) == 0 || !jsonscan.Valid(meta) {
-		return false
-	}
-	cur := gjson.ParseBytes(meta)
-	for _, key := range keys {
-		cur = members.Get(cur, key) // the zero Result once cur is no object
-	}
-	return cur.Type == gjson.True
-}
-
 // AgentCapabilities is what an agent declared in its initialize result. A
 // member the agent left out reads as not supported.
 type AgentCapabilities struct {
 	// LoadSession reports support for session/load.
 	LoadSession        bool               `json:"loadSession,omitempty"`
 	PromptCapabilities PromptCapabilities `json:"promptCapabilities"`
-	McpCapabilities    McpCapabilities    `json:"mcpCapabilities"`
+	MCPCapabilities    MCPCapabilities    `json:"mcpCapabilities"`
 	// SessionCapabilities lists the optional session methods supported;
 	// nil means none.
 	SessionCapabilities *SessionCapabilities `json:"sessionCapabilities,omitempty"`
-	Meta                json.RawMessage      `json:"_meta,omitempty"`
+	// Auth lists the optional authentication methods supported; nil means
+	// none.
+	Auth *AgentAuthCapabilities `json:"auth,omitempty"`
+	Meta json.RawMessage        `json:"_meta,omitempty"`
+}
+
+// AgentAuthCapabilities lists the optional authentication methods an
+// agent supports; a nil member means unsupported.
+type AgentAuthCapabilities struct {
+	// Logout reports support for logout.
+	Logout *Capability     `json:"logout,omitempty"`
+	Meta   json.RawMessage `json:"_meta,omitempty"`
 }
 
 // PromptCapabilities tells which content blocks, beyond text and resource
@@ -114,9 +100,9 @@ type PromptCapabilities struct {
 	Meta            json.RawMessage `json:"_meta,omitempty"`
 }
 
-// McpCapabilities tells which MCP transports, beyond stdio, an agent
+// MCPCapabilities tells which MCP transports, beyond stdio, an agent
 // supports.
-type McpCapabilities struct {
+type MCPCapabilities struct {
 	HTTP bool            `json:"http"`
 	SSE  bool            `json:"sse"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
@@ -132,22 +118,11 @@ type Capability struct {
 // supports; a nil member means unsupported.
 type SessionCapabilities struct {
 	List                  *Capability     `json:"list,omitempty"`
+	Delete                *Capability     `json:"delete,omitempty"`
 	Resume                *Capability     `json:"resume,omitempty"`
 	Close                 *Capability     `json:"close,omitempty"`
 	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`
 	Meta                  json.RawMessage `json:"_meta,omitempty"`
-}
-
-// AcceptsImage reports whether image blocks may be sent in prompts.
-func (c AgentCapabilities) AcceptsImage() bool { return c.PromptCapabilities.Image }
-
-// AcceptsAudio reports whether audio blocks may be sent in prompts.
-func (c AgentCapabilities) AcceptsAudio() bool { return c.PromptCapabilities.Audio }
-
-// AcceptsEmbeddedContext reports whether embedded resource blocks may be
-// sent in prompts.
-func (c AgentCapabilities) AcceptsEmbeddedContext() bool {
-	return c.PromptCapabilities.EmbeddedContext
 }
 
 // Accepts reports whether block may be sent in a prompt to this agent: text
@@ -158,11 +133,11 @@ func (c AgentCapabilities) Accepts(block ContentBlock) bool {
 	case TextContent, ResourceLink:
 		return true
 	case ImageContent:
-		return c.AcceptsImage()
+		return c.PromptCapabilities.Image
 	case AudioContent:
-		return c.AcceptsAudio()
+		return c.PromptCapabilities.Audio
 	case EmbeddedResource:
-		return c.AcceptsEmbeddedContext()
+		return c.PromptCapabilities.EmbeddedContext
 	}
 	return false
 }
@@ -170,6 +145,11 @@ func (c AgentCapabilities) Accepts(block ContentBlock) bool {
 // SupportsSessionList reports whether the agent serves session/list.
 func (c AgentCapabilities) SupportsSessionList() bool {
 	return c.SessionCapabilities != nil && c.SessionCapabilities.List != nil
+}
+
+// SupportsSessionDelete reports whether the agent serves session/delete.
+func (c AgentCapabilities) SupportsSessionDelete() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.Delete != nil
 }
 
 // SupportsSessionResume reports whether the agent serves session/resume.

@@ -1,0 +1,369 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"strings"
+	"sync"
+
+	"github.com/acpkit/acpkit/internal/members"
+	"github.com/tidwall/gjson"
+)
+
+// This file holds the one decode path for params and results. Every value
+// is read member by member, so that an error names the member: the
+// package's params types with decoders of their own (paramsDecoder), every
+// other struct, the results and an extension's own types included, from
+// its fields' json and acp tags, and the members' values with
+// encoding/json.
+
+// paramsDecoder is implemented by the package's params types, which read
+// themselves member by member, checking what the schema requires beyond
+// presence (unions, ranges). It is unexported so that the set stays in
+// this package; other types declare their required members with
+// `acp:"required"` tags.
+type paramsDecoder interface {
+	decodeParams(f *fields)
+}
+
+// pkgPath is this package's import path.
+var pkgPath = reflect.TypeFor[Error]().PkgPath()
+
+// DecodeParams decodes the params of a request or notification into T,
+// checking every member the schema requires:
+//
+//	p, err := acp.DecodeParams[acp.NewSessionParams](params)
+//	var e *acp.Error
+//	if errors.As(err, &e) {
+//		line, _ := acp.MarshalErrorResponse(id, e) // reply and stop
+//	}
+//
+// [Method.Handle] calls it for each request, so a handler rarely needs to.
+// Absent or null params decode as {}, so the first required member is
+// reported missing. Unknown members are ignored, _meta is kept raw, a null
+// member counts as absent, and of duplicated members the last wins, as with
+// encoding/json. The error, when not nil, is always an [*Error] with code
+// [CodeInvalidParams] whose message names the offending member, for example
+// `invalid params: "cwd" is required`, and whose Data is {"field":"cwd"}
+// (nested members read "mcpServers[0].name", "prompt[1].text");
+// [InvalidField] reads it back.
+//
+// T is one of this package's params types or any other type, such as an
+// extension's params. A struct is read member by member, by the names its
+// json tags give (matched exactly, unlike encoding/json), and a member
+// whose field is tagged `acp:"required"` must be present and not null, in
+// nested structs and slices of structs too; each member's value is decoded
+// with encoding/json. A type that implements [json.Unmarshaler], or
+// embeds a struct, is decoded whole with encoding/json.
+//
+// The decoded value owns its memory: it does not alias raw.
+func DecodeParams[T any](raw []byte) (T, error) {
+	v, err := decode[T](raw, "params")
+	var e *Error
+	switch {
+	case err == nil:
+		return v, nil
+	case errors.As(err, &e): // a type's own UnmarshalJSON chose the reply
+		return v, e
+	}
+	return v, invalidParams(err)
+}
+
+// DecodeResult decodes the result member of a success response into T with
+// the checks of [DecodeParams]: the members the schema requires must be
+// present and of the right type ([Method.Call] calls it). The package's
+// result types tag their required members `acp:"required"`; unknown members
+// are ignored. A result that fails is an error matching
+// [ErrInvalidResponse] that names the member ([InvalidField] reads it);
+// results come from the peer being called, so nothing is replied.
+func DecodeResult[T any](raw []byte) (T, error) {
+	v, err := decode[T](raw, "result")
+	if err != nil {
+		// A nested decoder's *Error is not the peer's error: keep its
+		// words and field, not its code.
+		var e *Error
+		if errors.As(err, &e) {
+			err = fieldErrorOf(e)
+		}
+		return v, fmt.Errorf("%w: %T result: %w", ErrInvalidResponse, v, err)
+	}
+	return v, nil
+}
+
+// InvalidField returns the member a decoding error names, as
+// "expectedRunId" or "prompt[1].text", and whether err names one: an
+// [*Error] with code [CodeInvalidParams] from [DecodeParams] (or from a
+// peer that sends {"field": …} as its data), or an error from
+// [DecodeResult].
+func InvalidField(err error) (field string, ok bool) {
+	var fe *fieldError
+	if errors.As(err, &fe) {
+		return fe.path, true
+	}
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParams {
+		return "", false
+	}
+	f := members.Get(gjson.ParseBytes(e.Data), "field")
+	if f.Type != gjson.String {
+		return "", false
+	}
+	return f.String(), true
+}
+
+// decode is DecodeParams and DecodeResult without the error's final shape:
+// it returns a *fieldError naming the member when it can. root names the
+// whole value in errors ("params", "result").
+func decode[T any](raw []byte, root string) (T, error) {
+	var v T
+	t := reflect.TypeFor[T]()
+	// Only this package's own types: a type of another package that embeds
+	// one of them gets the decoder promoted, but not its own members read.
+	if d, ok := any(&v).(paramsDecoder); ok && t.PkgPath() == pkgPath {
+		f := readFields(raw, "")
+		if f.err == nil {
+			d.decodeParams(f)
+		}
+		if f.err != nil {
+			var zero T
+			return zero, f.err
+		}
+		return v, nil
+	}
+	raw = bytes.TrimSpace(raw)
+	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
+		raw = []byte("{}") // as for the params types: absent is {}
+	}
+	info := structOf(t)
+	if info == nil {
+		if err := json.Unmarshal(raw, &v); err != nil {
+			var zero T
+			return zero, jsonFieldError(err, root)
+		}
+		return v, nil
+	}
+	f := readFields(raw, "")
+	if f.err == nil {
+		info.decode(f, reflect.ValueOf(&v).Elem())
+	}
+	if f.err != nil {
+		var zero T
+		if fe, ok := f.err.(*fieldError); ok && fe.path == "params" {
+			fe.path = root
+		}
+		return zero, f.err
+	}
+	return v, nil
+}
+
+// fieldErrorOf turns the -32602 error of a nested decoder into the
+// *fieldError it was made from, or into an error with its message.
+func fieldErrorOf(e *Error) error {
+	if field, ok := InvalidField(e); ok {
+		return &fieldError{field, strings.TrimPrefix(e.Message, fmt.Sprintf("invalid params: %q ", field))}
+	}
+	return errors.New(e.Message)
+}
+
+// jsonFieldError converts an error of encoding/json decoding the value
+// at path into a *fieldError naming the member, as precisely as the error
+// tells. An *Error of a type's own UnmarshalJSON at the root is returned
+// as is.
+func jsonFieldError(err error, path string) error {
+	var fe *fieldError
+	var e *Error
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &fe):
+		return &fieldError{joinPath(path, fe.path), fe.reason}
+	case errors.As(err, &e):
+		if path == "params" || path == "result" {
+			return e
+		}
+		if nested, ok := fieldErrorOf(e).(*fieldError); ok {
+			return &fieldError{joinPath(path, nested.path), nested.reason}
+		}
+		return &fieldError{path, e.Message}
+	case errors.As(err, &te):
+		return &fieldError{joinPath(path, te.Field), "must be " + jsonKind(te.Type)}
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return &fieldError{path, "must be valid JSON"}
+	}
+	return &fieldError{path, "is malformed"}
+}
+
+// joinPath appends the relative member path rel ("id", "[2].text", "")
+// to path.
+func joinPath(path, rel string) string {
+	switch {
+	case rel == "":
+		return path
+	case path == "" || path == "params" || path == "result":
+		return strings.TrimPrefix(rel, ".")
+	case rel[0] == '[':
+		return path + rel
+	}
+	return path + "." + rel
+}
+
+// jsonKind names the JSON kind that decodes into t.
+func jsonKind(t reflect.Type) string {
+	if t == nil {
+		return "of another type"
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "an integer"
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return "a non-negative integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "of another type"
+}
+
+// structInfo is how the generic decoder reads a struct type: member by
+// member, from the fields' json and acp tags, read once per type. Members
+// are matched by exact name, as the package's own decoders match them.
+type structInfo struct {
+	fields []fieldInfo
+}
+
+type fieldInfo struct {
+	name     string
+	index    int
+	required bool        // tagged acp:"required": absent or null is an error
+	nested   *structInfo // a struct read member by member (through a pointer or a slice); nil for encoding/json
+	ptr      bool        // the field is a pointer to nested
+	slice    bool        // the field is a slice, read element by element
+	str      bool        // the field is a string kind without a decoder of its own
+}
+
+var (
+	structDone  sync.Map // reflect.Type → *structInfo, complete: read without the lock
+	structMu    sync.Mutex
+	structCache = map[reflect.Type]*structInfo{} // under structMu, while building
+)
+
+var unmarshalerType = reflect.TypeFor[json.Unmarshaler]()
+
+// structOf returns how to read t, or nil when t is not a struct, decodes
+// itself (implements json.Unmarshaler), or embeds a field (whose promotion
+// rules encoding/json knows): encoding/json reads those whole.
+func structOf(t reflect.Type) *structInfo {
+	if info, ok := structDone.Load(t); ok {
+		return info.(*structInfo)
+	}
+	structMu.Lock()
+	defer structMu.Unlock()
+	info := structLocked(t)
+	structDone.Store(t, info)
+	return info
+}
+
+func structLocked(t reflect.Type) *structInfo {
+	if t.Kind() != reflect.Struct || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	if info, ok := structCache[t]; ok {
+		return info
+	}
+	info := &structInfo{}
+	structCache[t] = info // a recursive type meets itself
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			structCache[t] = nil
+			return nil
+		}
+		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+		if !sf.IsExported() || name == "-" {
+			continue
+		}
+		if name == "" {
+			name = sf.Name
+		}
+		fi := fieldInfo{name: name, index: i, required: sf.Tag.Get("acp") == "required",
+			str: sf.Type.Kind() == reflect.String && !reflect.PointerTo(sf.Type).Implements(unmarshalerType)}
+		switch ft := sf.Type; {
+		case ft.Kind() == reflect.Pointer:
+			fi.nested, fi.ptr = structLocked(ft.Elem()), true
+		case ft.Kind() == reflect.Slice && ft.Elem().Kind() != reflect.Uint8 && !reflect.PointerTo(ft).Implements(unmarshalerType):
+			// Walked element by element, so that errors name the index.
+			fi.nested, fi.slice = structLocked(ft.Elem()), true
+		default:
+			fi.nested = structLocked(ft)
+		}
+		info.fields = append(info.fields, fi)
+	}
+	return info
+}
+
+// decode reads the members of f into v, a struct of info's type.
+func (info *structInfo) decode(f *fields, v reflect.Value) {
+	for _, fi := range info.fields {
+		raw := f.member(fi.name, fi.required)
+		if raw == nil {
+			if f.err != nil {
+				return
+			}
+			continue
+		}
+		path := f.sub(fi.name)
+		dst := v.Field(fi.index)
+		switch {
+		case fi.slice:
+			f.array(fi.name, false, func(item json.RawMessage, itemPath string) error {
+				elem := reflect.New(dst.Type().Elem()).Elem()
+				defer func() { dst.Set(reflect.Append(dst, elem)) }()
+				if fi.nested == nil {
+					if err := json.Unmarshal(item, elem.Addr().Interface()); err != nil {
+						return jsonFieldError(err, itemPath)
+					}
+					return nil
+				}
+				sub := readObject(item, itemPath)
+				if sub.err == nil {
+					fi.nested.decode(sub, elem)
+				}
+				return sub.err
+			})
+			if f.err == nil && dst.IsNil() {
+				dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // present, empty
+			}
+		case fi.str && raw[0] == '"':
+			// Without encoding/json: the object was validated whole.
+			dst.SetString(unescape(raw[1 : len(raw)-1]))
+		case fi.nested == nil:
+			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
+				f.failWith(jsonFieldError(err, path))
+			}
+		default:
+			sub := readObject(raw, path)
+			if sub.err == nil {
+				if fi.ptr {
+					dst.Set(reflect.New(dst.Type().Elem()))
+					dst = dst.Elem()
+				}
+				fi.nested.decode(sub, dst)
+			}
+			f.failWith(sub.err)
+		}
+		if f.err != nil {
+			return
+		}
+	}
+}
