@@ -221,6 +221,8 @@ type Conn struct {
 	afDone chan struct{} // closed when that AfterFunc has run, if it ran
 
 	writeq     chan []byte   // lines for the writer goroutine, each ending in "\n"
+	idle       chan *inbound // requests for handler goroutines waiting for one
+	readDone   chan struct{} // closed when reading has stopped for good
 	stopWriter chan struct{} // closed when no handler can write any more
 	writerDone chan struct{} // closed when the writer goroutine has returned
 	finished   chan struct{} // closed when every goroutine has returned
@@ -313,6 +315,8 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		finished:   make(chan struct{}),
 		done:       make(chan struct{}),
 		brokenc:    make(chan struct{}),
+		idle:       make(chan *inbound),
+		readDone:   make(chan struct{}),
 		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
@@ -735,6 +739,7 @@ func (c *Conn) readLoop() {
 // finished.
 func (c *Conn) endRead(cause error) {
 	c.shutdown(cause)
+	close(c.readDone) // no request will come for idle handler goroutines
 	// Requests waiting for a slot run as slots free, unless the output is
 	// broken: then next leaves them here, and no answer could be sent.
 	c.handlers.Wait()
@@ -828,8 +833,12 @@ func (c *Conn) startRequest(msg Message) {
 	c.running++
 	c.begin(in)
 	c.mu.Unlock()
-	c.handlers.Add(1)
-	go c.serve(in)
+	select {
+	case c.idle <- in: // a goroutine whose handler returned takes it
+	default:
+		c.handlers.Add(1)
+		go c.serve(in)
+	}
 }
 
 // begin gives in its context; c.mu is held.
@@ -838,11 +847,21 @@ func (c *Conn) begin(in *inbound) {
 }
 
 // serve runs in's handler and answers it, then runs the requests that
-// waited for its slot, oldest first, until none waits.
+// waited for its slot, oldest first, until none waits. Then it waits, idle,
+// for the next request startRequest hands it, until reading has stopped:
+// reusing the goroutine spares each request a new goroutine whose stack
+// grows again in the decoders.
 func (c *Conn) serve(in *inbound) {
 	defer c.handlers.Done()
-	for in != nil {
-		in = c.run(in)
+	for {
+		for in != nil {
+			in = c.run(in)
+		}
+		select {
+		case in = <-c.idle:
+		case <-c.readDone:
+			return
+		}
 	}
 }
 
