@@ -65,16 +65,22 @@
 // while the connection reads on, so handlers may wait on the peer), each
 // with a context that is cancelled by the peer's $/cancel_request, by the
 // connection's end (the end of the input included), or by the caller; their
-// result or [*Error] becomes the response, and a panic becomes an internal
-// error. Notifications are
+// result or [*Error] becomes the response. Every request is answered,
+// whatever its handler does: a panic, [runtime.Goexit], an error whose
+// methods panic or a result that is not valid JSON in valid UTF-8 becomes
+// an internal error, and the connection goes on. Notifications are
 // delivered one at a time in arrival order; when the handler is slower than
 // the peer the connection stops reading rather than queue or drop.
 // [Conn.Request] waits for a response and cancels it when its context ends;
 // [Conn.Notify] queues a notification behind everything sent before it, so a
-// handler's updates always precede its response. Malformed lines get their
-// JSON-RPC error replies and the connection goes on. [Conn.Wait] waits for
-// the Conn's goroutines and handlers, and for the reader's Read in progress,
-// then reports nil when the input ended and the cause otherwise. Package
+// handler's updates always precede its response. Neither writes a message
+// a peer could not read: params must be an object or an array
+// ([ErrParamsNotStructured]) in valid UTF-8 ([ErrNotJSON]). Malformed lines
+// get their JSON-RPC error replies and the connection goes on.
+// [Conn.Shutdown] ends a connection gracefully, answering what it has read;
+// [Conn.Close] ends it at once. [Conn.Wait] waits for the Conn's goroutines
+// and handlers, and for the reader's Read in progress, then reports nil
+// when the input ended and the cause otherwise. Package
 // [github.com/acpkit/acpkit/acp/acptest] joins a client and an agent Conn in
 // memory for tests.
 //
