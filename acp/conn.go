@@ -210,8 +210,7 @@ type Conn struct {
 	log   *slog.Logger
 	r     io.Reader
 	w     io.Writer
-	fr    *FrameReader
-	fw    *FrameWriter
+	lr    *lines.Reader
 	admit chan struct{} // one token per inbound request running or waiting
 	limit int           // how many inbound requests may run at once
 
@@ -305,8 +304,7 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		log:        log,
 		r:          r,
 		w:          w,
-		fr:         NewFrameReader(r, o.MaxLineLength),
-		fw:         NewFrameWriter(w),
+		lr:         lines.NewReader(r, maxLineLength(o.MaxLineLength)),
 		admit:      make(chan struct{}, o.MaxConcurrentRequests+maxWaiting),
 		limit:      o.MaxConcurrentRequests,
 		writeq:     make(chan []byte, writeQueueLength),
@@ -709,7 +707,13 @@ func (c *Conn) writeLine(line []byte) (err error) {
 			c.fail(errors.New("acp: writing: the writer exited its goroutine"))
 		}
 	}()
-	err = c.fw.writeTerminated(line)
+	// The writer goroutine is the only one writing, and each line already
+	// ends in its newline: one Write, no copy, no lock.
+	var n int
+	n, err = c.w.Write(line)
+	if err == nil && n != len(line) {
+		err = io.ErrShortWrite
+	}
 	returned = true
 	return err
 }
@@ -723,7 +727,7 @@ func (c *Conn) readLine() (line []byte, err error) {
 			go c.endRead(errors.New("acp: reading: the reader exited its goroutine"))
 		}
 	}()
-	line, err = c.fr.lr.Next()
+	line, err = c.lr.Next()
 	returned = true
 	return line, err
 }

@@ -66,10 +66,7 @@ type FrameReader struct {
 // [DefaultMaxLineLength]. The reader's buffer starts small and grows only as
 // long lines need it, never beyond maxLine plus two bytes.
 func NewFrameReader(r io.Reader, maxLine int) *FrameReader {
-	if maxLine <= 0 {
-		maxLine = DefaultMaxLineLength
-	}
-	return &FrameReader{lr: lines.NewReader(r, maxLine)}
+	return &FrameReader{lr: lines.NewReader(r, maxLineLength(maxLine))}
 }
 
 // Next returns the next frame, without its terminator. It returns a
@@ -86,6 +83,15 @@ func (fr *FrameReader) Next() ([]byte, error) {
 		return nil, frameError(err)
 	}
 	return frame, nil
+}
+
+// maxLineLength is the line limit that n, a maximum given to
+// [NewFrameReader] or [ConnOptions], means: 0 or less is the default.
+func maxLineLength(n int) int {
+	if n <= 0 {
+		return DefaultMaxLineLength
+	}
+	return n
 }
 
 // frameError gives an error from [lines.Reader.Next] this package's type.
@@ -127,19 +133,6 @@ func (fw *FrameWriter) WriteFrame(msg []byte) error {
 	defer fw.mu.Unlock()
 	fw.buf = appendCompact(fw.buf[:0], msg)
 	return fw.flush()
-}
-
-// writeTerminated writes line, which the caller guarantees is one valid
-// JSON message ending in its "\n" (encodeLine's output), with one Write and
-// without copying it.
-func (fw *FrameWriter) writeTerminated(line []byte) error {
-	fw.mu.Lock()
-	defer fw.mu.Unlock()
-	n, err := fw.w.Write(line)
-	if err == nil && n != len(line) {
-		err = io.ErrShortWrite
-	}
-	return err
 }
 
 func (fw *FrameWriter) flush() error {
