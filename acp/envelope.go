@@ -99,10 +99,7 @@ const lineHead = `{"jsonrpc":"2.0"`
 // allocated once, at its final size, and a json.RawMessage is compacted
 // straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
-	var name []byte
-	if member == "params" { // a request or a notification, whose method may be ""
-		name, _ = json.Marshal(method) // a string always encodes, to valid UTF-8
-	}
+	named := member == "params" // a request or a notification, whose method may be ""
 	val, raw := value.(json.RawMessage)
 	switch {
 	case value == nil || raw && val == nil:
@@ -140,13 +137,15 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 		val = []byte("null")
 	}
 
-	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":`)+len(name)+len(`,"":`)+len(member)+len(val)+len("}\n"))
+	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":""`)+len(method)+len(`,"":`)+len(member)+len(val)+len("}\n"))
 	line = append(line, lineHead...)
 	if !id.IsAbsent() {
 		line = append(append(line, `,"id":`...), id.raw...)
 	}
-	if name != nil {
-		line = append(append(line, `,"method":`...), name...)
+	if named {
+		// appendQuoted copies a plain name as it is and sends any other
+		// through encoding/json, which always encodes a string.
+		line, _ = appendQuoted(append(line, `,"method":`...), method)
 	}
 	if val != nil {
 		line = append(append(append(line, `,"`...), member...), `":`...)
