@@ -1047,16 +1047,25 @@ func (c *Conn) cancelInbound(params []byte) {
 	cancel(ErrRequestCancelled)
 }
 
+// claim takes the pending outbound request whose id is raw out of the
+// table and returns its number and the channel its Request waits on; the
+// channel is nil when raw is not the id of a pending request. The reading
+// goroutine, the only one that sends on these channels, calls it.
+func (c *Conn) claim(raw []byte) (int64, chan response) {
+	n, ok := parseRequestID(raw)
+	if !ok {
+		return 0, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := c.pending[n]
+	delete(c.pending, n)
+	return n, ch
+}
+
 // response hands an inbound response to the Request waiting for it.
 func (c *Conn) response(msg Message) {
-	n, ok := parseRequestID(msg.ID.Raw())
-	var ch chan response
-	if ok {
-		c.mu.Lock()
-		ch = c.pending[n]
-		delete(c.pending, n)
-		c.mu.Unlock()
-	}
+	_, ch := c.claim(msg.ID.Raw())
 	if ch == nil {
 		c.log.Debug("acp: response to no pending request, dropped", "id", msg.ID.String())
 		return
@@ -1078,14 +1087,10 @@ func (c *Conn) response(msg Message) {
 // request: it gets no reply. Only invalid lines pay for the second look at
 // line, which Classify has already validated as JSON when it read an id.
 func (c *Conn) failPending(msg Message, line []byte) bool {
-	n, ok := parseRequestID(msg.ID.Raw())
-	if !ok || gjson.GetBytes(line, "method").Exists() {
+	if gjson.GetBytes(line, "method").Exists() {
 		return false
 	}
-	c.mu.Lock()
-	ch := c.pending[n]
-	delete(c.pending, n)
-	c.mu.Unlock()
+	n, ch := c.claim(msg.ID.Raw())
 	if ch == nil {
 		return false
 	}
@@ -1105,16 +1110,9 @@ func (c *Conn) failTooLong(tooLong *lines.TooLongError) bool {
 	if !ok {
 		return false
 	}
-	n, ok := parseRequestID(raw)
-	if ok {
-		c.mu.Lock()
-		ch := c.pending[n]
-		delete(c.pending, n)
-		c.mu.Unlock()
-		if ch != nil {
-			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
-			return true
-		}
+	if n, ch := c.claim(raw); ch != nil {
+		ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
+		return true
 	}
 	c.log.Debug("acp: response to no pending request, dropped", "id", echo(string(raw)))
 	return true
