@@ -333,10 +333,6 @@ func (asTrueErr) Error() string { return "as" }
 
 func (asTrueErr) As(any) bool { return true }
 
-type errorReader struct{ err error }
-
-func (r errorReader) Read([]byte) (int, error) { return 0, r.err }
-
 // TestConnHostileReaderWriter checks that a reader or writer that panics,
 // calls runtime.Goexit or returns an error of a misleading type ends the
 // connection with an error instead of the process, a hang or a busy loop.
@@ -347,8 +343,8 @@ func TestConnHostileReaderWriter(t *testing.T) {
 		want string
 	}{
 		{"reader calls Goexit", goexitReader{}, "acp: reading: the reader exited its goroutine"},
-		{"reader error's As lies", errorReader{asTrueErr{}}, "acp: reading: as"},
-		{"reader returns a LineTooLongError", errorReader{&acp.LineTooLongError{Length: 5, Max: 1}}, "acp: reading: acp: line of 5 bytes exceeds the maximum of 1"},
+		{"reader error's As lies", errReader{asTrueErr{}}, "acp: reading: as"},
+		{"reader returns a LineTooLongError", errReader{&acp.LineTooLongError{Length: 5, Max: 1}}, "acp: reading: acp: line of 5 bytes exceeds the maximum of 1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
