@@ -12,7 +12,6 @@ type ClientCapabilities struct {
 	// Terminal reports support for every terminal/* method.
 	Terminal bool `json:"terminal"`
 	// Session holds the client's session capabilities; nil when absent.
-	// Unstable: ACP's unstable schema defines it, the stable one does not.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
 	// Auth holds the client's authentication capabilities; nil when absent.
 	Auth *ClientAuthCapabilities `json:"auth,omitempty"`
@@ -46,13 +45,33 @@ type FileSystemCapabilities struct {
 }
 
 // ClientSessionCapabilities are a client's session-level capabilities.
-// Unstable: ACP's unstable schema defines them, the stable one does not.
 type ClientSessionCapabilities struct {
+	// ConfigOptions tells which kinds of session config option, beyond
+	// select, the client handles; nil means none.
+	ConfigOptions *ConfigOptionsCapabilities `json:"configOptions,omitempty"`
 	// Notices, when present and neither null nor false, declares that the
 	// client accepts notice session updates. It is kept raw because peers
-	// declare it either as true or as an object ({}).
+	// declare it either as true or as an object ({}). Unstable: no
+	// edition of the ACP schema defines it.
 	Notices json.RawMessage `json:"notices,omitempty"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ConfigOptionsCapabilities lists the kinds of session config option a
+// client handles beyond select; a nil member means unsupported.
+type ConfigOptionsCapabilities struct {
+	// Boolean allows [ConfigOptionBoolean] options in configOptions and
+	// session/set_config_option with a boolean value
+	// ([SetSessionConfigOptionParams.BoolValue]).
+	Boolean *Capability     `json:"boolean,omitempty"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AcceptsBooleanConfigOptions reports whether the client declared
+// clientCapabilities.session.configOptions.boolean. An agent must not send
+// a [ConfigOptionBoolean] option to a client that did not.
+func (c ClientCapabilities) AcceptsBooleanConfigOptions() bool {
+	return c.Session != nil && c.Session.ConfigOptions != nil && c.Session.ConfigOptions.Boolean != nil
 }
 
 // AcceptsNotices reports whether the client declared

@@ -17,7 +17,7 @@ func TestNegotiateVersion(t *testing.T) {
 }
 
 type clientCaps struct {
-	Read, Write, Terminal, Notices bool
+	Read, Write, Terminal, Notices, Booleans bool
 }
 
 func TestClientCapabilities(t *testing.T) {
@@ -35,6 +35,9 @@ func TestClientCapabilities(t *testing.T) {
 		{"notices false", `{"session":{"notices":false}}`, clientCaps{}},
 		{"notices null", `{"session":{"notices":null}}`, clientCaps{}},
 		{"session without notices", `{"session":{}}`, clientCaps{}},
+		{"boolean config options", `{"session":{"configOptions":{"boolean":{}}}}`, clientCaps{Booleans: true}},
+		{"boolean config options null", `{"session":{"configOptions":{"boolean":null}}}`, clientCaps{}},
+		{"config options without boolean", `{"session":{"configOptions":{}}}`, clientCaps{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +50,7 @@ func TestClientCapabilities(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := p.ClientCapabilities
-			got := clientCaps{c.FS.ReadTextFile, c.FS.WriteTextFile, c.Terminal, c.AcceptsNotices()}
+			got := clientCaps{c.FS.ReadTextFile, c.FS.WriteTextFile, c.Terminal, c.AcceptsNotices(), c.AcceptsBooleanConfigOptions()}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
