@@ -59,8 +59,8 @@ func TestClientCapabilities(t *testing.T) {
 }
 
 type agentCaps struct {
-	Image, Audio, Embedded, List, Delete, Resume, Close bool
-	Accepts                                             [6]bool // text, link, image, audio, resource, unknown
+	Image, Audio, Embedded, List, Delete, Resume, Close, Fork bool
+	Accepts                                                   [6]bool // text, link, image, audio, resource, unknown
 }
 
 func TestAgentCapabilities(t *testing.T) {
@@ -77,6 +77,7 @@ func TestAgentCapabilities(t *testing.T) {
 			agentCaps{List: true, Resume: true, Accepts: [6]bool{true, true}}},
 		{"session delete and close", `{"sessionCapabilities":{"delete":{},"close":{}}}`,
 			agentCaps{Delete: true, Close: true, Accepts: [6]bool{true, true}}},
+		{"session fork", `{"sessionCapabilities":{"fork":{}}}`, agentCaps{Fork: true, Accepts: [6]bool{true, true}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +87,7 @@ func TestAgentCapabilities(t *testing.T) {
 			}
 			c := r.AgentCapabilities
 			got := agentCaps{Image: c.PromptCapabilities.Image, Audio: c.PromptCapabilities.Audio, Embedded: c.PromptCapabilities.EmbeddedContext,
-				List: c.SupportsSessionList(), Delete: c.SupportsSessionDelete(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose()}
+				List: c.SupportsSessionList(), Delete: c.SupportsSessionDelete(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose(), Fork: c.SupportsSessionFork()}
 			for i, b := range blocks {
 				got.Accepts[i] = c.Accepts(b)
 			}
