@@ -16,7 +16,8 @@ import (
 // The schema round-trip test builds, from the vendored schema itself, the
 // largest instances of every params, result and notification type the
 // package decodes (every optional member present, each union variant and
-// enum value in turn, _meta included), decodes each the way a user does
+// enum value in turn, _meta included; then each member null, false or []
+// in turn where the schema allows it), decodes each the way a user does
 // (DecodeParams, DecodeResult) and encodes the typed value back (with
 // encoding/json and with the package's envelope encoders), and fails when
 // a member the schema defines does not come back as it went in.
@@ -134,6 +135,9 @@ var notRoundTripped = map[string]string{
 //
 //   - null, since the package reads null as absence, as the schema says
 //     ("Omitted or null both mean …"), except for the members of nullKept;
+//   - as an empty array, since the package keeps an optional list in a
+//     slice whose nil and empty it sends alike, except for the members of
+//     emptyKept;
 //   - at the default the schema gives it, such as a capability's false,
 //     since the package leaves out a member at its zero value where the
 //     schema's default is that value.
@@ -143,6 +147,13 @@ var notRoundTripped = map[string]string{
 var nullKept = map[string]string{
 	"SessionInfoUpdate.title":     "null clears the title; absent leaves it unchanged",
 	"SessionInfoUpdate.updatedAt": "null clears the timestamp; absent leaves it unchanged",
+}
+
+// emptyKept lists, as Type.member, the optional arrays whose [] is not
+// absence and must come back as [].
+var emptyKept = map[string]string{
+	"ToolCallUpdate.content":   "[] clears the tool call's content; absent leaves it unchanged",
+	"ToolCallUpdate.locations": "[] clears the tool call's locations; absent leaves them unchanged",
 }
 
 // unstableLeftOut lists, as Type.member, the members of the unstable
@@ -376,6 +387,10 @@ func (g *instanceGen) values(n jsonNode, owner, path string) []instance {
 	return out
 }
 
+// shapeValues returns the instances of shape s, the largest first: a
+// string is "s", an integer 1, a number 0.5, a boolean true then false,
+// an array holds one element of each variant of its items then none, and
+// an object is as objectValues makes it.
 func (g *instanceGen) shapeValues(s shape, owner, path string) []instance {
 	depth := len(g.stack)
 	g.stack = append(g.stack, s.refs...)
@@ -422,7 +437,7 @@ func (g *instanceGen) shapeValues(s shape, owner, path string) []instance {
 			for _, v := range g.values(s.items, owner, path+"[]") {
 				in, want = append(in, v.in), append(want, v.want)
 			}
-			out = append(out, instance{in: in, want: want})
+			out = append(out, instance{in: in, want: want}, instance{in: []any{}, want: []any{}, label: path + "=[]"})
 		case "object":
 			out = append(out, g.objectValues(s, path)...)
 		case "any":
@@ -441,6 +456,11 @@ func boolCmp(a, b bool) int {
 		return 1
 	}
 	return -1
+}
+
+func isEmptyArray(v any) bool {
+	a, ok := v.([]any)
+	return ok && len(a) == 0
 }
 
 // objectValues returns the largest instance of object shape s, then, for
@@ -470,6 +490,7 @@ func (g *instanceGen) objectValues(s shape, path string) []instance {
 		switch {
 		case s.required[p.name]:
 		case v.in == nil && nullKept[p.owner+"."+p.name] == "",
+			isEmptyArray(v.in) && emptyKept[p.owner+"."+p.name] == "",
 			hasDefault && reflect.DeepEqual(v.in, def):
 			want[p.name] = orAbsent{v.want}
 		}
@@ -528,7 +549,7 @@ func TestSchemaRoundTrip(t *testing.T) {
 		}
 	}
 	reached := map[string]bool{}        // types, in either edition
-	reachedMembers := map[string]bool{} // members, in the unstable edition
+	reachedMembers := map[string]bool{} // members, in either edition
 	inSchema := map[string]bool{}
 	for _, ed := range schemaEditions {
 		t.Run(ed.schema, func(t *testing.T) {
@@ -587,9 +608,8 @@ func TestSchemaRoundTrip(t *testing.T) {
 			if d := append(checked.dangling, leftOut.dangling...); d != nil {
 				t.Errorf("$ref to types the schema lacks: %v", d)
 			}
-			if unstable {
-				maps.Copy(reachedMembers, checked.members)
-			} else {
+			maps.Copy(reachedMembers, checked.members)
+			if !unstable {
 				for m := range unstableLeftOut {
 					if checked.members[m] {
 						t.Errorf("unstableLeftOut lists %s, which the stable schema defines", m)
@@ -607,9 +627,11 @@ func TestSchemaRoundTrip(t *testing.T) {
 			t.Errorf("notRoundTripped lists %s, which the test now checks: remove it", name)
 		}
 	}
-	for _, m := range slices.Sorted(maps.Keys(unstableLeftOut)) {
-		if !reachedMembers[m] {
-			t.Errorf("unstableLeftOut lists %s, which the unstable schema no longer has", m)
+	for list, members := range map[string]map[string]string{"nullKept": nullKept, "emptyKept": emptyKept, "unstableLeftOut": unstableLeftOut} {
+		for _, m := range slices.Sorted(maps.Keys(members)) {
+			if !reachedMembers[m] {
+				t.Errorf("%s lists %s, which the schema no longer has", list, m)
+			}
 		}
 	}
 }
