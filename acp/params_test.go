@@ -87,6 +87,12 @@ func TestParamsRoundTrip(t *testing.T) {
 				Content: []ToolCallContent{ToolCallDiff{Path: "/a", NewText: "x"}}, Locations: []ToolCallLocation{{Path: "/a"}}},
 			Options: []PermissionOption{{OptionID: "y", Name: "Yes", Kind: PermissionAllowAlways}},
 		})
+		// Empty lists replace the call's, as in a tool_call_update.
+		paramsRoundTrip(t, RequestPermissionParams{
+			SessionID: "s",
+			ToolCall:  PermissionToolCall{ToolCallID: "c", Content: []ToolCallContent{}, Locations: []ToolCallLocation{}},
+			Options:   []PermissionOption{},
+		})
 	})
 	t.Run("fs/read_text_file", func(t *testing.T) {
 		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(uint64(0)), Limit: ptrOf(uint64(5))})
