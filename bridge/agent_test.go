@@ -107,6 +107,7 @@ type recorder struct {
 	mu     sync.Mutex
 	lines  []string
 	option string
+	chunk  chan struct{} // a token per agent message chunk
 }
 
 func (r *recorder) methods() acp.Methods {
@@ -114,6 +115,12 @@ func (r *recorder) methods() acp.Methods {
 	acp.SessionUpdate.Handle(&m, func(ctx context.Context, c *acp.Conn, n acp.SessionNotification) {
 		b, _ := json.Marshal(n.Update)
 		r.add("update " + string(b))
+		if _, ok := n.Update.(acp.AgentMessageChunk); ok {
+			select {
+			case r.chunk <- struct{}{}:
+			default:
+			}
+		}
 	})
 	acp.SessionRequestPermission.Handle(&m, func(ctx context.Context, c *acp.Conn, p acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
 		b, _ := json.Marshal(p.ToolCall)
@@ -133,14 +140,14 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 
 // step is one thing the editor does in a scenario.
 type step struct {
-	prompt string // a prompt's text
-	mode   string // or a session/set_mode
-	model  string // or a model change
+	prompt      string // a prompt's text
+	cancelAfter int    // send session/cancel after this many agent message chunks
 }
 
 func TestAgentTranscripts(t *testing.T) {
 	tests := []struct {
 		name, transcript, option string
+		timeout                  time.Duration
 		steps                    []step
 	}{
 		{name: "permission-allow", transcript: "permission-allow.ndjson", option: "allow",
@@ -149,6 +156,10 @@ func TestAgentTranscripts(t *testing.T) {
 			steps: []step{{prompt: "Create an empty file named x."}}},
 		{name: "two-turns", transcript: "two-turns.ndjson",
 			steps: []step{{prompt: "Say hello and tell me what 2 + 2 is."}, {prompt: "And now say it again."}}},
+		{name: "interrupt", transcript: "interrupt.ndjson",
+			steps: []step{{prompt: "Tell me a long story.", cancelAfter: 3}, {prompt: "Say hello."}}},
+		{name: "hang", transcript: "../../../bridge/testdata/agent/hang.ndjson", timeout: 100 * time.Millisecond,
+			steps: []step{{prompt: "Tell me a long story."}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -158,13 +169,14 @@ func TestAgentTranscripts(t *testing.T) {
 				Start:        fakeStarter(t, filepath.Join("..", "claude", "testdata", "control", tt.transcript), &args),
 				NewSessionID: func() string { return "11111111-2222-4333-8444-555555555555" },
 				Clock:        realClock{},
+				TurnTimeout:  tt.timeout,
 			})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var m acp.Methods
 			a.Register(&m)
-			rec := &recorder{option: tt.option}
+			rec := &recorder{option: tt.option, chunk: make(chan struct{}, 100)}
 			client, _, closePair := acptest.NewPair(ctx, rec.methods(), m, nil)
 			if _, err := acp.Initialize.Call(ctx, client, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
 				t.Fatal(err)
@@ -174,10 +186,24 @@ func TestAgentTranscripts(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, st := range tt.steps {
-				switch {
-				case st.prompt != "":
-					res, err := acp.SessionPrompt.Call(ctx, client, acp.PromptParams{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextContent{Text: st.prompt}}})
-					rec.result(res, err)
+				done := make(chan struct{})
+				go func() {
+					defer close(done)
+					if st.cancelAfter == 0 {
+						return
+					}
+					for range st.cancelAfter {
+						<-rec.chunk
+					}
+					if err := acp.SessionCancel.Notify(ctx, client, acp.SessionParams{SessionID: s.SessionID}); err != nil {
+						t.Error(err)
+					}
+				}()
+				res, err := acp.SessionPrompt.Call(ctx, client, acp.PromptParams{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextContent{Text: st.prompt}}})
+				rec.result(res, err)
+				<-done
+				for len(rec.chunk) > 0 {
+					<-rec.chunk
 				}
 			}
 			a.Close()
