@@ -213,8 +213,9 @@ func (t *Translator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Updat
 	return append(dst, acp.Notice{Severity: sev, Title: title})
 }
 
-// usage sends the session's usage after a result, and keeps it for the
-// prompt response.
+// usage sends the session's context use and cost after a result, when
+// the result gives the context window or the cost. Used is the last
+// run's input and output, which a run of several model calls overstates.
 func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	res, err := usage.FromClaudeResult(r)
 	if err != nil {
@@ -230,6 +231,9 @@ func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	u := acp.UsageUpdate{Used: used, Size: size}
 	if pico, ok := t.cost.Get(); ok {
 		u.Cost = &acp.Cost{Amount: usage.USD(pico), Currency: "USD"}
+	}
+	if size == 0 && u.Cost == nil {
+		return dst // nothing known worth showing
 	}
 	return append(dst, u)
 }
