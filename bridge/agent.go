@@ -67,6 +67,9 @@ type Config struct {
 	NewSessionID func() string
 	// Clock gives the time and the timers.
 	Clock Clock
+	// CLI is the CLI that serves the sessions: [Claude] (when nil),
+	// [Codex] or [Gemini].
+	CLI *CLI
 	// Model is the model a new session starts with; "" means the CLI's
 	// default.
 	Model string
@@ -82,8 +85,10 @@ type Config struct {
 	// Grace is how long the CLI has to end a cancelled turn, or to exit
 	// after its input was closed, before it is signalled; 0 means 5s.
 	Grace time.Duration
-	// AllowBypass offers the bypassPermissions mode, which the CLI
-	// refuses when it runs as root.
+	// AllowBypass offers the mode that runs every tool without asking
+	// and without a sandbox (Claude Code's bypassPermissions, which it
+	// refuses when it runs as root; Codex's danger-full-access; Gemini's
+	// yolo).
 	AllowBypass bool
 	// Location is the time zone reset times are shown in; nil means UTC.
 	Location *time.Location
@@ -107,7 +112,7 @@ type Agent struct {
 	wg  sync.WaitGroup // every goroutine the Agent starts
 
 	mu       sync.Mutex
-	sessions map[string]*session
+	sessions map[string]session
 	order    []string // session ids in the order they were opened
 	caps     acp.ClientCapabilities
 	models   json.RawMessage // the CLI's models, from its initialize answer
@@ -129,7 +134,7 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{cfg: cfg, log: log, sessions: map[string]*session{}}, nil
+	return &Agent{cfg: cfg, log: log, sessions: map[string]session{}}, nil
 }
 
 // Register adds the Agent's handlers to m: initialize, session/new, load,
@@ -173,7 +178,7 @@ func (a *Agent) Register(m *acp.Methods) {
 func (a *Agent) Close() {
 	a.mu.Lock()
 	a.closed = true
-	sessions := make([]*session, 0, len(a.sessions))
+	sessions := make([]session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		sessions = append(sessions, s)
 	}
@@ -214,8 +219,8 @@ func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSession
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
-	modes, options := s.state()
-	return acp.NewSessionResult{SessionID: s.id, Modes: modes, ConfigOptions: options}, nil
+	modes, options := s.common().state()
+	return acp.NewSessionResult{SessionID: s.common().id, Modes: modes, ConfigOptions: options}, nil
 }
 
 // resume binds a session to a conversation the CLI keeps, without starting
@@ -233,13 +238,13 @@ func (a *Agent) resume(id, cwd string, servers []acp.MCPServer) (acp.LoadSession
 			return acp.LoadSessionResult{}, err
 		}
 	}
-	modes, options := s.state()
+	modes, options := s.common().state()
 	return acp.LoadSessionResult{Modes: modes, ConfigOptions: options}, nil
 }
 
 // open adds a session; resumeID is the conversation it continues, "" for
 // a new one.
-func (a *Agent) open(id, resumeID, cwd string, servers []acp.MCPServer) (*session, error) {
+func (a *Agent) open(id, resumeID, cwd string, servers []acp.MCPServer) (session, error) {
 	mcp, err := mcpConfig(servers)
 	if err != nil {
 		return nil, err
@@ -252,13 +257,17 @@ func (a *Agent) open(id, resumeID, cwd string, servers []acp.MCPServer) (*sessio
 	if a.sessions[id] != nil {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "session %s is already open", id)
 	}
-	s := newSession(a, a.caps, id, resumeID, cwd, mcp)
+	s := a.cli().open(&base{
+		a: a, caps: a.caps, id: id, cwd: cwd, mcp: mcp, resumeID: resumeID,
+		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
+		promptSlot: make(chan struct{}, 1),
+	})
 	a.sessions[id] = s
 	a.order = append(a.order, id)
 	return s, nil
 }
 
-func (a *Agent) session(id string) (*session, error) {
+func (a *Agent) session(id string) (session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if s := a.sessions[id]; s != nil {
@@ -273,8 +282,8 @@ func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsPara
 	res := acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}
 	for _, id := range a.order {
 		s := a.sessions[id]
-		if p.Cwd == "" || p.Cwd == s.cwd {
-			res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: id, Cwd: s.cwd})
+		if cwd := s.common().cwd; p.Cwd == "" || p.Cwd == cwd {
+			res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: id, Cwd: cwd})
 		}
 	}
 	return res, nil
@@ -309,7 +318,7 @@ func (a *Agent) setConfigOption(ctx context.Context, conn *acp.Conn, p acp.SetSe
 	if err != nil {
 		return acp.SetSessionConfigOptionResult{}, err
 	}
-	_, options := s.state()
+	_, options := s.common().state()
 	return acp.SetSessionConfigOptionResult{ConfigOptions: options}, nil
 }
 
@@ -333,30 +342,21 @@ const (
 	configModel = "model"
 )
 
-// permissionModes are the CLI's permission modes, in the order offered.
-var permissionModes = []acp.SessionMode{
-	{ID: "default", Name: "Default", Description: "Ask before each tool that needs permission"},
-	{ID: "acceptEdits", Name: "Accept Edits", Description: "Edit files without asking"},
-	{ID: "plan", Name: "Plan Mode", Description: "Plan without changing anything"},
-	{ID: "dontAsk", Name: "Don't Ask", Description: "Refuse every tool that would need permission"},
-	{ID: "bypassPermissions", Name: "Bypass Permissions", Description: "Run every tool without asking"},
-}
-
-// modes returns the modes the Agent offers.
+// modes returns the modes the Agent offers, the default first.
 func (a *Agent) modes() []acp.SessionMode {
-	if a.cfg.AllowBypass {
-		return permissionModes
+	c := a.cli()
+	if a.cfg.AllowBypass || c.bypass == 0 {
+		return c.modes
 	}
-	return permissionModes[:len(permissionModes)-1]
+	return c.modes[:len(c.modes)-1]
 }
 
-// defaultModels are offered until a CLI has listed its own: the aliases
-// every release accepts.
-var defaultModels = []modelChoice{
-	{Value: "default", Name: "Default"},
-	{Value: "opus", Name: "Opus"},
-	{Value: "sonnet", Name: "Sonnet"},
-	{Value: "haiku", Name: "Haiku"},
+// cli returns the CLI the Agent drives.
+func (a *Agent) cli() *CLI {
+	if a.cfg.CLI == nil {
+		return Claude
+	}
+	return a.cfg.CLI
 }
 
 // modelChoice is a value of the model config option.
@@ -376,7 +376,7 @@ func (a *Agent) modelChoices(current string) []modelChoice {
 		DisplayName string `json:"displayName"`
 		Description string `json:"description"`
 	}
-	choices := defaultModels
+	choices := a.cli().models
 	if json.Unmarshal(raw, &listed) == nil && len(listed) > 0 {
 		choices = nil
 		for _, m := range listed {

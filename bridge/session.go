@@ -3,625 +3,145 @@ package bridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
-	"github.com/acpkit/acpkit/claude"
 )
 
-// session is one ACP session and the CLI process serving it, if one runs.
-//
-// Only the process's reading goroutine (read) uses the Translator and
-// sends the session's updates, so that they keep the CLI's order; it also
-// ends every turn, so that a turn's response follows its updates.
-type session struct {
+// session is one ACP session, served by the Agent's CLI in the CLI's own
+// way: one long-lived process (Claude Code) or one process per turn.
+type session interface {
+	// prompt runs one turn to its end.
+	prompt(ctx context.Context, conn *acp.Conn, prompt []acp.ContentBlock) (acp.PromptResult, error)
+	// cancel cancels the turn under way, if any.
+	cancel()
+	// close cancels the turn under way and stops the session's process.
+	close()
+	setMode(ctx context.Context, conn *acp.Conn, mode string) error
+	setModel(ctx context.Context, conn *acp.Conn, model string) error
+	common() *base
+}
+
+// base is what every session has, whatever serves it.
+type base struct {
 	a          *Agent
+	caps       acp.ClientCapabilities // the client's, at the session's start
 	id, cwd    string
-	mcp        string
-	tr         *Translator
+	mcp        string        // the --mcp-config JSON; "" for none
 	promptSlot chan struct{} // one prompt at a time
 
 	mu       sync.Mutex
 	resumeID string // the conversation the next process resumes; "" for a new one
 	mode     string
 	model    string
-	cli      *cliProc // nil when no process runs
-	turn     *turn    // nil between turns
-	idleStop func() bool
 	closed   bool
 }
 
-// cliProc is one CLI process of a session.
-type cliProc struct {
-	proc    Process
-	sess    *claude.Session
-	resumed string        // the id it was started to resume
-	done    chan struct{} // closed when its output has ended and it has exited
+func (b *base) common() *base { return b }
 
-	waitMu  sync.Mutex
-	waiters map[string]chan claude.ControlResponse // answers awaited, by request id
-	perms   map[string]context.CancelFunc          // permission questions open, by request id
-}
-
-// turn is one prompt, from the user's message to the CLI's TurnEnd.
-type turn struct {
-	cli       *cliProc // the process serving it
-	conn      *acp.Conn
-	ctx       context.Context // ends with the turn; bounds its permission questions
-	end       context.CancelFunc
-	done      chan struct{} // closed once res and err are set
-	res       acp.PromptResult
-	err       error
-	last      atomic.Int64 // Unix nanoseconds of the CLI's last line
-	cancelled bool         // the client cancelled; guarded by session.mu
-	timedOut  bool         // guarded by session.mu
-	stops     []func() bool
-}
-
-func newSession(a *Agent, caps acp.ClientCapabilities, id, resumeID, cwd, mcp string) *session {
-	return &session{
-		a: a, id: id, cwd: cwd, mcp: mcp, resumeID: resumeID,
-		mode:       "default",
-		model:      cmpOr(a.cfg.Model, "default"),
-		promptSlot: make(chan struct{}, 1),
-		tr:         &Translator{Notices: caps.AcceptsNotices(), Location: a.cfg.Location, Zones: a.cfg.Zones},
+// acquire waits for the session's prompt slot.
+func (b *base) acquire(ctx context.Context) (release func(), err error) {
+	select {
+	case b.promptSlot <- struct{}{}:
+		return func() { <-b.promptSlot }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
 	}
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // state returns the session's modes and config options.
-func (s *session) state() (*acp.SessionModeState, []acp.SessionConfigOption) {
-	s.mu.Lock()
-	mode, model := s.mode, s.model
-	s.mu.Unlock()
-	modes := s.a.modes()
+func (b *base) state() (*acp.SessionModeState, []acp.SessionConfigOption) {
+	b.mu.Lock()
+	mode, model := b.mode, b.model
+	b.mu.Unlock()
+	modes := b.a.modes()
 	modeValues := make([]modelChoice, len(modes))
 	for i, m := range modes {
 		modeValues[i] = modelChoice{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
 	modeJSON, _ := json.Marshal(modeValues)
-	modelJSON, _ := json.Marshal(s.a.modelChoices(model))
+	modelJSON, _ := json.Marshal(b.a.modelChoices(model))
 	return &acp.SessionModeState{CurrentModeID: mode, AvailableModes: modes}, []acp.SessionConfigOption{
 		{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: mode, Options: modeJSON},
 		{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: model, Options: modelJSON},
 	}
 }
 
-// prompt runs one turn: it starts the CLI if none runs, sends the user's
-// message, and waits for the turn to end.
-func (s *session) prompt(ctx context.Context, conn *acp.Conn, prompt []acp.ContentBlock) (acp.PromptResult, error) {
-	blocks, err := userBlocks(prompt)
-	if err != nil {
-		return acp.PromptResult{}, err
-	}
-	select {
-	case s.promptSlot <- struct{}{}:
-	case <-ctx.Done():
-		return acp.PromptResult{}, ctx.Err()
-	}
-	defer func() { <-s.promptSlot }()
-
-	t, err := s.begin(conn, blocks)
-	if err != nil {
-		return acp.PromptResult{}, err
-	}
-	select {
-	case <-t.done:
-	case <-ctx.Done(): // the request was cancelled, or the connection ended
-		s.cancel()
-		<-t.done
-	}
-	return t.res, t.err
-}
-
-// begin starts a turn, and the CLI first if none runs.
-func (s *session) begin(conn *acp.Conn, blocks []claude.Block) (*turn, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil, acp.Errorf(acp.CodeResourceNotFound, "session %s is closed", s.id)
-	}
-	if s.idleStop != nil {
-		s.idleStop()
-		s.idleStop = nil
-	}
-	if s.cli == nil {
-		if err := s.start(); err != nil {
-			return nil, err
-		}
-	}
-	ctx, end := context.WithCancel(context.Background())
-	t := &turn{cli: s.cli, conn: conn, ctx: ctx, end: end, done: make(chan struct{})}
-	t.last.Store(s.a.cfg.Clock.Now().UnixNano())
-	s.turn = t
-	if err := s.cli.sess.Send(blocks...); err != nil {
-		// The process is gone or going: its reading goroutine ends the turn.
-		s.a.log.Warn("user message not written", "session", s.id, "error", err)
-		s.cli.proc.Signal(Kill)
-	}
-	if d := s.a.cfg.TurnTimeout; d > 0 {
-		s.watch(t, s.cli, d)
-	}
-	return t, nil
-}
-
-// start starts a CLI for the session. s.mu is held.
-func (s *session) start() error {
-	o := claude.Options{
-		Resume:                 s.resumeID,
-		PermissionMode:         s.mode,
-		IncludePartialMessages: true,
-		MCPConfig:              s.mcp,
-	}
-	if o.PermissionMode == "default" {
-		o.PermissionMode = ""
-	}
-	if s.model != "default" {
-		o.Model = s.model
-	}
-	if s.resumeID == "" {
-		o.ExtraArgs = append(o.ExtraArgs, "--session-id="+s.id)
-	}
-	o.ExtraArgs = append(o.ExtraArgs, s.a.cfg.ExtraArgs...)
-	proc, err := s.a.cfg.Start(s.cwd, claude.SessionCommandLine(o))
-	if err != nil {
-		return acp.Errorf(acp.CodeInternalError, "starting Claude Code: %v", err).WithData(ErrorData{Kind: KindCrash})
-	}
-	cli := &cliProc{
-		proc: proc, sess: claude.NewSession(proc.Stdin(), s.resumeID), resumed: s.resumeID,
-		done:    make(chan struct{}),
-		waiters: map[string]chan claude.ControlResponse{},
-		perms:   map[string]context.CancelFunc{},
-	}
-	s.cli = cli
-	s.a.wg.Go(func() { s.read(cli) })
-	if _, err := cli.sess.Initialize(); err != nil {
-		s.a.log.Warn("initialize not written", "session", s.id, "error", err)
-	}
-	return nil
-}
-
-// read reads a CLI's output to its end, turning it into updates and
-// answers, then waits for the process and ends the turn it leaves open.
-func (s *session) read(cli *cliProc) {
-	var updates []acp.Update
-	for ev, err := range cli.sess.Events(cli.proc.Stdout()) {
-		if err != nil {
-			s.a.log.Warn("Claude Code output skipped", "session", s.id, "error", err)
-			continue
-		}
-		t := s.current(cli)
-		if t != nil {
-			t.last.Store(s.a.cfg.Clock.Now().UnixNano())
-		}
-		updates = s.handle(cli, t, ev, updates[:0])
-	}
-	exit := cli.proc.Wait()
-	if exit != nil {
-		s.a.log.Warn("Claude Code exited", "session", s.id, "error", exit)
-	}
-
-	s.mu.Lock()
-	if s.cli == cli {
-		s.detach(cli)
-	}
-	s.mu.Unlock()
-	t := s.current(cli)
-	if t != nil {
-		s.finish(t, cli, exit)
-	}
-	cli.waitMu.Lock()
-	for _, stop := range cli.perms {
-		stop()
-	}
-	cli.waitMu.Unlock()
-	close(cli.done)
-}
-
-// current returns the turn under way in cli, nil if none.
-func (s *session) current(cli *cliProc) *turn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.turn != nil && s.turn.cli == cli {
-		return s.turn
-	}
-	return nil
-}
-
-// handle acts on one event of the CLI's output.
-func (s *session) handle(cli *cliProc, t *turn, ev claude.Event, updates []acp.Update) []acp.Update {
-	now := s.a.cfg.Clock.Now()
-	switch ev := ev.(type) {
-	case claude.ControlResponse:
-		s.answered(cli, ev)
-	case claude.PermissionRequest:
-		if t == nil {
-			cli.sess.Deny(ev, "No prompt is under way.", false)
-			return updates
-		}
-		var tc acp.PermissionToolCall
-		updates, tc = s.tr.PermissionToolCall(updates, ev)
-		s.a.notify(t.conn, s.id, updates)
-		ctx, stop := context.WithCancel(t.ctx)
-		cli.waitMu.Lock()
-		cli.perms[ev.ID] = stop
-		cli.waitMu.Unlock()
-		s.a.wg.Go(func() { s.ask(ctx, t.conn, cli, ev, tc) })
-	case claude.ControlCancel:
-		cli.waitMu.Lock()
-		if stop := cli.perms[ev.ID]; stop != nil {
-			stop()
-		}
-		cli.waitMu.Unlock()
-	case claude.Request:
-		if err := cli.sess.Decline(ev); err != nil {
-			s.a.log.Warn("CLI request not declined", "session", s.id, "error", err)
-		}
-	case claude.TurnEnd:
-		if t != nil {
-			s.finish(t, cli, nil)
-		}
-	default:
-		if t == nil {
-			return updates
-		}
-		updates = s.tr.Translate(updates, ev, now)
-		s.a.notify(t.conn, s.id, updates)
-	}
-	return updates
-}
-
-// answered hands a control response to whoever waits for it, and learns
-// the CLI's commands and models from its initialize answer.
-func (s *session) answered(cli *cliProc, r claude.ControlResponse) {
-	cli.waitMu.Lock()
-	w := cli.waiters[r.ID]
-	delete(cli.waiters, r.ID)
-	cli.waitMu.Unlock()
-	if w != nil {
-		w <- r
-	}
-	if r.Subtype != "initialize" || r.Err != nil {
-		return
-	}
-	var init struct {
-		Commands []struct {
-			Name         string `json:"name"`
-			Description  string `json:"description"`
-			ArgumentHint string `json:"argumentHint"`
-		} `json:"commands"`
-		Models json.RawMessage `json:"models"`
-	}
-	if json.Unmarshal(r.Payload, &init) != nil {
-		return
-	}
-	if len(init.Models) > 0 {
-		s.a.learnModels(init.Models)
-	}
-	t := s.current(cli)
-	if t == nil {
-		return
-	}
-	cmds := acp.AvailableCommandsUpdate{AvailableCommands: []acp.AvailableCommand{}}
-	for _, c := range init.Commands {
-		ac := acp.AvailableCommand{Name: c.Name, Description: c.Description}
-		if c.ArgumentHint != "" {
-			ac.Input = &acp.CommandInput{Hint: c.ArgumentHint}
-		}
-		cmds.AvailableCommands = append(cmds.AvailableCommands, ac)
-	}
-	updates := []acp.Update{cmds}
-	if len(init.Models) > 0 {
-		_, options := s.state()
-		updates = append(updates, acp.ConfigOptionUpdate{ConfigOptions: options})
-	}
-	s.a.notify(t.conn, s.id, updates)
-}
-
-// The permission options offered for each tool call.
-const (
-	optionAllow       = "allow"
-	optionAllowAlways = "allow_always"
-	optionReject      = "reject"
-)
-
-var permissionOptions = []acp.PermissionOption{
-	{OptionID: optionAllow, Name: "Allow", Kind: acp.PermissionAllowOnce},
-	{OptionID: optionAllowAlways, Name: "Always allow", Kind: acp.PermissionAllowAlways},
-	{OptionID: optionReject, Name: "Reject", Kind: acp.PermissionRejectOnce},
-}
-
-// ask puts a permission request to the client and gives the CLI its
-// answer. ctx ends when the turn ends or the CLI withdraws the request.
-func (s *session) ask(ctx context.Context, conn *acp.Conn, cli *cliProc, r claude.PermissionRequest, tc acp.PermissionToolCall) {
-	defer func() {
-		cli.waitMu.Lock()
-		if stop := cli.perms[r.ID]; stop != nil {
-			stop()
-			delete(cli.perms, r.ID)
-		}
-		cli.waitMu.Unlock()
-	}()
-	res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
-		SessionID: s.id, ToolCall: tc, Options: permissionOptions,
-	})
-	switch {
-	case ctx.Err() != nil:
-		return // withdrawn, or the turn is over: the CLI expects no answer
-	case err != nil:
-		s.a.log.Warn("permission request failed", "session", s.id, "error", err)
-		err = cli.sess.Deny(r, "The editor could not ask for permission.", false)
-	case res.Outcome.Outcome == acp.PermissionCancelled:
-		err = cli.sess.Deny(r, "The user cancelled.", true)
-	case res.Outcome.OptionID == optionAllow:
-		err = cli.sess.Allow(r, nil)
-	case res.Outcome.OptionID == optionAllowAlways:
-		err = cli.sess.Allow(r, nil, r.Suggestions...)
-	default:
-		err = cli.sess.Deny(r, "The user refused permission to run this tool.", false)
-	}
-	if err != nil && !errors.Is(err, claude.ErrNotPending) {
-		s.a.log.Warn("permission answer not written", "session", s.id, "error", err)
-	}
-}
-
-// finish ends a turn that cli served: its response follows every update
-// sent so far. Only cli's reading goroutine calls it; exit is how cli
-// ended, when it did.
-func (s *session) finish(t *turn, cli *cliProc, exit error) {
-	s.mu.Lock()
-	if s.turn != t {
-		s.mu.Unlock()
-		return
-	}
-	s.turn = nil
-	cancelled, timedOut := t.cancelled, t.timedOut
-	for _, stop := range t.stops {
-		stop()
-	}
-	if s.cli == cli && s.a.cfg.Idle > 0 && !s.closed {
-		s.idleStop = s.a.cfg.Clock.AfterFunc(s.a.cfg.Idle, func() { s.idle(cli) })
-	}
-	s.mu.Unlock()
-
-	t.res, t.err = s.tr.End(cancelled, cli.resumed, exit, s.a.cfg.Clock.Now())
-	if timedOut && !cancelled {
-		t.err = acp.Errorf(acp.CodeInternalError, "Claude Code wrote nothing for %s; the turn was stopped", s.a.cfg.TurnTimeout).
-			WithData(ErrorData{Kind: KindTimeout})
-	}
-	if t.err == nil {
-		s.a.notifyUsage(t.conn, s.id, s.tr)
-	}
-	t.end()
-	close(t.done)
-}
-
-// watch ends the turn with an error when the CLI stays silent for d.
-func (s *session) watch(t *turn, cli *cliProc, d time.Duration) {
-	var check func()
-	check = func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.turn != t {
-			return
-		}
-		silent := time.Duration(s.a.cfg.Clock.Now().UnixNano() - t.last.Load())
-		if silent < d {
-			t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(d-silent, check))
-			return
-		}
-		t.timedOut = true
-		s.a.log.Warn("Claude Code silent too long; stopping it", "session", s.id, "timeout", d)
-		cli.proc.Signal(Kill)
-	}
-	t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(d, check))
-}
-
-// cancel interrupts the turn under way: the CLI ends it and keeps
-// running. When it does not within the grace period, it is interrupted
-// by signal, and then killed; the next prompt starts a new process.
-func (s *session) cancel() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t := s.turn
-	if t == nil || t.cancelled {
-		return
-	}
-	cli := t.cli
-	t.cancelled = true
-	if _, err := cli.sess.Interrupt(); err != nil {
-		s.a.log.Warn("interrupt not written", "session", s.id, "error", err)
-	}
-	grace := s.a.cfg.Grace
-	t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(grace, func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.turn != t {
-			return
-		}
-		cli.proc.Signal(Interrupt)
-		t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(grace, func() {
-			s.mu.Lock()
-			defer s.mu.Unlock()
-			if s.turn == t {
-				cli.proc.Signal(Kill)
-			}
-		}))
-	}))
-}
-
-// idle stops a CLI that has had no turn for the idle period. The session
-// lets go of it first, so that a prompt arriving meanwhile starts another.
-func (s *session) idle(cli *cliProc) {
-	s.mu.Lock()
-	stop := s.cli == cli && s.turn == nil
-	if stop {
-		s.detach(cli)
-	}
-	s.mu.Unlock()
-	if stop {
-		s.a.log.Info("stopping idle Claude Code", "session", s.id)
-		s.stop(cli)
-	}
-}
-
-// detach lets go of the session's CLI, keeping the conversation's id for
-// the next process. s.mu is held.
-func (s *session) detach(cli *cliProc) {
-	if id := cli.sess.SessionID(); id != "" {
-		s.resumeID = id
-	}
-	s.cli = nil
-}
-
-// close stops the session's CLI for good. A turn under way is cancelled
-// first, so that its prompt is answered.
-func (s *session) close() {
-	s.cancel()
-	s.mu.Lock()
-	s.closed = true
-	cli := s.cli
-	if s.idleStop != nil {
-		s.idleStop()
-	}
-	s.mu.Unlock()
-	if cli != nil {
-		s.stop(cli)
-	}
-}
-
-// stop closes a CLI's input and waits for it to exit, signalling it when
-// it does not within the grace period.
-func (s *session) stop(cli *cliProc) {
-	if err := cli.proc.Stdin().Close(); err != nil {
-		s.a.log.Debug("closing Claude Code's input", "session", s.id, "error", err)
-	}
-	grace := s.a.cfg.Grace
-	stopTerm := s.a.cfg.Clock.AfterFunc(grace, func() { cli.proc.Signal(Terminate) })
-	stopKill := s.a.cfg.Clock.AfterFunc(2*grace, func() { cli.proc.Signal(Kill) })
-	<-cli.done
-	stopTerm()
-	stopKill()
-}
-
-// control sends a control request and waits for the CLI's answer.
-func (s *session) control(ctx context.Context, cli *cliProc, send func() (string, error)) error {
-	ch := make(chan claude.ControlResponse, 1)
-	cli.waitMu.Lock()
-	id, err := send()
-	if err == nil {
-		cli.waiters[id] = ch
-	}
-	cli.waitMu.Unlock()
-	if err != nil {
-		return acp.Errorf(acp.CodeInternalError, "Claude Code is not running: %v", err)
-	}
-	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return acp.Errorf(acp.CodeInvalidParams, "Claude Code refused: %s", r.Err.Message)
-		}
-		return nil
-	case <-cli.done:
-		return acp.Errorf(acp.CodeInternalError, "Claude Code exited before answering")
-	case <-ctx.Done():
-		cli.waitMu.Lock()
-		delete(cli.waiters, id)
-		cli.waitMu.Unlock()
-		return ctx.Err()
-	}
-}
-
-// setMode switches the permission mode: at once in a running CLI, at the
-// next start otherwise.
-func (s *session) setMode(ctx context.Context, conn *acp.Conn, mode string) error {
+// changeMode switches the session's mode: live applies it to a running
+// process (nil when none runs), and the next process starts with it. The
+// client hears of the change as a mode and as a config option.
+func (b *base) changeMode(conn *acp.Conn, mode string, live func() error) error {
 	valid := false
-	for _, m := range s.a.modes() {
+	for _, m := range b.a.modes() {
 		valid = valid || m.ID == mode
 	}
 	if !valid {
 		return acp.Errorf(acp.CodeInvalidParams, "no mode %q", mode)
 	}
-	s.mu.Lock()
-	cli := s.cli
-	s.mu.Unlock()
-	if cli != nil {
-		if err := s.control(ctx, cli, func() (string, error) { return cli.sess.SetPermissionMode(mode) }); err != nil {
+	if live != nil {
+		if err := live(); err != nil {
 			return err
 		}
 	}
-	s.mu.Lock()
-	s.mode = mode
-	s.mu.Unlock()
-	_, options := s.state()
-	s.a.notify(conn, s.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: options}})
+	b.mu.Lock()
+	b.mode = mode
+	b.mu.Unlock()
+	_, options := b.state()
+	b.a.notify(conn, b.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: options}})
 	return nil
 }
 
-// setModel switches the model: at once in a running CLI, at the next
-// start otherwise.
-func (s *session) setModel(ctx context.Context, conn *acp.Conn, model string) error {
+// changeModel switches the session's model, as changeMode the mode.
+func (b *base) changeModel(model string, live func() error) error {
 	if model == "" || strings.HasPrefix(model, "-") {
 		return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", model)
 	}
-	s.mu.Lock()
-	cli := s.cli
-	s.mu.Unlock()
-	if cli != nil {
-		arg := model
-		if arg == "default" {
-			arg = ""
-		}
-		if err := s.control(ctx, cli, func() (string, error) { return cli.sess.SetModel(arg) }); err != nil {
+	if live != nil {
+		if err := live(); err != nil {
 			return err
 		}
 	}
-	s.mu.Lock()
-	s.model = model
-	s.mu.Unlock()
+	b.mu.Lock()
+	b.model = model
+	b.mu.Unlock()
 	return nil
 }
 
-// userBlocks turns an ACP prompt into the content of a user message.
-func userBlocks(prompt []acp.ContentBlock) ([]claude.Block, error) {
-	var blocks []claude.Block
-	for _, b := range prompt {
-		switch b := b.(type) {
+// modelArg is the model to pass to a CLI: "" for its default.
+func modelArg(model string) string {
+	if model == "default" {
+		return ""
+	}
+	return model
+}
+
+// promptText joins a prompt into the text of a CLI that takes text only:
+// text as it is, resources as their contents in a context tag, links as
+// Markdown links.
+func promptText(prompt []acp.ContentBlock) (string, error) {
+	var b strings.Builder
+	for _, c := range prompt {
+		if b.Len() > 0 {
+			b.WriteString("\n\n")
+		}
+		switch c := c.(type) {
 		case acp.TextContent:
-			blocks = append(blocks, claude.TextBlock(b.Text))
-		case acp.ImageContent:
-			raw, err := json.Marshal(map[string]any{
-				"type":   "image",
-				"source": map[string]string{"type": "base64", "media_type": b.MimeType, "data": b.Data},
-			})
-			if err != nil {
-				return nil, err
-			}
-			blocks = append(blocks, claude.RawBlock(raw))
+			b.WriteString(c.Text)
 		case acp.ResourceLink:
-			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("[@%s](%s)", b.Name, b.URI)))
+			fmt.Fprintf(&b, "[@%s](%s)", c.Name, c.URI)
 		case acp.EmbeddedResource:
-			if b.Resource.Text == nil {
-				return nil, acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", b.Resource.URI)
+			if c.Resource.Text == nil {
+				return "", acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", c.Resource.URI)
 			}
-			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("<context ref=%q>\n%s\n</context>", b.Resource.URI, *b.Resource.Text)))
+			fmt.Fprintf(&b, "<context ref=%q>\n%s\n</context>", c.Resource.URI, *c.Resource.Text)
 		default:
-			return nil, acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", b)
+			return "", acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", c)
 		}
 	}
-	if len(blocks) == 0 {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "the prompt is empty")
+	if b.Len() == 0 {
+		return "", acp.Errorf(acp.CodeInvalidParams, "the prompt is empty")
 	}
-	return blocks, nil
+	return b.String(), nil
 }
