@@ -14,6 +14,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/usage"
 )
 
 // Process is a running Claude Code CLI, as a [Starter] started it. The
@@ -444,11 +445,11 @@ func (a *Agent) notify(conn *acp.Conn, id string, updates []acp.Update) {
 }
 
 // notifyUsage sends goose's usage update to a client that accepts it.
-func (a *Agent) notifyUsage(conn *acp.Conn, id string, tr *Translator) {
+func (a *Agent) notifyUsage(conn *acp.Conn, id string, snap usage.Snapshot) {
 	if !goose.AcceptsCustomNotifications(a.clientCaps()) {
 		return
 	}
-	err := goose.SessionUpdate.Notify(context.Background(), conn, goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(tr.Usage())})
+	err := goose.SessionUpdate.Notify(context.Background(), conn, goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})
 	if err != nil {
 		a.log.Warn("goose usage update not sent", "session", id, "error", err)
 	}

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
@@ -50,9 +48,9 @@ type turn struct {
 	done      chan struct{} // closed once res and err are set
 	res       acp.PromptResult
 	err       error
-	last      atomic.Int64 // Unix nanoseconds of the CLI's last line
-	cancelled bool         // the client cancelled; guarded by session.mu
-	timedOut  bool         // guarded by session.mu
+	dog       *watchdog // nil without a turn timeout
+	cancelled bool      // the client cancelled; guarded by session.mu
+	timedOut  bool      // guarded by session.mu
 	stops     []func() bool
 }
 
@@ -105,7 +103,6 @@ func (s *claudeSession) begin(conn *acp.Conn, blocks []claude.Block) (*turn, err
 	}
 	ctx, end := context.WithCancel(context.Background())
 	t := &turn{cli: s.cli, conn: conn, ctx: ctx, end: end, done: make(chan struct{})}
-	t.last.Store(s.a.cfg.Clock.Now().UnixNano())
 	s.turn = t
 	if err := s.cli.sess.Send(blocks...); err != nil {
 		// The process is gone or going: its reading goroutine ends the turn.
@@ -113,7 +110,16 @@ func (s *claudeSession) begin(conn *acp.Conn, blocks []claude.Block) (*turn, err
 		s.cli.proc.Signal(Kill)
 	}
 	if d := s.a.cfg.TurnTimeout; d > 0 {
-		s.watch(t, s.cli, d)
+		cli := s.cli
+		t.dog = newWatchdog(s.a.cfg.Clock, d, func() {
+			s.mu.Lock()
+			defer s.mu.Unlock()
+			if s.turn == t {
+				t.timedOut = true
+				s.a.log.Warn("Claude Code silent too long; stopping it", "session", s.id, "timeout", d)
+				cli.proc.Signal(Kill)
+			}
+		})
 	}
 	return t, nil
 }
@@ -163,7 +169,7 @@ func (s *claudeSession) read(cli *cliProc) {
 		}
 		t := s.current(cli)
 		if t != nil {
-			t.last.Store(s.a.cfg.Clock.Now().UnixNano())
+			t.dog.line()
 		}
 		updates = s.handle(cli, t, ev, updates[:0])
 	}
@@ -350,6 +356,7 @@ func (s *claudeSession) finish(t *turn, cli *cliProc, exit error) {
 	for _, stop := range t.stops {
 		stop()
 	}
+	t.dog.Stop()
 	if s.cli == cli && s.a.cfg.Idle > 0 && !s.closed {
 		s.idleStop = s.a.cfg.Clock.AfterFunc(s.a.cfg.Idle, func() { s.idle(cli) })
 	}
@@ -361,31 +368,10 @@ func (s *claudeSession) finish(t *turn, cli *cliProc, exit error) {
 			WithData(ErrorData{Kind: KindTimeout})
 	}
 	if t.err == nil {
-		s.a.notifyUsage(t.conn, s.id, s.tr)
+		s.a.notifyUsage(t.conn, s.id, s.tr.Usage())
 	}
 	t.end()
 	close(t.done)
-}
-
-// watch ends the turn with an error when the CLI stays silent for d.
-func (s *claudeSession) watch(t *turn, cli *cliProc, d time.Duration) {
-	var check func()
-	check = func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.turn != t {
-			return
-		}
-		silent := time.Duration(s.a.cfg.Clock.Now().UnixNano() - t.last.Load())
-		if silent < d {
-			t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(d-silent, check))
-			return
-		}
-		t.timedOut = true
-		s.a.log.Warn("Claude Code silent too long; stopping it", "session", s.id, "timeout", d)
-		cli.proc.Signal(Kill)
-	}
-	t.stops = append(t.stops, s.a.cfg.Clock.AfterFunc(d, check))
 }
 
 // cancel interrupts the turn under way: the CLI ends it and keeps

@@ -104,7 +104,7 @@ func toolCall(id, name string, input json.RawMessage) acp.ToolCall {
 	case "WebFetch":
 		tc.Title = titled("Fetch", str("url"))
 	case "WebSearch":
-		tc.Title = titled("Search the web for", quoted(str("query")))
+		tc.Title = searchTitle(str("query"))
 	case "Task", "Agent":
 		if d := str("description"); d != "" {
 			tc.Title = d
@@ -150,6 +150,14 @@ func plan(input json.RawMessage) (p acp.Plan, ok bool) {
 // textContent is text as an item of a tool call's output.
 func textContent(s string) acp.ToolCallContent {
 	return acp.ToolCallContentBlock{Content: acp.TextContent{Text: s}}
+}
+
+// searchTitle names a web search.
+func searchTitle(query string) string {
+	if query == "" {
+		return "Search the web"
+	}
+	return "Search the web for " + quoted(query)
 }
 
 // titled joins a verb and its object, or returns the verb alone.
