@@ -1,11 +1,13 @@
 // Command claude-acp is an ACP agent that lets an editor drive the Claude
 // Code CLI: each ACP session is served by one long-lived `claude` process
 // in streaming-input mode, whose output becomes session updates and whose
-// permission questions go to the editor. The translation is package
-// bridge; this program only starts processes, wires stdio and handles
-// signals.
+// permission questions go to the editor. With -cli codex or -cli gemini
+// it drives the OpenAI Codex CLI or the Gemini CLI instead, one process
+// per turn. The translation is package bridge; this program only starts
+// processes, wires stdio and handles signals.
 //
-//	claude-acp [-claude PATH] [-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS'] [-- CLI ARGS]
+//	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
+//		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS'] [-- CLI ARGS]
 //
 // Arguments after "--" are added to every CLI command line. -wrap runs each
 // CLI through a launcher such as an OS sandbox: its words come first, with
@@ -36,7 +38,12 @@ import (
 )
 
 func main() {
-	claudePath := flag.String("claude", "claude", "the Claude Code CLI to run, a `path` or a name looked up in PATH")
+	cliName := flag.String("cli", "claude", "the CLI that serves the sessions: `claude`, codex or gemini")
+	paths := map[string]*string{
+		"claude": flag.String("claude", "claude", "the Claude Code CLI to run, a `path` or a name looked up in PATH"),
+		"codex":  flag.String("codex", "codex", "the Codex CLI to run, a `path` or a name looked up in PATH"),
+		"gemini": flag.String("gemini", "gemini", "the Gemini CLI to run, a `path` or a name looked up in PATH"),
+	}
 	model := flag.String("model", "", "the `model` new sessions start with; empty means the CLI's default")
 	turnTimeout := flag.Duration("turn-timeout", 10*time.Minute, "end a turn with an error when the CLI writes nothing for this long; 0 means never")
 	idle := flag.Duration("idle", 5*time.Minute, "stop a session's CLI after this long without a prompt; 0 means never")
@@ -50,12 +57,18 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	path, err := exec.LookPath(*claudePath)
+	cli := map[string]*bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
+	if cli == nil {
+		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
+		os.Exit(2)
+	}
+	path, err := exec.LookPath(*paths[*cliName])
 	if err != nil {
-		log.Error("claude-acp: the Claude Code CLI was not found", "error", err)
+		log.Error("claude-acp: the CLI was not found", "cli", *cliName, "error", err)
 		os.Exit(1)
 	}
 	agent, err := bridge.NewAgent(bridge.Config{
+		CLI:          cli,
 		Start:        starter(path, strings.Fields(*wrap), log),
 		NewSessionID: newSessionID,
 		Clock:        clock{},
@@ -63,7 +76,7 @@ func main() {
 		ExtraArgs:    flag.Args(),
 		TurnTimeout:  *turnTimeout,
 		Idle:         *idle,
-		AllowBypass:  os.Geteuid() != 0, // the CLI refuses bypassPermissions as root
+		AllowBypass:  cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
 		Location:     time.Local,
 		Zones:        time.LoadLocation,
 		Logger:       log,
