@@ -49,8 +49,8 @@ type turn struct {
 	res       acp.PromptResult
 	err       error
 	dog       *watchdog // nil without a turn timeout
-	cancelled bool      // the client cancelled; guarded by session.mu
-	timedOut  bool      // guarded by session.mu
+	cancelled bool      // the client cancelled; guarded by base.mu
+	timedOut  bool      // guarded by base.mu
 	stops     []func() bool
 }
 
