@@ -195,6 +195,7 @@ type scenario struct {
 	fake                     fake
 	timeout                  time.Duration
 	notices                  bool
+	resume                   string // session/resume this id instead of session/new
 	steps                    []step
 }
 
@@ -211,6 +212,8 @@ func TestClaudeTranscripts(t *testing.T) {
 			steps: []step{{prompt: "Tell me a long story.", cancelAfter: 3}, {prompt: "Say hello."}}},
 		{name: "hang", transcript: "testdata/agent/hang.ndjson", timeout: 100 * time.Millisecond,
 			steps: []step{{prompt: "Tell me a long story."}}},
+		{name: "resume-failed", transcript: "testdata/agent/resume-failed.ndjson", resume: "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20",
+			steps: []step{{prompt: "Go on."}, {prompt: "Go on."}}},
 	}
 	for _, tt := range tests {
 		if !strings.HasPrefix(tt.transcript, "testdata") {
@@ -274,6 +277,10 @@ func (tt scenario) play(t *testing.T) {
 		t.Fatal(err)
 	}
 	s, err := acp.SessionNew.Call(ctx, client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	if tt.resume != "" {
+		s.SessionID = tt.resume
+		_, err = acp.SessionResume.Call(ctx, client, acp.ResumeSessionParams{SessionID: tt.resume, Cwd: "/work"})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

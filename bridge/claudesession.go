@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
@@ -33,6 +34,7 @@ type cliProc struct {
 	sess    *claude.Session
 	resumed string        // the id it was started to resume
 	done    chan struct{} // closed when its output has ended and it has exited
+	lost    atomic.Bool   // the conversation it resumed does not exist
 
 	waitMu  sync.Mutex
 	waiters map[string]chan claude.ControlResponse // answers awaited, by request id
@@ -363,6 +365,10 @@ func (s *claudeSession) finish(t *turn, cli *cliProc, exit error) {
 	s.mu.Unlock()
 
 	t.res, t.err = s.tr.End(cancelled, cli.resumed, exit, s.a.cfg.Clock.Now())
+	var e *acp.Error
+	if errors.As(t.err, &e) && e.Code == acp.CodeResourceNotFound {
+		cli.lost.Store(true)
+	}
 	if timedOut && !cancelled {
 		t.err = acp.Errorf(acp.CodeInternalError, "Claude Code wrote nothing for %s; the turn was stopped", s.a.cfg.TurnTimeout).
 			WithData(ErrorData{Kind: KindTimeout})
@@ -425,7 +431,9 @@ func (s *claudeSession) idle(cli *cliProc) {
 // detach lets go of the session's CLI, keeping the conversation's id for
 // the next process. s.mu is held.
 func (s *claudeSession) detach(cli *cliProc) {
-	if id := cli.sess.SessionID(); id != "" {
+	// A failed resume's result names a conversation that was never kept:
+	// the session stays bound to the one it asked for.
+	if id := cli.sess.SessionID(); id != "" && !cli.lost.Load() {
 		s.resumeID = id
 	}
 	s.cli = nil

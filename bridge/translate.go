@@ -121,6 +121,9 @@ func (t *Translator) Translate(dst []acp.Update, ev claude.Event, now time.Time)
 		}
 	case claude.Result:
 		t.result = &ev
+		if ev.ResumeNotFound() {
+			return dst // a run that never started has no usage to show
+		}
 		return t.usage(dst, ev)
 	}
 	return dst
