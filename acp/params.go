@@ -574,30 +574,6 @@ type PromptParams struct {
 // leaves p unchanged.
 func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
 
-// appendJSON appends p's encoding to dst; see [jsonAppender].
-func (p PromptParams) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"sessionId":`...)
-	dst, err := appendQuoted(dst, p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	prompt, err := p.Prompt.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"prompt":`...)
-	if dst, err = appendRaw(dst, prompt); err != nil {
-		return nil, err
-	}
-	if p.Meta != nil {
-		dst = append(dst, `,"_meta":`...)
-		if dst, err = appendRaw(dst, p.Meta); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
-
 func (p *PromptParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)
 	if f.require("prompt") {
