@@ -158,7 +158,7 @@ func (b ContentBlocks) MarshalJSON() ([]byte, error) { return marshalAppender(b)
 // unchanged. A malformed block is an [*Error] with code
 // [CodeInvalidParams] naming it, as from [DecodeParams].
 func (b *ContentBlocks) UnmarshalJSON(data []byte) error {
-	blocks, err := decodeBlockList(data, "")
+	blocks, err := decodeBlockList(data, "", true)
 	if err != nil {
 		return invalidParams(err)
 	}
@@ -174,27 +174,29 @@ func (f *fields) contentBlocks(key string) ContentBlocks {
 	if f.err != nil || !f.has(key) {
 		return nil
 	}
-	blocks, err := decodeBlockList(f.get(key), f.sub(key))
+	blocks, err := decodeBlockList(f.get(key), f.sub(key), false)
 	f.failWith(err)
 	return blocks
 }
 
-// decodeBlockList decodes a JSON array of blocks; path names it in errors.
+// decodeBlockList decodes a JSON array of blocks; path names it in errors,
+// and validate says whether raw still needs validating (see readValid).
 // null yields nil, any array a non-nil slice.
-func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
+func decodeBlockList(raw json.RawMessage, path string, validate bool) (ContentBlocks, error) {
 	raw = bytes.TrimSpace(raw)
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	items := scanArray(raw)
+	items := scanArray(raw, validate)
 	if items == nil {
 		return nil, &fieldError{path, "must be an array"}
 	}
 	out := make(ContentBlocks, 0, len(items))
 	for i, item := range items {
-		c, err := decodeContentBlock(item, indexPath(path, i))
+		// Read with a relative path, built in full only for an error.
+		c, err := contentBlockFrom(readValidObject(item, ""), item)
 		if err != nil {
-			return nil, err
+			return nil, underPath(err, indexPath(path, i))
 		}
 		out = append(out, c)
 	}
@@ -206,16 +208,23 @@ func (f *fields) contentBlock(key string, dst *ContentBlock) {
 	if !f.require(key) {
 		return
 	}
-	c, err := decodeContentBlock(f.get(key), f.sub(key))
-	f.failWith(err)
+	v := f.get(key)
+	c, err := contentBlockFrom(readValidObject(v, ""), v)
+	if err != nil {
+		f.failWith(underPath(err, f.sub(key)))
+	}
 	*dst = c
 }
 
 // decodeContentBlock decodes one block; path names it in errors.
 func decodeContentBlock(raw json.RawMessage, path string) (ContentBlock, error) {
-	f := readObject(raw, path)
+	return contentBlockFrom(readObject(raw, path), raw)
+}
+
+// contentBlockFrom decodes the block f reads, whose bytes are raw.
+func contentBlockFrom(f *fields, raw json.RawMessage) (ContentBlock, error) {
 	var typ string
-	f.str("type", &typ, true)
+	f.tag("type", &typ)
 	if f.err != nil {
 		return nil, f.err
 	}

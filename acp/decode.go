@@ -197,6 +197,15 @@ func jsonFieldError(err error, path string) error {
 	return &fieldError{path, "is malformed"}
 }
 
+// underPath returns err, a decoding failure of a value read with the
+// relative path "", with its path put under path, the value's own.
+func underPath(err error, path string) error {
+	if fe, ok := err.(*fieldError); ok {
+		return &fieldError{joinPath(path, fe.path), fe.reason}
+	}
+	return err
+}
+
 // joinPath appends the relative member path rel ("id", "[2].text", "")
 // to path.
 func joinPath(path, rel string) string {
@@ -335,7 +344,7 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 					}
 					return nil
 				}
-				sub := readObject(item, itemPath)
+				sub := readValidObject(item, itemPath)
 				if sub.err == nil {
 					fi.nested.decode(sub, elem)
 				}
@@ -352,7 +361,7 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 				f.failWith(jsonFieldError(err, path))
 			}
 		default:
-			sub := readObject(raw, path)
+			sub := readValidObject(raw, path)
 			if sub.err == nil {
 				if fi.ptr {
 					dst.Set(reflect.New(dst.Type().Elem()))

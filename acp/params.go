@@ -38,7 +38,7 @@ func (f *fields) implementation(key string, dst **Implementation) {
 		return
 	}
 	var impl Implementation
-	o := readFields(f.get(key), f.sub(key))
+	o := readValid(f.get(key), f.sub(key))
 	o.str("name", &impl.Name, false)
 	o.str("title", &impl.Title, false)
 	o.str("version", &impl.Version, false)
@@ -213,7 +213,7 @@ func decodeNameValue(f *fields, nv *NameValue) {
 func (f *fields) mcpServers(dst *[]MCPServer) {
 	out := []MCPServer{}
 	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
-		s := readObject(raw, path)
+		s := readValidObject(raw, path)
 		var typ string
 		s.str("type", &typ, false)
 		switch typ {

@@ -246,7 +246,8 @@ func (n *SessionNotification) UnmarshalJSON(data []byte) error { return unmarsha
 func (n *SessionNotification) decodeParams(f *fields) {
 	f.str("sessionId", &n.SessionID, true)
 	if f.require("update") {
-		u, err := decodeUpdate(f.get("update"), "update")
+		raw := f.get("update")
+		u, err := updateFrom(readValidObject(raw, "update"), raw)
 		f.failWith(err)
 		n.Update = u
 	}
@@ -276,9 +277,13 @@ func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
 		}
 		return nil, &fieldError{name, "must be an object"}
 	}
-	f := readFields(raw, path)
+	return updateFrom(readFields(raw, path), raw)
+}
+
+// updateFrom decodes the update object f reads, whose bytes are raw.
+func updateFrom(f *fields, raw json.RawMessage) (Update, error) {
 	var kind string
-	f.str(updateTag, &kind, true)
+	f.tag(updateTag, &kind)
 	if f.err != nil {
 		return nil, f.err
 	}
