@@ -99,7 +99,7 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	case value == nil || raw && val == nil:
 		val = nil
 	case raw:
-		if err := jsonscan.Check(val); err != nil {
+		if err := jsonscan.CheckIn(val, 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	default:
@@ -109,7 +109,7 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 		}
 		// encoding/json validates what MarshalJSON methods and raw
 		// messages produce, but not their UTF-8 nor their depth.
-		if err := jsonscan.Check(val); err != nil {
+		if err := jsonscan.CheckIn(val, 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}
@@ -171,7 +171,7 @@ func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
 		return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 	}
 	if e.unchecked {
-		if err := jsonscan.Check(e.b[start:]); err != nil {
+		if err := jsonscan.CheckIn(e.b[start:], 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}

@@ -21,8 +21,14 @@ func Valid(b []byte) bool {
 
 // Check is [Valid] that says why: it returns nil when b is valid, else a
 // [*SyntaxError] giving the offset at which b stops being JSON.
-func Check(b []byte) error {
-	end, why := scan(b, SkipSpace(b, 0), MaxDepth)
+func Check(b []byte) error { return CheckIn(b, 0) }
+
+// CheckIn is [Check] for a value that will be nested outer levels deep in
+// another, as the params of a message are one level deep in it: the value
+// itself may nest at most MaxDepth-outer levels, so that the whole stays
+// within [MaxDepth].
+func CheckIn(b []byte, outer int) error {
+	end, why := scan(b, SkipSpace(b, 0), MaxDepth-outer)
 	if end >= 0 {
 		if end = SkipSpace(b, end); end == len(b) {
 			return nil
