@@ -70,7 +70,7 @@ func (e *encoder) optStr(name, s string) {
 // encoding/json compacts a json.RawMessage.
 func (e *encoder) raw(raw []byte) error {
 	e.unchecked = true
-	if bytes.IndexAny(raw, " \t\r\n") < 0 {
+	if !bytes.ContainsAny(raw, " \t\r\n") {
 		e.b = append(e.b, raw...)
 		return nil
 	}

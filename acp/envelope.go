@@ -15,7 +15,11 @@ import (
 // escapes newlines inside strings, and then checked as [FrameWriter] checks
 // a frame, since a [json.RawMessage] or a MarshalJSON method can still
 // produce JSON that is invalid, not UTF-8, or nested deeper than a reader
-// accepts. A json.RawMessage is copied as it is, only compacted.
+// accepts. A json.RawMessage is copied as it is, only compacted. The
+// package's hot values (session/update's and session/prompt's params, the
+// prompt's result) encode themselves instead, to the bytes encoding/json
+// would write (see encode.go); of what they write, only the bytes taken
+// from the caller, such as a _meta, need the check.
 //
 // The id is spliced in as its raw bytes rather than encoded: encoding/json
 // would re-escape a string id ("<a>" as "\u003ca\u003e", and under
