@@ -14,12 +14,14 @@ import (
 // This file holds the encoder of the hot messages (session/update chunks,
 // session/prompt and its result), which write their JSON straight into
 // the line, without encoding/json. What they write is what encoding/json
-// would write, and is valid by construction: its strings are escaped here,
-// from Go strings, so the line needs no second pass to be checked. Only
-// bytes the package did not encode itself (a json.RawMessage such as
-// _meta, the output of a MarshalJSON, encoding/json's encoding of a type
-// that holds either) make the encoder mark the value unchecked, and
-// encodeLine then validates the whole value as it validates any other.
+// would write (but that a json.RawMessage is only compacted, as
+// encodeLine copies one, not re-escaped), and is valid by construction:
+// its strings are escaped here, from Go strings, so the line needs no
+// second pass to be checked. Only bytes the package did not encode itself
+// (a json.RawMessage such as _meta, the output of a MarshalJSON,
+// encoding/json's encoding of a type that holds either) make the encoder
+// mark the value unchecked, and encodeLine then validates the whole value
+// as it validates any other.
 
 // jsonAppender is implemented by the package's types that encode
 // themselves with an encoder.
@@ -66,8 +68,8 @@ func (e *encoder) optStr(name, s string) {
 	}
 }
 
-// raw appends raw, one JSON value from the caller, compacted as
-// encoding/json compacts a json.RawMessage.
+// raw appends raw, one JSON value from the caller, without the white
+// space outside its strings.
 func (e *encoder) raw(raw []byte) error {
 	e.unchecked = true
 	if !bytes.ContainsAny(raw, " \t\r\n") {
@@ -91,14 +93,20 @@ func (e *encoder) meta(raw json.RawMessage) error {
 }
 
 // value appends v's encoding: with its appendJSON when it has one, and
-// otherwise with its MarshalJSON or encoding/json, unchecked.
+// otherwise with its MarshalJSON or encoding/json, unchecked. A nil
+// pointer is null, as encoding/json encodes it, not a call of its value
+// methods, which would panic.
 func (e *encoder) value(v any) error {
+	if isNilPointer(v) {
+		e.b = append(e.b, "null"...)
+		return nil
+	}
 	if a, ok := v.(jsonAppender); ok {
 		return a.appendJSON(e)
 	}
 	var enc []byte
 	var err error
-	if m, ok := v.(json.Marshaler); ok && !isNilPointer(v) {
+	if m, ok := v.(json.Marshaler); ok {
 		enc, err = m.MarshalJSON()
 	} else {
 		enc, err = json.Marshal(v)

@@ -84,6 +84,30 @@ func TestAppendersCheckForeignBytes(t *testing.T) {
 	}
 }
 
+// TestAppendersNilPointers checks that a nil pointer among the variants
+// is sent as null, as encoding/json sends it, rather than panicking.
+func TestAppendersNilPointers(t *testing.T) {
+	var text *TextContent
+	var chunk *AgentMessageChunk
+	tests := []struct {
+		value any
+		want  string
+	}{
+		{PromptParams{SessionID: "s", Prompt: ContentBlocks{text}}, `{"sessionId":"s","prompt":[null]}`},
+		{SessionNotification{SessionID: "s", Update: chunk}, `{"sessionId":"s","update":null}`},
+	}
+	for _, tt := range tests {
+		want, err := json.Marshal(tt.value)
+		if err != nil || string(want) != tt.want {
+			t.Fatalf("encoding/json: %s, %v; want %s", want, err, tt.want)
+		}
+		line, err := MarshalNotification("m", tt.value)
+		if wantLine := `{"jsonrpc":"2.0","method":"m","params":` + tt.want + `}`; err != nil || string(line) != wantLine {
+			t.Errorf("%#v: %s, %v; want %s", tt.value, line, err, wantLine)
+		}
+	}
+}
+
 // FuzzMarshalSessionUpdate checks that whatever update decodes from a
 // peer's bytes is sent again as a line a peer accepts, holding the same
 // variant, or refused with ErrNotJSON when it cannot fit a line (a raw
