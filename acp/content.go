@@ -183,7 +183,7 @@ func (f *fields) contentBlocks(key string) ContentBlocks {
 // and validate says whether raw still needs validating (see readValid).
 // null yields nil, any array a non-nil slice.
 func decodeBlockList(raw json.RawMessage, path string, validate bool) (ContentBlocks, error) {
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if string(raw) == "null" {
 		return nil, nil
 	}

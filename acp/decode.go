@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,7 +132,7 @@ func decode[T any](raw []byte, root string) (T, error) {
 		}
 		return v, nil
 	}
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
 		raw = []byte("{}") // as for the params types: absent is {}
 	}

@@ -72,7 +72,7 @@ func readValid(raw []byte, path string) *fields { return newFields(raw, path, fa
 
 func newFields(raw []byte, path string, validate bool) *fields {
 	f := &fields{path: path}
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return f
 	}
@@ -191,7 +191,18 @@ func objectFields(raw []byte, path string, validate bool) *fields {
 }
 
 // isNull reports whether raw, white space aside, is the JSON null.
-func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw []byte) bool { return string(trimSpace(raw)) == "null" }
+
+// trimSpace returns raw without the JSON white space around it: only
+// space, tab, CR and LF, which bytes.TrimSpace would go beyond (a vertical
+// tab before an object is not JSON).
+func trimSpace(raw []byte) []byte {
+	raw = raw[jsonscan.SkipSpace(raw, 0):]
+	for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
+		raw = raw[:len(raw)-1]
+	}
+	return raw
+}
 
 // sub returns the path of member key.
 func (f *fields) sub(key string) string {

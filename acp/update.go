@@ -270,7 +270,7 @@ func (n SessionNotification) check() error {
 // decodeUpdate decodes one update object (the update member of a
 // session/update notification) into its variant; path names it in errors.
 func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+	if t := trimSpace(raw); len(t) == 0 || string(t) == "null" {
 		name := path
 		if name == "" {
 			name = "update"
