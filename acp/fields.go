@@ -11,15 +11,19 @@ import (
 )
 
 // This file holds the machinery shared by the typed decoders (params,
-// content blocks, session updates): a JSON object read once into a map of
+// content blocks, session updates): a JSON object read once into a list of
 // raw members, then read field by field so that every error names the
 // member it is about.
 //
-// The map is filled in one pass of jsonscan, which validates the object as
-// it goes; its values alias the object's bytes, so whatever a decoder keeps
-// is copied. A duplicated member resolves the way encoding/json resolves it
-// everywhere else: the last occurrence wins. A member whose value is null is
-// treated as absent, as the ACP schema does for every optional member.
+// The root object's list is filled in one pass of jsonscan, which
+// validates the whole value (JSON, UTF-8, depth) as it goes; the objects
+// nested in it are then listed with jsonscan.Skip, which only finds where
+// each member ends, so that every byte is validated once however deep it
+// sits. The members alias the object's bytes, so whatever a decoder keeps
+// is copied. A duplicated member resolves the way encoding/json resolves
+// it everywhere else: the last occurrence wins. A member whose value is
+// null is treated as absent, as the ACP schema does for every optional
+// member.
 
 // fieldError is a decoding failure about one member, named by its path from
 // the decoded value's root ("cwd", "mcpServers[1].name", "prompt[0].text").
