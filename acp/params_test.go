@@ -236,6 +236,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"params a string", newSession, `"x"`, "params"},
 		{"params invalid JSON", newSession, `{"cwd":`, "params"},
 		{"params invalid UTF-8", newSession, "{\"cwd\":\"/\xff\"}", "params"},
+		{"params after a vertical tab, which is not JSON white space", newSession, "\v{\"cwd\":\"/\"}", "params"},
 		{"invalid UTF-8 in an unknown block", prompt, "{\"sessionId\":\"s\",\"prompt\":[{\"type\":\"later\",\"x\":\"\xc0\"}]}", "params"},
 		{"initialize absent params", initialize, ``, "protocolVersion"},
 		{"initialize null params", initialize, `null`, "protocolVersion"},

@@ -228,7 +228,7 @@ func decodeLocation(f *fields, l *ToolCallLocation) {
 func (f *fields) toolContents(dst *[]ToolCallContent) {
 	out := []ToolCallContent{}
 	if !f.array("content", false, func(raw json.RawMessage, path string) error {
-		c := readObject(raw, path)
+		c := readValidObject(raw, path)
 		var typ string
 		c.str("type", &typ, true)
 		switch typ {
