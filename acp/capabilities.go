@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -89,7 +88,7 @@ func (c ClientCapabilities) AcceptsNotices() bool {
 	if c.Session == nil {
 		return false
 	}
-	v := bytes.TrimSpace(c.Session.Notices)
+	v := trimSpace(c.Session.Notices)
 	return len(v) > 0 && string(v) != "null" && string(v) != "false"
 }
 
