@@ -5,6 +5,7 @@ go 1.25.0
 require (
 	github.com/google/go-cmp v0.7.0
 	github.com/tidwall/gjson v1.20.3
+	golang.org/x/sync v0.22.0
 )
 
 require (

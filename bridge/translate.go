@@ -1,0 +1,460 @@
+package bridge
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/usage"
+)
+
+// Translator turns the events of one Claude Code session, turn after turn,
+// into ACP session updates and prompt responses. It is pure: it keeps what
+// a turn needs (which text was already streamed, the tool calls announced,
+// the last API error) and the session's usage, and never writes anything
+// itself. The zero Translator is ready to use, sending notices as agent
+// text. A Translator is not safe for concurrent use.
+type Translator struct {
+	// Notices reports that the client accepts notice updates (it declared
+	// clientCapabilities.session.notices). Without it, rate-limit notices
+	// are sent as agent text, and other notices are left out.
+	Notices bool
+	// Location is the time zone reset times are shown in; nil means UTC.
+	Location *time.Location
+	// Zones resolves the time zones named in the CLI's words, for reset
+	// times a line gives only in words; nil resolves only "UTC".
+	Zones claude.ZoneResolver
+
+	// Per turn.
+	streamedText     bool // a PartialText came since the last Text
+	streamedThinking bool
+	tools            map[string]*toolState // by tool use id
+	partial          map[int]*partialTool  // streaming tool calls, by block index
+	apiErr           *claude.APIError
+	result           *claude.Result
+
+	// Per session.
+	acc  usage.Accumulator
+	cost usage.Count // the CLI's latest total_cost_usd, picodollars
+}
+
+// toolState is what the Translator announced of a tool call.
+type toolState struct {
+	name  string
+	input json.RawMessage // as last announced; nil before
+	plan  bool            // TodoWrite: shown as a plan, not a tool call
+}
+
+// partialTool is a tool call whose input is still streaming.
+type partialTool struct {
+	id, name string
+	input    []byte
+}
+
+// Translate appends to dst the updates that ev brings and returns the
+// extended slice. now is the current time, for reset times the CLI gives
+// only in words. Events with nothing to show (signs of life, control
+// messages, the end of a turn) add nothing; see [Translator.End].
+//
+// Text and thinking are sent as they stream, and the complete block that
+// repeats them is then skipped. A tool call is announced once its input
+// is known, with a title and input already; a later, different input
+// updates it. Subagents' text and thinking stay inside their Task call.
+func (t *Translator) Translate(dst []acp.Update, ev claude.Event, now time.Time) []acp.Update {
+	switch ev := ev.(type) {
+	case claude.PartialText:
+		if ev.ParentToolUseID != "" {
+			return dst
+		}
+		t.streamedText = true
+		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
+	case claude.Text:
+		if ev.ParentToolUseID != "" || t.skipStreamed(&t.streamedText) {
+			return dst
+		}
+		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
+	case claude.PartialThinking:
+		if ev.ParentToolUseID != "" {
+			return dst
+		}
+		t.streamedThinking = true
+		return append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
+	case claude.Thinking:
+		if ev.ParentToolUseID != "" || t.skipStreamed(&t.streamedThinking) {
+			return dst
+		}
+		return append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
+	case claude.PartialToolUse:
+		if t.partial == nil {
+			t.partial = map[int]*partialTool{}
+		}
+		t.partial[ev.Index] = &partialTool{id: ev.ID, name: ev.Name}
+	case claude.PartialToolInput:
+		p := t.partial[ev.Index]
+		if p == nil {
+			return dst
+		}
+		p.input = append(p.input, ev.JSON...)
+		if bytes.HasSuffix(bytes.TrimRight(p.input, " \t\r\n"), []byte("}")) && json.Valid(p.input) {
+			delete(t.partial, ev.Index)
+			return t.tool(dst, p.id, p.name, p.input)
+		}
+	case claude.ToolUse:
+		return t.tool(dst, ev.ID, ev.Name, ev.Input)
+	case claude.ToolResult:
+		return t.toolResult(dst, ev)
+	case claude.RateLimit:
+		return t.rateLimit(dst, ev)
+	case claude.APIError:
+		t.apiErr = &ev
+		if t.Notices {
+			dst = append(dst, acp.Notice{Severity: acp.NoticeError, Title: apiErrorText(ev)})
+		}
+	case claude.Retry:
+		if t.Notices {
+			dst = append(dst, acp.Notice{Severity: acp.NoticeInfo, Title: retryText(ev)})
+		}
+	case claude.Result:
+		t.result = &ev
+		if ev.ResumeNotFound() {
+			return dst // a run that never started has no usage to show
+		}
+		return t.usage(dst, ev)
+	}
+	return dst
+}
+
+// skipStreamed reports whether a complete block repeats text already
+// streamed, and resets the mark for the next block.
+func (t *Translator) skipStreamed(streamed *bool) bool {
+	s := *streamed
+	*streamed = false
+	return s
+}
+
+// tool announces a tool call, or updates one announced with other input.
+func (t *Translator) tool(dst []acp.Update, id, name string, input json.RawMessage) []acp.Update {
+	if t.tools == nil {
+		t.tools = map[string]*toolState{}
+	}
+	st := t.tools[id]
+	if st != nil && bytes.Equal(st.input, input) {
+		return dst
+	}
+	first := st == nil
+	if first {
+		st = &toolState{name: name}
+		t.tools[id] = st
+	}
+	st.input = bytes.Clone(input)
+	if name == toolTodoWrite {
+		if p, ok := plan(input); ok {
+			st.plan = true
+			return append(dst, p)
+		}
+	}
+	tc := toolCall(id, name, input)
+	if first {
+		return append(dst, tc)
+	}
+	return append(dst, acp.ToolCallUpdate{
+		ToolCallID: id, Title: tc.Title, Kind: tc.Kind,
+		Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
+	})
+}
+
+// toolResult reports a tool call's outcome.
+func (t *Translator) toolResult(dst []acp.Update, r claude.ToolResult) []acp.Update {
+	if st := t.tools[r.ToolUseID]; st != nil && st.plan {
+		return dst
+	}
+	u := acp.ToolCallUpdate{ToolCallID: r.ToolUseID, Status: acp.ToolCallStatusCompleted}
+	if r.IsError {
+		u.Status = acp.ToolCallStatusFailed
+	}
+	if r.Text != "" {
+		u.Content = []acp.ToolCallContent{textContent(r.Text)}
+	}
+	return append(dst, u)
+}
+
+// PermissionToolCall returns the tool call a permission request is about,
+// and the updates to send before asking: the call's announcement when the
+// CLI asks about a call it has not shown yet.
+func (t *Translator) PermissionToolCall(dst []acp.Update, r claude.PermissionRequest) ([]acp.Update, acp.PermissionToolCall) {
+	dst = t.tool(dst, r.ToolUseID, r.ToolName, r.Input)
+	tc := toolCall(r.ToolUseID, r.ToolName, r.Input)
+	if r.Title != "" {
+		tc.Title = r.Title
+	}
+	return dst, acp.PermissionToolCall{
+		ToolCallID: tc.ToolCallID, Title: tc.Title, Kind: tc.Kind, Status: tc.Status,
+		Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
+	}
+}
+
+// rateLimit warns the person of a limit that is close or reached.
+func (t *Translator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Update {
+	var sev acp.NoticeSeverity
+	switch r.Status {
+	case claude.RateLimitWarning:
+		sev = acp.NoticeWarning
+	case claude.RateLimitRejected:
+		sev = acp.NoticeError
+	default:
+		return dst
+	}
+	title := limitText(r, t.loc())
+	if !t.Notices {
+		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: title + "\n"}})
+	}
+	return append(dst, acp.Notice{Severity: sev, Title: title})
+}
+
+// usage sends the session's context use and cost after a result, when
+// the result gives the context window or the cost. Used is the last
+// run's input and output, which a run of several model calls overstates.
+func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
+	res, err := usage.FromClaudeResult(r)
+	if err != nil {
+		return dst
+	}
+	t.acc.Add(res.Run)
+	if res.TotalCost.Present() {
+		t.cost = res.TotalCost
+	}
+	snap := t.acc.Snapshot()
+	used, _ := snap.ContextUsed()
+	size, _ := snap.ContextWindow.Get()
+	u := acp.UsageUpdate{Used: used, Size: size}
+	if pico, ok := t.cost.Get(); ok {
+		u.Cost = &acp.Cost{Amount: usage.USD(pico), Currency: "USD"}
+	}
+	if size == 0 && u.Cost == nil {
+		return dst // nothing known worth showing
+	}
+	return append(dst, u)
+}
+
+// Usage returns the session's usage so far, summed over the turns'
+// results: what goose's usage update carries.
+func (t *Translator) Usage() usage.Snapshot { return t.acc.Snapshot() }
+
+// End returns the prompt response for the turn that has just ended, and
+// resets the Translator for the next turn. cancelled reports that the
+// client cancelled the turn, which then ends as cancelled whatever the
+// CLI says; resumed is the session id the CLI was started to resume, ""
+// for a new conversation.
+//
+// A failed turn is an *acp.Error: -32002 when the resumed conversation
+// does not exist, and -32603 otherwise, with [ErrorData] saying why. When
+// the CLI ended without a result (it crashed, or was stopped), End
+// returns -32603 too; exit describes how the process ended.
+func (t *Translator) End(cancelled bool, resumed string, exit error, now time.Time) (acp.PromptResult, error) {
+	r, apiErr := t.result, t.apiErr
+	t.streamedText, t.streamedThinking = false, false
+	t.tools, t.partial, t.apiErr, t.result = nil, nil, nil, nil
+
+	var res acp.PromptResult
+	if r != nil {
+		res.Usage = promptUsage(*r)
+	}
+	switch {
+	case cancelled:
+		res.StopReason = acp.StopReasonCancelled
+		return res, nil
+	case r == nil:
+		msg := "Claude Code exited without finishing the turn"
+		if exit != nil {
+			msg += ": " + exit.Error()
+		}
+		return res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(ErrorData{Kind: KindCrash})
+	case resumed != "" && r.ResumeNotFound():
+		return res, acp.Errorf(acp.CodeResourceNotFound, "Claude Code has no conversation %s to resume", resumed).
+			WithData(ErrorData{Kind: KindResumeNotFound, SessionID: resumed})
+	case r.Subtype == "error_max_turns":
+		res.StopReason = acp.StopReasonMaxTurnRequests
+		return res, nil
+	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
+		return res, t.apiError(apiErr, *r, now)
+	case r.Failed():
+		msg := strings.Join(r.Errors, "; ")
+		if msg == "" {
+			msg = r.Text
+		}
+		if msg == "" {
+			msg = "Claude Code failed (" + r.Subtype + ")"
+		}
+		return res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(ErrorData{Kind: KindCLIError})
+	case r.StopReason == "refusal":
+		res.StopReason = acp.StopReasonRefusal
+		return res, nil
+	}
+	res.StopReason = acp.StopReasonEndTurn
+	return res, nil
+}
+
+// apiError is the JSON-RPC error of a turn the API refused.
+func (t *Translator) apiError(e *claude.APIError, r claude.Result, now time.Time) error {
+	data := ErrorData{Kind: KindAPIError, APIErrorStatus: r.APIErrorStatus}
+	msg := r.Text
+	if e != nil {
+		msg = e.Text
+		if e.Status != 0 {
+			data.APIErrorStatus = e.Status
+		}
+		if e.RateLimit != nil || e.Kind == "rate_limit" {
+			data.Kind = KindRateLimit
+		}
+		if e.RateLimit != nil && e.RateLimit.ResetsAt != 0 {
+			data.ResetsAtMs = e.RateLimit.ResetsAt
+		}
+	}
+	if data.APIErrorStatus == 429 || r.APIErrorType == "rate_limit_error" {
+		data.Kind = KindRateLimit
+	}
+	if data.Kind == KindRateLimit && data.ResetsAtMs == 0 {
+		if ms, err := claude.ParseResetTime(msg, now, t.zones()); err == nil {
+			data.ResetsAtMs = ms
+		}
+	}
+	if msg == "" {
+		msg = "Claude Code could not reach the API"
+	}
+	return acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
+}
+
+// promptUsage is a result's own tokens as the prompt response reports them;
+// nil when the result does not give input and output.
+func promptUsage(r claude.Result) *acp.Usage {
+	res, err := usage.FromClaudeResult(r)
+	if err != nil {
+		return nil
+	}
+	in, okIn := res.Run.Input.Get()
+	out, okOut := res.Run.Output.Get()
+	if !okIn || !okOut {
+		return nil
+	}
+	u := &acp.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
+	if n, ok := res.Run.CacheRead.Get(); ok {
+		u.CachedReadTokens = &n
+	}
+	if n, ok := res.Run.CacheWrite.Get(); ok {
+		u.CachedWriteTokens = &n
+	}
+	return u
+}
+
+func (t *Translator) loc() *time.Location {
+	if t.Location == nil {
+		return time.UTC
+	}
+	return t.Location
+}
+
+func (t *Translator) zones() claude.ZoneResolver {
+	if t.Zones != nil {
+		return t.Zones
+	}
+	return func(name string) (*time.Location, error) {
+		if name == "UTC" {
+			return time.UTC, nil
+		}
+		return nil, errors.New("unknown time zone " + name)
+	}
+}
+
+// The kinds of failure [ErrorData] names.
+const (
+	KindRateLimit      = "rate_limit"       // a usage or rate limit refused the request
+	KindAPIError       = "api_error"        // the API failed otherwise
+	KindResumeNotFound = "resume_not_found" // the resumed conversation does not exist
+	KindCLIError       = "cli_error"        // the CLI reported a failure of its own
+	KindCrash          = "crash"            // the CLI exited without finishing the turn
+	KindTimeout        = "timeout"          // the CLI wrote nothing for too long
+)
+
+// ErrorData is the data of the JSON-RPC error a failed prompt is answered
+// with, so that an editor can act on a failure without reading its words.
+type ErrorData struct {
+	// Kind is one of the Kind constants.
+	Kind string `json:"kind"`
+	// ResetsAtMs is when a limit resets, in Unix epoch milliseconds;
+	// 0 (omitted) when unknown.
+	ResetsAtMs int64 `json:"resetsAtMs,omitempty"`
+	// APIErrorStatus is the HTTP status of the failed API request; 0
+	// (omitted) when unknown.
+	APIErrorStatus int `json:"apiErrorStatus,omitempty"`
+	// SessionID is the conversation a failed resume named.
+	SessionID string `json:"sessionId,omitempty"`
+}
+
+// limitText says where a rate limit stands, in a person's terms.
+func limitText(r claude.RateLimit, loc *time.Location) string {
+	var b strings.Builder
+	window := windowName(r.Type)
+	if r.Status == claude.RateLimitRejected {
+		fmt.Fprintf(&b, "You have reached your Claude %s", window)
+	} else if r.Utilization != nil {
+		fmt.Fprintf(&b, "You have used %.0f%% of your Claude %s", *r.Utilization*100, window)
+	} else {
+		fmt.Fprintf(&b, "You are close to your Claude %s", window)
+	}
+	if r.ResetsAt != 0 {
+		b.WriteString("; it resets ")
+		b.WriteString(time.UnixMilli(r.ResetsAt).In(loc).Format("Mon Jan 2 at 3:04 PM MST"))
+	}
+	b.WriteByte('.')
+	return b.String()
+}
+
+// windowName names a rate-limit window.
+func windowName(typ string) string {
+	switch typ {
+	case "five_hour":
+		return "5-hour limit"
+	case "seven_day":
+		return "weekly limit"
+	case "seven_day_opus":
+		return "weekly Opus limit"
+	case "seven_day_sonnet":
+		return "weekly Sonnet limit"
+	case "overage":
+		return "extra usage limit"
+	case "":
+		return "usage limit"
+	}
+	return strings.ReplaceAll(typ, "_", " ") + " limit"
+}
+
+// apiErrorText is an API error's notice: the CLI's own words.
+func apiErrorText(e claude.APIError) string {
+	if e.Text != "" {
+		return e.Text
+	}
+	if e.Status != 0 {
+		return fmt.Sprintf("Claude API error (HTTP %d)", e.Status)
+	}
+	return "Claude API error"
+}
+
+// retryText tells the person that the CLI retries a failed request.
+func retryText(r claude.Retry) string {
+	var b strings.Builder
+	b.WriteString("Claude API request failed")
+	if r.Status != 0 {
+		fmt.Fprintf(&b, " (HTTP %d)", r.Status)
+	}
+	fmt.Fprintf(&b, "; retrying in %s", r.Delay.Round(time.Millisecond))
+	if r.MaxRetries > 0 {
+		fmt.Fprintf(&b, " (attempt %d of %d)", r.Attempt, r.MaxRetries)
+	}
+	b.WriteByte('.')
+	return b.String()
+}

@@ -1,0 +1,218 @@
+package bridge_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/bridge"
+	"github.com/acpkit/acpkit/claude"
+	"github.com/google/go-cmp/cmp"
+)
+
+var now = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+func ptr[T any](v T) *T { return &v }
+
+func text(s string) acp.ContentBlock { return acp.TextContent{Text: s} }
+
+func TestTranslate(t *testing.T) {
+	editInput := json.RawMessage(`{"file_path":"/w/a.go","old_string":"a","new_string":"b"}`)
+	tests := []struct {
+		name    string
+		notices bool
+		events  []claude.Event
+		want    []acp.Update
+	}{
+		{
+			name:   "complete text and thinking",
+			events: []claude.Event{claude.Thinking{Text: "hm"}, claude.Text{Text: "hi"}},
+			want: []acp.Update{
+				acp.AgentThoughtChunk{Content: text("hm")},
+				acp.AgentMessageChunk{Content: text("hi")},
+			},
+		},
+		{
+			name: "streamed text is not repeated by its complete block",
+			events: []claude.Event{
+				claude.PartialThinking{Text: "h"}, claude.PartialThinking{Text: "m"}, claude.Thinking{Text: "hm"},
+				claude.PartialText{Text: "h"}, claude.PartialText{Text: "i"}, claude.Text{Text: "hi"},
+				claude.Text{Text: "not streamed"},
+			},
+			want: []acp.Update{
+				acp.AgentThoughtChunk{Content: text("h")}, acp.AgentThoughtChunk{Content: text("m")},
+				acp.AgentMessageChunk{Content: text("h")}, acp.AgentMessageChunk{Content: text("i")},
+				acp.AgentMessageChunk{Content: text("not streamed")},
+			},
+		},
+		{
+			name:   "a subagent's text stays inside its task",
+			events: []claude.Event{claude.Text{Text: "inner", ParentToolUseID: "toolu_task"}},
+		},
+		{
+			name: "tool call and its result",
+			events: []claude.Event{
+				claude.ToolUse{ID: "t1", Name: "Read", Input: json.RawMessage(`{"file_path":"/w/a.go","offset":10}`)},
+				claude.ToolResult{ToolUseID: "t1", Text: "package a"},
+				claude.ToolUse{ID: "t2", Name: "Bash", Input: json.RawMessage(`{"command":"false"}`)},
+				claude.ToolResult{ToolUseID: "t2", IsError: true, Text: "exit 1"},
+			},
+			want: []acp.Update{
+				acp.ToolCall{ToolCallID: "t1", Title: "Read /w/a.go", Kind: acp.ToolKindRead, Status: acp.ToolCallStatusPending,
+					Locations: []acp.ToolCallLocation{{Path: "/w/a.go", Line: ptr(10)}},
+					RawInput:  json.RawMessage(`{"file_path":"/w/a.go","offset":10}`)},
+				acp.ToolCallUpdate{ToolCallID: "t1", Status: acp.ToolCallStatusCompleted,
+					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("package a")}}},
+				acp.ToolCall{ToolCallID: "t2", Title: "false", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending,
+					RawInput: json.RawMessage(`{"command":"false"}`)},
+				acp.ToolCallUpdate{ToolCallID: "t2", Status: acp.ToolCallStatusFailed,
+					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("exit 1")}}},
+			},
+		},
+		{
+			name: "a streamed tool call is announced once its input is whole",
+			events: []claude.Event{
+				claude.PartialToolUse{Index: 1, ID: "t1", Name: "Edit"},
+				claude.PartialToolInput{Index: 1, JSON: `{"file_path":"/w/a.go",`},
+				claude.PartialToolInput{Index: 1, JSON: `"old_string":"a","new_string":"b"}`},
+				claude.ToolUse{ID: "t1", Name: "Edit", Input: editInput},
+			},
+			want: []acp.Update{
+				acp.ToolCall{ToolCallID: "t1", Title: "Edit /w/a.go", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending,
+					Content:   []acp.ToolCallContent{acp.ToolCallDiff{Path: "/w/a.go", OldText: ptr("a"), NewText: "b"}},
+					Locations: []acp.ToolCallLocation{{Path: "/w/a.go"}},
+					RawInput:  editInput},
+			},
+		},
+		{
+			name: "TodoWrite is a plan",
+			events: []claude.Event{
+				claude.ToolUse{ID: "t1", Name: "TodoWrite", Input: json.RawMessage(`{"todos":[{"content":"a","status":"completed"},{"content":"b","status":"in_progress"}]}`)},
+				claude.ToolResult{ToolUseID: "t1", Text: "ok"},
+			},
+			want: []acp.Update{acp.Plan{Entries: []acp.PlanEntry{
+				{Content: "a", Priority: acp.PlanPriorityMedium, Status: acp.PlanStatusCompleted},
+				{Content: "b", Priority: acp.PlanPriorityMedium, Status: acp.PlanStatusInProgress},
+			}}},
+		},
+		{
+			name:    "rate-limit warning and rejection as notices",
+			notices: true,
+			events: []claude.Event{
+				claude.RateLimit{Status: claude.RateLimitAllowed, Type: "five_hour"},
+				claude.RateLimit{Status: claude.RateLimitWarning, Type: "five_hour", Utilization: ptr(0.8), ResetsAt: now.Add(3 * time.Hour).UnixMilli()},
+				claude.RateLimit{Status: claude.RateLimitRejected, Type: "seven_day", ResetsAt: now.Add(50 * time.Hour).UnixMilli()},
+			},
+			want: []acp.Update{
+				acp.Notice{Severity: acp.NoticeWarning, Title: "You have used 80% of your Claude 5-hour limit; it resets Tue Dec 1 at 3:00 PM UTC."},
+				acp.Notice{Severity: acp.NoticeError, Title: "You have reached your Claude weekly limit; it resets Thu Dec 3 at 2:00 PM UTC."},
+			},
+		},
+		{
+			name: "rate-limit warning as text for a client without notices",
+			events: []claude.Event{
+				claude.RateLimit{Status: claude.RateLimitWarning},
+				claude.APIError{Kind: "rate_limit", Text: "You've hit your limit"},
+				claude.Retry{Attempt: 1, MaxRetries: 3, Delay: time.Second},
+			},
+			want: []acp.Update{acp.AgentMessageChunk{Content: text("You are close to your Claude usage limit.\n")}},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &bridge.Translator{Notices: tt.notices}
+			var got []acp.Update
+			for _, ev := range tt.events {
+				got = tr.Translate(got, ev, now)
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("updates (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+func TestTranslatorEnd(t *testing.T) {
+	resetsAt := now.Add(time.Hour).UnixMilli()
+	tests := []struct {
+		name      string
+		events    []claude.Event
+		cancelled bool
+		resumed   string
+		exit      error
+		want      acp.StopReason
+		wantErr   *acp.Error
+	}{
+		{name: "success", events: []claude.Event{claude.Result{Subtype: "success"}}, want: acp.StopReasonEndTurn},
+		{name: "refusal", events: []claude.Event{claude.Result{Subtype: "success", StopReason: "refusal"}}, want: acp.StopReasonRefusal},
+		{name: "max turns", events: []claude.Event{claude.Result{Subtype: "error_max_turns", IsError: true}}, want: acp.StopReasonMaxTurnRequests},
+		{name: "cancelled whatever the CLI says", cancelled: true,
+			events: []claude.Event{claude.Result{Subtype: "error_during_execution", IsError: true}}, want: acp.StopReasonCancelled},
+		{name: "usage limit", events: []claude.Event{
+			claude.APIError{Kind: "rate_limit", Status: 429, Text: "You've hit your limit · resets 1pm (UTC)",
+				RateLimit: &claude.RateLimit{Status: claude.RateLimitRejected, ResetsAt: resetsAt}},
+			claude.Result{Subtype: "success", IsError: true, APIErrorStatus: 429},
+		}, wantErr: acp.Errorf(acp.CodeInternalError, "You've hit your limit · resets 1pm (UTC)").
+			WithData(bridge.ErrorData{Kind: bridge.KindRateLimit, ResetsAtMs: resetsAt, APIErrorStatus: 429})},
+		{name: "usage limit in words only", events: []claude.Event{
+			claude.APIError{Kind: "rate_limit", Text: "You've hit your limit · resets 1pm (UTC)"},
+			claude.Result{Subtype: "success", IsError: true},
+		}, wantErr: acp.Errorf(acp.CodeInternalError, "You've hit your limit · resets 1pm (UTC)").
+			WithData(bridge.ErrorData{Kind: bridge.KindRateLimit, ResetsAtMs: resetsAt})},
+		{name: "API error", events: []claude.Event{
+			claude.APIError{Kind: "server_error", Status: 529, Text: "API Error: 529 Overloaded"},
+			claude.Result{Subtype: "success", IsError: true, APIErrorStatus: 529, TerminalReason: "api_error"},
+		}, wantErr: acp.Errorf(acp.CodeInternalError, "API Error: 529 Overloaded").
+			WithData(bridge.ErrorData{Kind: bridge.KindAPIError, APIErrorStatus: 529})},
+		{name: "resume of an unknown conversation", resumed: "abc",
+			events: []claude.Event{claude.Result{Subtype: "error_during_execution", IsError: true, Errors: []string{"No conversation found with session ID: abc"}}},
+			wantErr: acp.Errorf(acp.CodeResourceNotFound, "Claude Code has no conversation abc to resume").
+				WithData(bridge.ErrorData{Kind: bridge.KindResumeNotFound, SessionID: "abc"})},
+		{name: "crash", exit: errors.New("exit status 2"),
+			wantErr: acp.Errorf(acp.CodeInternalError, "Claude Code exited without finishing the turn: exit status 2").
+				WithData(bridge.ErrorData{Kind: bridge.KindCrash})},
+		{name: "CLI failure", events: []claude.Event{claude.Result{Subtype: "error_during_execution", IsError: true, Errors: []string{"boom"}}},
+			wantErr: acp.Errorf(acp.CodeInternalError, "boom").WithData(bridge.ErrorData{Kind: bridge.KindCLIError})},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tr := &bridge.Translator{Notices: true}
+			for _, ev := range tt.events {
+				tr.Translate(nil, ev, now)
+			}
+			res, err := tr.End(tt.cancelled, tt.resumed, tt.exit, now)
+			if tt.wantErr != nil {
+				var got *acp.Error
+				if !errors.As(err, &got) {
+					t.Fatalf("End: %v, want %v", err, tt.wantErr)
+				}
+				if diff := cmp.Diff(tt.wantErr, got); diff != "" {
+					t.Errorf("error (-want +got):\n%s", diff)
+				}
+				return
+			}
+			if err != nil || res.StopReason != tt.want {
+				t.Errorf("End = %q, %v; want %q", res.StopReason, err, tt.want)
+			}
+			// The next turn starts afresh.
+			if res, err := tr.End(false, "", nil, now); err == nil || res.StopReason != "" {
+				t.Errorf("End of a turn without events = %q, %v; want a crash", res.StopReason, err)
+			}
+		})
+	}
+}
+
+func TestToolKind(t *testing.T) {
+	for name, want := range map[string]acp.ToolKind{
+		"Bash": acp.ToolKindExecute, "Read": acp.ToolKindRead, "Edit": acp.ToolKindEdit, "Write": acp.ToolKindEdit,
+		"MultiEdit": acp.ToolKindEdit, "NotebookEdit": acp.ToolKindEdit, "Grep": acp.ToolKindSearch, "Glob": acp.ToolKindSearch,
+		"WebFetch": acp.ToolKindFetch, "WebSearch": acp.ToolKindFetch, "Task": acp.ToolKindThink,
+		"ExitPlanMode": acp.ToolKindSwitchMode, "mcp__github__search": acp.ToolKindOther, "": acp.ToolKindOther,
+	} {
+		if got := bridge.ToolKind(name); got != want {
+			t.Errorf("ToolKind(%q) = %q, want %q", name, got, want)
+		}
+	}
+}

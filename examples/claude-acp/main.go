@@ -1,0 +1,146 @@
+// Command claude-acp is an ACP agent that lets an editor drive the Claude
+// Code CLI: each ACP session is served by one long-lived `claude` process
+// in streaming-input mode, whose output becomes session updates and whose
+// permission questions go to the editor. With -cli codex or -cli gemini
+// it drives the OpenAI Codex CLI or the Gemini CLI instead, one process
+// per turn. The translation is package bridge; this program only starts
+// processes, wires stdio and handles signals.
+//
+//	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
+//		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS'] [-- CLI ARGS]
+//
+// Arguments after "--" are added to every CLI command line. -wrap runs each
+// CLI through a launcher such as an OS sandbox: its words come first, with
+// {cwd} replaced by the session's directory, then the CLI and its
+// arguments; for example -wrap 'bwrap --dev-bind / / --chdir {cwd} --'.
+//
+// Logs go to stderr; stdout carries only ACP messages. The agent exits
+// when the editor closes its stdin, or on SIGINT or SIGTERM, after
+// stopping every CLI it started.
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/bridge"
+	"golang.org/x/sync/errgroup"
+)
+
+func main() {
+	cliName := flag.String("cli", "claude", "the CLI that serves the sessions: `claude`, codex or gemini")
+	paths := map[string]*string{
+		"claude": flag.String("claude", "claude", "the Claude Code CLI to run, a `path` or a name looked up in PATH"),
+		"codex":  flag.String("codex", "codex", "the Codex CLI to run, a `path` or a name looked up in PATH"),
+		"gemini": flag.String("gemini", "gemini", "the Gemini CLI to run, a `path` or a name looked up in PATH"),
+	}
+	model := flag.String("model", "", "the `model` new sessions start with; empty means the CLI's default")
+	turnTimeout := flag.Duration("turn-timeout", 10*time.Minute, "end a turn with an error when the CLI writes nothing for this long; 0 means never")
+	idle := flag.Duration("idle", 5*time.Minute, "stop a session's CLI after this long without a prompt; 0 means never")
+	wrap := flag.String("wrap", "", "a launcher every CLI start goes through, as `'CMD ARGS'`; {cwd} is replaced by the session's directory")
+	verbose := flag.Bool("v", false, "log debug messages")
+	flag.Parse()
+
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+
+	cli := map[string]*bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
+	if cli == nil {
+		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
+		os.Exit(2)
+	}
+	path, err := exec.LookPath(*paths[*cliName])
+	if err != nil {
+		log.Error("claude-acp: the CLI was not found", "cli", *cliName, "error", err)
+		os.Exit(1)
+	}
+	agent, err := bridge.NewAgent(bridge.Config{
+		CLI:          cli,
+		Start:        starter(path, strings.Fields(*wrap), log),
+		NewSessionID: newSessionID,
+		Clock:        clock{},
+		Model:        *model,
+		ExtraArgs:    flag.Args(),
+		TurnTimeout:  *turnTimeout,
+		Idle:         *idle,
+		AllowBypass:  cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
+		Location:     time.Local,
+		Zones:        time.LoadLocation,
+		Logger:       log,
+	})
+	if err != nil {
+		log.Error("claude-acp", "error", err)
+		os.Exit(1)
+	}
+	os.Exit(serve(agent, log))
+}
+
+// serve answers the editor on stdin and stdout until it closes stdin or a
+// signal comes, and returns the exit status.
+func serve(agent *bridge.Agent, log *slog.Logger) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	var methods acp.Methods
+	agent.Register(&methods)
+	conn := acp.NewConn(context.Background(), os.Stdin, os.Stdout, methods, &acp.ConnOptions{Logger: log})
+	var g errgroup.Group
+	g.Go(func() error {
+		defer stop() // the editor is gone: stop waiting for a signal
+		return conn.Wait()
+	})
+	<-ctx.Done()
+	signalled := true
+	select {
+	case <-conn.Done():
+		signalled = false
+	default:
+	}
+
+	// Every prompt still running is cancelled and answered, and every CLI
+	// stopped, before the agent exits.
+	agent.Close()
+	if signalled {
+		// A read of stdin cannot be interrupted: exit without waiting for it.
+		conn.Close()
+		log.Info("claude-acp stopped by a signal")
+		return 1
+	}
+	if err := g.Wait(); err != nil {
+		log.Error("claude-acp stopped", "error", err)
+		return 1
+	}
+	return 0
+}
+
+// clock is the real time, for the agent's timeouts.
+type clock struct{}
+
+func (clock) Now() time.Time { return time.Now() }
+
+func (clock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// newSessionID returns a random (version 4) UUID, the form the CLI's
+// --session-id requires.
+func newSessionID() string {
+	var b [16]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand never fails on supported platforms
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
