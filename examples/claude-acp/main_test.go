@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"time"
 )
 
-// fakeclaudeBin is the examples/fakeclaude binary TestMain builds.
-var fakeclaudeBin string
+// The binaries TestMain builds: claude-acp, and examples/fakeclaude, the
+// CLI it runs in the tests.
+var agentBin, fakeclaudeBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -22,12 +25,34 @@ func runTests(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	fakeclaudeBin = filepath.Join(dir, "fakeclaude")
-	if err := build(fakeclaudeBin, "../fakeclaude"); err != nil {
-		fmt.Fprintln(os.Stderr, err)
+	agentBin, fakeclaudeBin = filepath.Join(dir, "claude-acp"), filepath.Join(dir, "fakeclaude")
+	for bin, pkg := range map[string]string{agentBin: ".", fakeclaudeBin: "../fakeclaude"} {
+		if err := build(bin, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	before := runtime.NumGoroutine()
+	code := m.Run()
+	if code == 0 && !goroutinesBackTo(before) {
+		buf := make([]byte, 1<<20)
+		fmt.Fprintf(os.Stderr, "goroutines left behind by the tests:\n%s\n", buf[:runtime.Stack(buf, true)])
 		return 1
 	}
-	return m.Run()
+	return code
+}
+
+// goroutinesBackTo waits a little for the goroutines of the tests to end,
+// and reports whether no more than n remain.
+func goroutinesBackTo(n int) bool {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if runtime.NumGoroutine() <= n {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
 }
 
 // build builds the package in dir as bin, with the race detector when the

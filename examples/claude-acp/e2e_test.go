@@ -1,0 +1,253 @@
+//go:build unix
+
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// scenario is one end-to-end test: claude-acp with fakeclaude playing
+// transcript (under testdata), driven by play. Its golden file,
+// testdata/NAME.golden, holds every line claude-acp wrote to the editor.
+type scenario struct {
+	name       string
+	transcript string
+	args       []string // claude-acp flags besides -claude
+	caps       capabilities
+	play       func(e *editor)
+}
+
+// The prompts' texts do not matter to fakeclaude, which checks only the
+// kind of each line; they are the recorded ones.
+var scenarios = []scenario{
+	textScenario,
+	{name: "two-turns", transcript: "two-turns.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			e.prompt(sid, "Say hello and tell me what 2 + 2 is.")
+			e.prompt(sid, "And now say it again.")
+		}},
+	{name: "thinking", transcript: "thinking.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "What is 2 + 2? Think first.") }},
+	{name: "partial", transcript: "partial.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello.") }},
+	{name: "partial-tool", transcript: "partial-tool.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Run echo hello in the shell and tell me what it printed.") }},
+	{name: "tools", transcript: "tools.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Fix the bug in main.go and run the tests.") }},
+	{name: "permission-allow", transcript: "permission-allow.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.answer(answerAllow)
+			e.prompt(e.newSession(), "Create an empty file named x.")
+		}},
+	{name: "permission-deny", transcript: "permission-deny.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.answer(answerReject)
+			e.prompt(e.newSession(), "Create an empty file named x.")
+		}},
+	{name: "rate-limit-warning", transcript: "rate-limit-warning.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }},
+	// A client that did not declare notices gets the warning as text.
+	{name: "rate-limit-warning-no-notices", transcript: "rate-limit-warning.ndjson",
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }},
+	{name: "rate-limit-rejected", transcript: "rate-limit-rejected.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }},
+	{name: "api-error", transcript: "api-error.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }},
+	{name: "max-turns", transcript: "max-turns.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Run echo hello in the shell and tell me what it printed.") }},
+	{name: "resume", transcript: "resume.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.resume("a096a09b-3286-4149-951f-a7041a328825")
+			e.prompt("a096a09b-3286-4149-951f-a7041a328825", "again")
+		}},
+	{name: "resume-failed", transcript: "resume-failed.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.resume("0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20")
+			e.prompt("0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20", "again")
+		}},
+	{name: "noise", transcript: "noise.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }},
+	{name: "crash", transcript: "crash.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) { e.prompt(e.newSession(), "Refactor the parser.") }},
+	// The CLI stops writing: the turn times out, the CLI is stopped, and
+	// the next prompt resumes the conversation in a new process.
+	{name: "hang", transcript: "hang", args: []string{"-turn-timeout", "300ms"}, caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			e.prompt(sid, "Refactor the parser.")
+			e.prompt(sid, "Say hello.")
+		}},
+	{name: "cancel", transcript: "cancel.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			done := e.promptAsync(sid, "Tell me a long story.")
+			within(e.t, e.chunks, "agent_message_chunk")
+			e.cancel(sid)
+			within(e.t, done, "answer to the cancelled prompt")
+			e.prompt(sid, "Say hello.")
+		}},
+	{name: "cancel-permission", transcript: "cancel-permission.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.answer(answerWithdrawn)
+			sid := e.newSession()
+			done := e.promptAsync(sid, "Create an empty file named x.")
+			within(e.t, e.asked, "permission request")
+			e.cancel(sid)
+			within(e.t, done, "answer to the cancelled prompt")
+			e.prompt(sid, "Say hello.")
+		}},
+}
+
+// textScenario is the simplest: one prompt answered with text. Its
+// client declares every capability the agent looks at.
+var textScenario = scenario{name: "text", transcript: "text.ndjson", caps: capabilities{notices: true, goose: true},
+	play: func(e *editor) { e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.") }}
+
+// TestScenarios runs claude-acp with fakeclaude through every scenario,
+// and compares what the editor received, updates and answers in order,
+// with the scenario's golden file. After each, the agent must have exited
+// on the end of its input and left no process behind (see startEditor).
+func TestScenarios(t *testing.T) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			claudePath := fakeclaudeBin
+			if sc.name == "noise" {
+				claudePath = noisyClaude(t)
+			}
+			e := startEditor(t, claudePath, filepath.Join("testdata", sc.transcript), sc.args...)
+			e.initialize(sc.caps)
+			sc.play(e)
+			e.p.stdin.Close()
+			if err := e.p.wait(); err != nil {
+				t.Errorf("claude-acp exit: %v; want status 0", err)
+			}
+			checkGolden(t, filepath.Join("testdata", sc.name+".golden"), e.transcript())
+		})
+	}
+}
+
+// noisyClaude writes a stand-in for the claude binary that prints lines
+// that are not JSON, as the real CLI does when something in it logs to
+// stdout, before it runs fakeclaude.
+func noisyClaude(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\n" +
+		"echo '[DEBUG] Loading settings from /home/dev/.claude/settings.json'\n" +
+		"echo 'Sandbox: network access denied for api.example.com'\n" +
+		"echo '{\"type\":\"assistant\",\"message\":{\"model\":\"'\n" +
+		"exec '" + fakeclaudeBin + "' \"$@\"\n"
+	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// checkGolden compares got with the golden file at path, or rewrites the
+// file with -update.
+func checkGolden(t *testing.T, path string, got []byte) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if diff := cmp.Diff(string(want), string(got)); diff != "" {
+		t.Errorf("%s (-want +got):\n%s", path, diff)
+	}
+}
+
+// TestOversizedLine checks that a CLI line over the agent's limit is
+// skipped and the turn goes on. The transcript is the text scenario's
+// with an assistant line of more than claude.MaxLineLength bytes before
+// the answer, written here rather than kept in testdata.
+func TestOversizedLine(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes and replays a line of 64 MiB")
+	}
+	records := readRecords(t, filepath.Join("testdata", "text.ndjson"))
+	var withHuge []claudetest.Record
+	for _, r := range records {
+		if r.Dir == claudetest.DirOut && strings.HasPrefix(r.Line, `{"type":"assistant"`) {
+			withHuge = append(withHuge, claudetest.Record{Dir: claudetest.DirOut, T: r.T, Line: hugeLine(r.Line)})
+		}
+		withHuge = append(withHuge, r)
+	}
+	path := filepath.Join(t.TempDir(), "oversized.ndjson")
+	writeRecords(t, path, withHuge)
+
+	e := startEditor(t, fakeclaudeBin, path)
+	e.initialize(textScenario.caps)
+	e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")
+	e.p.stdin.Close()
+	if err := e.p.wait(); err != nil {
+		t.Errorf("claude-acp exit: %v; want status 0", err)
+	}
+	// What the editor sees is the text scenario's: the line was skipped.
+	// (-update leaves the golden file to that scenario.)
+	if !*update {
+		checkGolden(t, filepath.Join("testdata", "text.golden"), e.transcript())
+	}
+}
+
+// hugeLine returns the assistant line like with its text made longer
+// than claude.MaxLineLength.
+func hugeLine(like string) string {
+	const text = `"text":"Hello from the mock server. 2 + 2 = 4."`
+	pad := strings.Repeat("x", 64<<20)
+	return strings.Replace(like, text, `"text":"`+pad+`"`, 1)
+}
+
+func readRecords(t *testing.T, path string) []claudetest.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	records, err := claudetest.ReadRecords(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return records
+}
+
+func writeRecords(t *testing.T, path string, records []claudetest.Record) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := bufio.NewWriter(f)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for _, r := range records {
+		if err := enc.Encode(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
