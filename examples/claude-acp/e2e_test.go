@@ -216,7 +216,7 @@ func hugeLine(like string) string {
 	return strings.Replace(like, text, `"text":"`+pad+`"`, 1)
 }
 
-func readRecords(t *testing.T, path string) []claudetest.Record {
+func readRecords(t testing.TB, path string) []claudetest.Record {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -230,7 +230,7 @@ func readRecords(t *testing.T, path string) []claudetest.Record {
 	return records
 }
 
-func writeRecords(t *testing.T, path string, records []claudetest.Record) {
+func writeRecords(t testing.TB, path string, records []claudetest.Record) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {

@@ -56,7 +56,7 @@ var markers struct {
 // startAgent starts claude-acp with the CLI at claudePath, fakeclaude
 // replaying transcript, and the extra flags args. When the test ends, it
 // kills whatever is left of the agent's process group.
-func startAgent(t *testing.T, claudePath, transcript string, args ...string) *agentProc {
+func startAgent(t testing.TB, claudePath, transcript string, args ...string) *agentProc {
 	t.Helper()
 	transcript, err := filepath.Abs(transcript) // the CLI runs in the session's directory
 	if err != nil {
@@ -184,7 +184,7 @@ const (
 
 // editor is the ACP client side of a test.
 type editor struct {
-	t    *testing.T
+	t    testing.TB
 	p    *agentProc
 	conn *acp.Conn
 
@@ -205,7 +205,7 @@ type editor struct {
 // startEditor starts claude-acp (see startAgent) and connects an editor
 // to it. When the test ends, the editor closes the agent's stdin, and
 // checks that the agent exits with status 0 and leaves no process behind.
-func startEditor(t *testing.T, claudePath, transcript string, args ...string) *editor {
+func startEditor(t testing.TB, claudePath, transcript string, args ...string) *editor {
 	t.Helper()
 	p := startAgent(t, claudePath, transcript, args...)
 	e := &editor{
@@ -380,7 +380,7 @@ func bounded() (context.Context, context.CancelFunc) {
 }
 
 // within waits for a value from ch, failing the test after waitLimit.
-func within[T any](t *testing.T, ch <-chan T, what string) T {
+func within[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
 	select {
 	case v := <-ch:
