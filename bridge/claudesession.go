@@ -225,7 +225,7 @@ func (s *claudeSession) handle(cli *cliProc, t *turn, ev claude.Event, updates [
 		cli.waitMu.Lock()
 		cli.perms[ev.ID] = stop
 		cli.waitMu.Unlock()
-		s.a.wg.Go(func() { s.ask(ctx, t.conn, cli, ev, tc) })
+		s.a.wg.Go(func() { s.ask(ctx, t, cli, ev, tc) })
 	case claude.ControlCancel:
 		cli.waitMu.Lock()
 		if stop := cli.perms[ev.ID]; stop != nil {
@@ -312,7 +312,10 @@ var permissionOptions = []acp.PermissionOption{
 
 // ask puts a permission request to the client and gives the CLI its
 // answer. ctx ends when the turn ends or the CLI withdraws the request.
-func (s *claudeSession) ask(ctx context.Context, conn *acp.Conn, cli *cliProc, r claude.PermissionRequest, tc acp.PermissionToolCall) {
+// A question pending when the client cancels the turn gets no answer:
+// the interrupt makes the CLI withdraw it, and an answer written after
+// that would be one the CLI no longer expects.
+func (s *claudeSession) ask(ctx context.Context, t *turn, cli *cliProc, r claude.PermissionRequest, tc acp.PermissionToolCall) {
 	defer func() {
 		cli.waitMu.Lock()
 		if stop := cli.perms[r.ID]; stop != nil {
@@ -321,11 +324,14 @@ func (s *claudeSession) ask(ctx context.Context, conn *acp.Conn, cli *cliProc, r
 		}
 		cli.waitMu.Unlock()
 	}()
-	res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
+	res, err := acp.SessionRequestPermission.Call(ctx, t.conn, acp.RequestPermissionParams{
 		SessionID: s.id, ToolCall: tc, Options: permissionOptions,
 	})
+	s.mu.Lock()
+	cancelled := t.cancelled
+	s.mu.Unlock()
 	switch {
-	case ctx.Err() != nil:
+	case ctx.Err() != nil || cancelled:
 		return // withdrawn, or the turn is over: the CLI expects no answer
 	case err != nil:
 		s.a.log.Warn("permission request failed", "session", s.id, "error", err)

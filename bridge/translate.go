@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"time"
 
@@ -143,7 +144,7 @@ func (t *Translator) tool(dst []acp.Update, id, name string, input json.RawMessa
 		t.tools = map[string]*toolState{}
 	}
 	st := t.tools[id]
-	if st != nil && bytes.Equal(st.input, input) {
+	if st != nil && sameJSON(st.input, input) {
 		return dst
 	}
 	first := st == nil
@@ -166,6 +167,20 @@ func (t *Translator) tool(dst []acp.Update, id, name string, input json.RawMessa
 		ToolCallID: id, Title: tc.Title, Kind: tc.Kind,
 		Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
 	})
+}
+
+// sameJSON reports whether a and b are the same JSON value, whatever their
+// spacing and member order: a call's streamed input and the complete one
+// are written differently.
+func sameJSON(a, b json.RawMessage) bool {
+	if bytes.Equal(a, b) {
+		return true
+	}
+	var va, vb any
+	if json.Unmarshal(a, &va) != nil || json.Unmarshal(b, &vb) != nil {
+		return false
+	}
+	return reflect.DeepEqual(va, vb)
 }
 
 // toolResult reports a tool call's outcome.

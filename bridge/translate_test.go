@@ -77,7 +77,7 @@ func TestTranslate(t *testing.T) {
 				claude.PartialToolUse{Index: 1, ID: "t1", Name: "Edit"},
 				claude.PartialToolInput{Index: 1, JSON: `{"file_path":"/w/a.go",`},
 				claude.PartialToolInput{Index: 1, JSON: `"old_string":"a","new_string":"b"}`},
-				claude.ToolUse{ID: "t1", Name: "Edit", Input: editInput},
+				claude.ToolUse{ID: "t1", Name: "Edit", Input: json.RawMessage(`{"new_string": "b", "file_path": "/w/a.go", "old_string": "a"}`)},
 			},
 			want: []acp.Update{
 				acp.ToolCall{ToolCallID: "t1", Title: "Edit /w/a.go", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending,
