@@ -98,7 +98,20 @@ var scenarios = []scenario{
 			within(e.t, done, "answer to the cancelled prompt")
 			e.prompt(sid, "Say hello.")
 		}},
+	// The editor answers the pending permission request "cancelled"
+	// right after session/cancel, as ACP asks.
 	{name: "cancel-permission", transcript: "cancel-permission.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.answer(answerCancelled)
+			sid := e.newSession()
+			done := e.promptAsync(sid, "Create an empty file named x.")
+			within(e.t, e.asked, "permission request")
+			e.cancel(sid)
+			within(e.t, done, "answer to the cancelled prompt")
+			e.prompt(sid, "Say hello.")
+		}},
+	// The editor waits for the agent to withdraw the request.
+	{name: "cancel-permission-withdrawn", transcript: "cancel-permission.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) {
 			e.answer(answerWithdrawn)
 			sid := e.newSession()

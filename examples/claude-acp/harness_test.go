@@ -173,12 +173,12 @@ func (b *syncBuffer) Bytes() []byte {
 const (
 	answerAllow  = "allow_once"
 	answerReject = "reject_once"
+	// answerCancelled leaves the request pending until the editor has
+	// sent session/cancel, then answers "cancelled", as ACP asks of a
+	// client that cancels a prompt.
+	answerCancelled = "cancelled"
 	// answerWithdrawn leaves the request pending until the agent
-	// withdraws it ($/cancel_request), then answers "cancelled". An
-	// editor that cancels a prompt may also answer its pending requests
-	// "cancelled" at once; claude-acp then races the CLI's withdrawal
-	// of the request with a deny of its own, which the CLI ignores but
-	// fakeclaude, strict, refuses. Waiting keeps the test deterministic.
+	// withdraws it ($/cancel_request), then answers "cancelled".
 	answerWithdrawn = "withdrawn"
 )
 
@@ -193,6 +193,8 @@ type editor struct {
 
 	chunks chan struct{} // one value per agent_message_chunk, best effort
 	asked  chan struct{} // one value per permission request
+
+	cancelled chan struct{} // closed once the editor has sent session/cancel
 
 	mu         sync.Mutex
 	updates    int      // session/update notifications decoded
@@ -210,9 +212,10 @@ func startEditor(t testing.TB, claudePath, transcript string, args ...string) *e
 	p := startAgent(t, claudePath, transcript, args...)
 	e := &editor{
 		t: t, p: p,
-		chunks: make(chan struct{}, 1000),
-		asked:  make(chan struct{}, 10),
-		cwd:    t.TempDir(),
+		chunks:    make(chan struct{}, 1000),
+		asked:     make(chan struct{}, 10),
+		cancelled: make(chan struct{}),
+		cwd:       t.TempDir(),
 	}
 	var m acp.Methods
 	acp.SessionUpdate.Handle(&m, e.sessionUpdate)
@@ -262,7 +265,14 @@ func (e *editor) requestPermission(ctx context.Context, _ *acp.Conn, p acp.Reque
 	}
 	e.mu.Unlock()
 	e.asked <- struct{}{}
-	if answer == answerWithdrawn {
+	switch answer {
+	case answerCancelled:
+		select {
+		case <-e.cancelled:
+		case <-ctx.Done():
+		}
+		return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionCancelled}}, nil
+	case answerWithdrawn:
 		<-ctx.Done()
 		return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionCancelled}}, nil
 	}
@@ -363,7 +373,8 @@ func (e *editor) promptAsync(sid, text string) <-chan error {
 	return done
 }
 
-// cancel cancels the session's prompt.
+// cancel cancels the session's prompt: it sends session/cancel, then
+// lets the permission requests waiting for it answer.
 func (e *editor) cancel(sid string) {
 	e.t.Helper()
 	ctx, cancel := bounded()
@@ -371,6 +382,13 @@ func (e *editor) cancel(sid string) {
 	if err := acp.SessionCancel.Notify(ctx, e.conn, acp.SessionParams{SessionID: sid}); err != nil {
 		e.t.Fatalf("session/cancel: %v", err)
 	}
+	e.mu.Lock()
+	select {
+	case <-e.cancelled:
+	default:
+		close(e.cancelled)
+	}
+	e.mu.Unlock()
 }
 
 // bounded returns a context for one call to claude-acp, which ends after
@@ -404,7 +422,7 @@ type entry struct {
 }
 
 // transcript renders what claude-acp wrote as the golden files hold it:
-// one entry per line, in order (but $/cancel_request last), with the values that change from run to
+// one entry per line, in order (but no $/cancel_request), with the values that change from run to
 // run (session ids, the temporary directories) replaced by names.
 func (e *editor) transcript() []byte {
 	e.t.Helper()
@@ -428,7 +446,7 @@ func (e *editor) transcript() []byte {
 	first := norm.Replace(e.first)
 	e.mu.Unlock()
 
-	var entries, withdrawn []entry
+	var entries []entry
 	updates := 0
 	for line := range bytes.Lines(e.wire.Bytes()) {
 		line = []byte(norm.Replace(string(line)))
@@ -457,10 +475,12 @@ func (e *editor) transcript() []byte {
 			}
 			entries = append(entries, ent)
 		case m.Method == acp.CancelRequest.Name:
-			// The agent withdraws a request from its own goroutine, so
-			// this line has no fixed place among the others: the golden
-			// file lists it last.
-			withdrawn = append(withdrawn, entry{Notification: m.Method, Params: m.Params})
+			// The agent withdraws a permission request when the CLI does,
+			// from a goroutine of its own, unless the editor answered
+			// first: whether and where this line comes depends on
+			// timing, so the golden files leave it out. A scenario whose
+			// editor waits for the withdrawal ends only if it came.
+			continue
 		case m.Method != "" && m.ID == nil:
 			entries = append(entries, entry{Notification: m.Method, Params: m.Params})
 		case m.Method != "":
@@ -473,7 +493,6 @@ func (e *editor) transcript() []byte {
 			entries = append(entries, entry{Response: method, Result: m.Result, Error: m.Error})
 		}
 	}
-	entries = append(entries, withdrawn...)
 	e.mu.Lock()
 	decoded := e.updates
 	e.mu.Unlock()
