@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,6 +38,17 @@ var scenarios = []scenario{
 			sid := e.newSession()
 			e.prompt(sid, "Say hello and tell me what 2 + 2 is.")
 			e.prompt(sid, "And now say it again.")
+		}},
+	// Mode and model change while the session's CLI runs, between turns;
+	// session/close then stops it.
+	{name: "modes", transcript: "modes.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			e.prompt(sid, "Say hello and tell me what 2 + 2 is.")
+			e.setMode(sid, "acceptEdits")
+			e.setOption(sid, "model", "opus")
+			e.prompt(sid, "And now say it again.")
+			e.closeSession(sid)
 		}},
 	{name: "thinking", transcript: "thinking.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) { e.prompt(e.newSession(), "What is 2 + 2? Think first.") }},
@@ -263,4 +275,33 @@ func writeRecords(t testing.TB, path string, records []claudetest.Record) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestStdinClosedMidTurn closes claude-acp's input while a turn runs, with
+// a CLI that does not exit when its own input closes (fakeclaude behind a
+// script that then sleeps, keeping the CLI's output open): claude-acp must
+// answer the prompt, stop the CLI and everything it started, and exit.
+func TestStdinClosedMidTurn(t *testing.T) {
+	stubborn := filepath.Join(t.TempDir(), "claude")
+	script := "#!/bin/sh\n'" + fakeclaudeBin + "' \"$@\"\nexec sleep 600\n"
+	if err := os.WriteFile(stubborn, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := startEditor(t, stubborn, filepath.Join("testdata", "hang"))
+	e.initialize(capabilities{notices: true})
+	sid := e.newSession()
+	answered := make(chan acp.PromptResult, 1)
+	go func() {
+		res, _ := e.prompt(sid, "Refactor the parser.")
+		answered <- res
+	}()
+	within(t, e.chunks, "agent_message_chunk")
+	e.p.stdin.Close()
+	if err := e.p.wait(); err != nil {
+		t.Errorf("claude-acp exit: %v; want status 0", err)
+	}
+	if res := within(t, answered, "answer to the prompt"); res.StopReason != acp.StopReasonCancelled {
+		t.Errorf("prompt answered %+v, want cancelled", res)
+	}
+	// startEditor's cleanup checks that no process is left.
 }

@@ -351,6 +351,28 @@ func (e *editor) resume(id string) {
 	e.mu.Unlock()
 }
 
+// setMode calls session/set_mode; the golden file shows the answer.
+func (e *editor) setMode(sid, mode string) {
+	ctx, cancel := bounded()
+	defer cancel()
+	acp.SessionSetMode.Call(ctx, e.conn, acp.SetSessionModeParams{SessionID: sid, ModeID: mode})
+}
+
+// setOption calls session/set_config_option; the golden file shows the
+// answer.
+func (e *editor) setOption(sid, option, value string) {
+	ctx, cancel := bounded()
+	defer cancel()
+	acp.SessionSetConfigOption.Call(ctx, e.conn, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: option, Value: value})
+}
+
+// closeSession calls session/close; the golden file shows the answer.
+func (e *editor) closeSession(sid string) {
+	ctx, cancel := bounded()
+	defer cancel()
+	acp.SessionClose.Call(ctx, e.conn, acp.SessionParams{SessionID: sid})
+}
+
 // prompt sends a one-block prompt and returns the result, or the error
 // the agent answered with; the golden file shows both.
 func (e *editor) prompt(sid, text string) (acp.PromptResult, error) {
