@@ -305,3 +305,56 @@ func TestStdinClosedMidTurn(t *testing.T) {
 	}
 	// startEditor's cleanup checks that no process is left.
 }
+
+// TestCommandLine checks how claude-acp starts the CLI, through a script
+// that records its arguments before it runs fakeclaude: in the session's
+// directory, in streaming-input mode with permission questions on stdio
+// and partial messages, with the ACP session id as --session-id, the
+// model of -model, the session's MCP servers, and the arguments after
+// "--".
+func TestCommandLine(t *testing.T) {
+	dir := t.TempDir()
+	recorder, argsFile := filepath.Join(dir, "claude"), filepath.Join(dir, "args")
+	script := "#!/bin/sh\npwd > '" + argsFile + "'\nfor a; do echo \"$a\"; done >> '" + argsFile + "'\nexec '" + fakeclaudeBin + "' \"$@\"\n"
+	if err := os.WriteFile(recorder, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := startEditor(t, recorder, filepath.Join("testdata", "text.ndjson"),
+		"-model", "claude-sonnet-4-5", "--", "--append-system-prompt", "Be brief.")
+	e.initialize(capabilities{notices: true})
+	ctx, cancel := bounded()
+	defer cancel()
+	s, err := acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: e.cwd, MCPServers: []acp.MCPServer{
+		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.NameValue{}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.prompt(s.SessionID, "Say hello and tell me what 2 + 2 is."); err != nil {
+		t.Fatal(err)
+	}
+	recorded, err := os.ReadFile(argsFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cwd, args, _ := strings.Cut(strings.TrimSuffix(string(recorded), "\n"), "\n")
+	if real, _ := filepath.EvalSymlinks(e.cwd); cwd != e.cwd && cwd != real {
+		t.Errorf("the CLI ran in %s, want the session's directory %s", cwd, e.cwd)
+	}
+	argv := strings.Split(args, "\n")
+	t.Logf("the CLI's arguments: %q", argv)
+	joined := " " + strings.Join(argv, " ") + " "
+	for _, want := range []string{
+		" --input-format stream-json ", " --output-format stream-json ", " --verbose ",
+		" --permission-prompt-tool stdio ", " --include-partial-messages ",
+		"--session-id=" + s.SessionID + " ", "claude-sonnet-4-5 ",
+		" --append-system-prompt Be brief. ",
+	} {
+		if !strings.Contains(joined, want) {
+			t.Errorf("the CLI's arguments lack %q: %q", want, argv)
+		}
+	}
+	if !strings.Contains(joined, `"docs":{"type":"http","url":"http://127.0.0.1:9/mcp"`) {
+		t.Errorf("the MCP server is not in the CLI's --mcp-config: %q", argv)
+	}
+}
