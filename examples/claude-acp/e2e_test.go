@@ -110,6 +110,18 @@ var scenarios = []scenario{
 			within(e.t, done, "answer to the cancelled prompt")
 			e.prompt(sid, "Say hello.")
 		}},
+	// The CLI ignores the interrupt: after a grace period claude-acp
+	// stops it, and the next prompt resumes the conversation in a new
+	// process.
+	{name: "cancel-stuck", transcript: "cancel-stuck", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			done := e.promptAsync(sid, "Tell me a long story.")
+			within(e.t, e.chunks, "agent_message_chunk")
+			e.cancel(sid)
+			within(e.t, done, "answer to the cancelled prompt")
+			e.prompt(sid, "Say hello.")
+		}},
 	// The editor answers the pending permission request "cancelled"
 	// right after session/cancel, as ACP asks.
 	{name: "cancel-permission", transcript: "cancel-permission.ndjson", caps: capabilities{notices: true},
