@@ -209,6 +209,19 @@ type editor struct {
 // checks that the agent exits with status 0 and leaves no process behind.
 func startEditor(t testing.TB, claudePath, transcript string, args ...string) *editor {
 	t.Helper()
+	return newEditor(t, false, claudePath, transcript, args...)
+}
+
+// startBareEditor is startEditor for benchmarks: the editor neither
+// records what it receives nor decodes the session updates, so that the
+// figures are claude-acp's rather than the editor's.
+func startBareEditor(t testing.TB, claudePath, transcript string, args ...string) *editor {
+	t.Helper()
+	return newEditor(t, true, claudePath, transcript, args...)
+}
+
+func newEditor(t testing.TB, bare bool, claudePath, transcript string, args ...string) *editor {
+	t.Helper()
 	p := startAgent(t, claudePath, transcript, args...)
 	e := &editor{
 		t: t, p: p,
@@ -218,9 +231,16 @@ func startEditor(t testing.TB, claudePath, transcript string, args ...string) *e
 		cwd:       t.TempDir(),
 	}
 	var m acp.Methods
-	acp.SessionUpdate.Handle(&m, e.sessionUpdate)
 	acp.SessionRequestPermission.Handle(&m, e.requestPermission)
-	e.conn = acp.NewConn(context.Background(), io.TeeReader(p.stdout, &e.wire), io.MultiWriter(p.stdin, &e.sent), m, nil)
+	var r io.Reader = p.stdout
+	var w io.Writer = p.stdin
+	if bare {
+		m.Notifications = map[string]acp.NotificationFunc{acp.SessionUpdate.Name: func(context.Context, *acp.Conn, json.RawMessage) {}}
+	} else {
+		acp.SessionUpdate.Handle(&m, e.sessionUpdate)
+		r, w = io.TeeReader(r, &e.wire), io.MultiWriter(w, &e.sent)
+	}
+	e.conn = acp.NewConn(context.Background(), r, w, m, nil)
 	t.Cleanup(func() {
 		p.stdin.Close() // the end of input: the agent must exit, and stop its CLIs
 		if err := p.wait(); err != nil {

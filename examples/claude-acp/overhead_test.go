@@ -165,9 +165,10 @@ func median(ds []time.Duration) time.Duration {
 }
 
 // BenchmarkTurn streams turns of 2,000 text deltas each, from the first
-// CLI line to the turn's end: through claude-acp to an ACP editor
-// (events/s is the bridge's throughput), and, as the baseline of the same
-// run, to a claude.Session reading fakeclaude directly.
+// CLI line to the turn's end: through claude-acp to an ACP editor that
+// does no work with the updates (events/s is the bridge's throughput),
+// and, as the baseline of the same run, to a claude.Session reading
+// fakeclaude directly.
 //
 //	go test ./examples/claude-acp -run '^$' -bench BenchmarkTurn -benchtime 20x
 func BenchmarkTurn(b *testing.B) {
@@ -184,7 +185,7 @@ func BenchmarkTurn(b *testing.B) {
 	})
 	b.Run("claude-acp", func(b *testing.B) {
 		path, perTurn := turnsTranscript(b, b.N+1, deltas)
-		e := startEditor(b, fakeclaudeBin, path)
+		e := startBareEditor(b, fakeclaudeBin, path)
 		e.initialize(capabilities{notices: true})
 		sid := e.newSession()
 		// The first prompt starts the CLI: keep that out of the figure.
