@@ -122,6 +122,15 @@ var scenarios = []scenario{
 			within(e.t, done, "answer to the cancelled prompt")
 			e.prompt(sid, "Say hello.")
 		}},
+	// The session's CLI is stopped when idle, and the next prompt resumes
+	// the conversation in a new process.
+	{name: "idle", transcript: "idle", args: []string{"-idle", "100ms"}, caps: capabilities{notices: true},
+		play: func(e *editor) {
+			sid := e.newSession()
+			e.prompt(sid, "Say hello and tell me what 2 + 2 is.")
+			e.p.waitCLIsGone(e.t)
+			e.prompt(sid, "And now say it again.")
+		}},
 	// The editor answers the pending permission request "cancelled"
 	// right after session/cancel, as ACP asks.
 	{name: "cancel-permission", transcript: "cancel-permission.ndjson", caps: capabilities{notices: true},

@@ -145,6 +145,27 @@ func (p *agentProc) leftovers() []string {
 	}
 }
 
+// waitCLIsGone waits until no CLI that p started runs, as far as the
+// test can see: on Linux, until p is the last process with its marker;
+// elsewhere it waits a second.
+func (p *agentProc) waitCLIsGone(t testing.TB) {
+	t.Helper()
+	self := "pid " + strconv.Itoa(p.cmd.Process.Pid)
+	for deadline := time.Now().Add(waitLimit); ; time.Sleep(20 * time.Millisecond) {
+		left := marked(p.marker)
+		if len(left) == 0 { // no /proc: nothing to watch
+			time.Sleep(time.Second)
+			return
+		}
+		if len(left) == 1 && left[0] == self {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the CLIs still run after %v: %v", waitLimit, left)
+		}
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
 	mu  sync.Mutex
