@@ -229,6 +229,7 @@ func TestOversizedLine(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes and replays a line of 64 MiB")
 	}
+	t.Parallel()
 	records := readRecords(t, filepath.Join("testdata", "text.ndjson"))
 	var withHuge []claudetest.Record
 	for _, r := range records {
@@ -303,6 +304,7 @@ func writeRecords(t testing.TB, path string, records []claudetest.Record) {
 // script that then sleeps, keeping the CLI's output open): claude-acp must
 // answer the prompt, stop the CLI and everything it started, and exit.
 func TestStdinClosedMidTurn(t *testing.T) {
+	t.Parallel()
 	stubborn := filepath.Join(t.TempDir(), "claude")
 	script := "#!/bin/sh\n'" + fakeclaudeBin + "' \"$@\"\nexec sleep 600\n"
 	if err := os.WriteFile(stubborn, []byte(script), 0o755); err != nil {
