@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 )
 
@@ -12,14 +11,17 @@ type ClientCapabilities struct {
 	// Terminal reports support for every terminal/* method.
 	Terminal bool `json:"terminal"`
 	// Session holds the client's session capabilities; nil when absent.
-	// Unstable: ACP's unstable schema defines it, the stable one does not.
 	Session *ClientSessionCapabilities `json:"session,omitempty"`
 	// Auth holds the client's authentication capabilities; nil when absent.
 	Auth *ClientAuthCapabilities `json:"auth,omitempty"`
 	// Elicitation tells which elicitation/create modes the client serves;
 	// nil means none.
 	Elicitation *ElicitationCapabilities `json:"elicitation,omitempty"`
-	Meta        json.RawMessage          `json:"_meta,omitempty"`
+	// Plan declares that the client accepts [PlanUpdate] and
+	// [PlanRemoved] session updates; nil means it does not. Unstable:
+	// ACP's unstable schema defines it, the stable one does not.
+	Plan *Capability     `json:"plan,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // ClientAuthCapabilities are a client's authentication capabilities.
@@ -46,13 +48,37 @@ type FileSystemCapabilities struct {
 }
 
 // ClientSessionCapabilities are a client's session-level capabilities.
-// Unstable: ACP's unstable schema defines them, the stable one does not.
 type ClientSessionCapabilities struct {
+	// ConfigOptions tells which kinds of session config option, beyond
+	// select, the client handles; nil means none.
+	ConfigOptions *ConfigOptionsCapabilities `json:"configOptions,omitempty"`
+	// Compaction declares that the client accepts [CompactionUpdate] and
+	// [CompactionSummaryChunk] session updates; nil means it does not.
+	// Unstable: ACP's unstable schema defines it, the stable one does not.
+	Compaction *Capability `json:"compaction,omitempty"`
 	// Notices, when present and neither null nor false, declares that the
 	// client accepts notice session updates. It is kept raw because peers
-	// declare it either as true or as an object ({}).
+	// declare it either as true or as an object ({}). Unstable: no
+	// edition of the ACP schema defines it.
 	Notices json.RawMessage `json:"notices,omitempty"`
 	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ConfigOptionsCapabilities lists the kinds of session config option a
+// client handles beyond select; a nil member means unsupported.
+type ConfigOptionsCapabilities struct {
+	// Boolean allows [ConfigOptionBoolean] options in configOptions and
+	// session/set_config_option with a boolean value
+	// ([SetSessionConfigOptionParams.BoolValue]).
+	Boolean *Capability     `json:"boolean,omitempty"`
+	Meta    json.RawMessage `json:"_meta,omitempty"`
+}
+
+// AcceptsBooleanConfigOptions reports whether the client declared
+// clientCapabilities.session.configOptions.boolean. An agent must not send
+// a [ConfigOptionBoolean] option to a client that did not.
+func (c ClientCapabilities) AcceptsBooleanConfigOptions() bool {
+	return c.Session != nil && c.Session.ConfigOptions != nil && c.Session.ConfigOptions.Boolean != nil
 }
 
 // AcceptsNotices reports whether the client declared
@@ -62,7 +88,7 @@ func (c ClientCapabilities) AcceptsNotices() bool {
 	if c.Session == nil {
 		return false
 	}
-	v := bytes.TrimSpace(c.Session.Notices)
+	v := trimSpace(c.Session.Notices)
 	return len(v) > 0 && string(v) != "null" && string(v) != "false"
 }
 
@@ -117,12 +143,15 @@ type Capability struct {
 // SessionCapabilities lists the optional session methods an agent
 // supports; a nil member means unsupported.
 type SessionCapabilities struct {
-	List                  *Capability     `json:"list,omitempty"`
-	Delete                *Capability     `json:"delete,omitempty"`
-	Resume                *Capability     `json:"resume,omitempty"`
-	Close                 *Capability     `json:"close,omitempty"`
-	AdditionalDirectories *Capability     `json:"additionalDirectories,omitempty"`
-	Meta                  json.RawMessage `json:"_meta,omitempty"`
+	List                  *Capability `json:"list,omitempty"`
+	Delete                *Capability `json:"delete,omitempty"`
+	Resume                *Capability `json:"resume,omitempty"`
+	Close                 *Capability `json:"close,omitempty"`
+	AdditionalDirectories *Capability `json:"additionalDirectories,omitempty"`
+	// Fork reports support for session/fork. Unstable: ACP's unstable
+	// schema defines it, the stable one does not.
+	Fork *Capability     `json:"fork,omitempty"`
+	Meta json.RawMessage `json:"_meta,omitempty"`
 }
 
 // Accepts reports whether block may be sent in a prompt to this agent: text
@@ -155,6 +184,12 @@ func (c AgentCapabilities) SupportsSessionDelete() bool {
 // SupportsSessionResume reports whether the agent serves session/resume.
 func (c AgentCapabilities) SupportsSessionResume() bool {
 	return c.SessionCapabilities != nil && c.SessionCapabilities.Resume != nil
+}
+
+// SupportsSessionFork reports whether the agent serves session/fork.
+// Unstable, as [SessionFork].
+func (c AgentCapabilities) SupportsSessionFork() bool {
+	return c.SessionCapabilities != nil && c.SessionCapabilities.Fork != nil
 }
 
 // SupportsSessionClose reports whether the agent serves session/close.

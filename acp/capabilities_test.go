@@ -17,7 +17,7 @@ func TestNegotiateVersion(t *testing.T) {
 }
 
 type clientCaps struct {
-	Read, Write, Terminal, Notices bool
+	Read, Write, Terminal, Notices, Booleans bool
 }
 
 func TestClientCapabilities(t *testing.T) {
@@ -35,6 +35,9 @@ func TestClientCapabilities(t *testing.T) {
 		{"notices false", `{"session":{"notices":false}}`, clientCaps{}},
 		{"notices null", `{"session":{"notices":null}}`, clientCaps{}},
 		{"session without notices", `{"session":{}}`, clientCaps{}},
+		{"boolean config options", `{"session":{"configOptions":{"boolean":{}}}}`, clientCaps{Booleans: true}},
+		{"boolean config options null", `{"session":{"configOptions":{"boolean":null}}}`, clientCaps{}},
+		{"config options without boolean", `{"session":{"configOptions":{}}}`, clientCaps{}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -47,7 +50,7 @@ func TestClientCapabilities(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := p.ClientCapabilities
-			got := clientCaps{c.FS.ReadTextFile, c.FS.WriteTextFile, c.Terminal, c.AcceptsNotices()}
+			got := clientCaps{c.FS.ReadTextFile, c.FS.WriteTextFile, c.Terminal, c.AcceptsNotices(), c.AcceptsBooleanConfigOptions()}
 			if diff := cmp.Diff(tc.want, got); diff != "" {
 				t.Errorf("(-want +got):\n%s", diff)
 			}
@@ -56,8 +59,8 @@ func TestClientCapabilities(t *testing.T) {
 }
 
 type agentCaps struct {
-	Image, Audio, Embedded, List, Delete, Resume, Close bool
-	Accepts                                             [6]bool // text, link, image, audio, resource, unknown
+	Image, Audio, Embedded, List, Delete, Resume, Close, Fork bool
+	Accepts                                                   [6]bool // text, link, image, audio, resource, unknown
 }
 
 func TestAgentCapabilities(t *testing.T) {
@@ -74,6 +77,7 @@ func TestAgentCapabilities(t *testing.T) {
 			agentCaps{List: true, Resume: true, Accepts: [6]bool{true, true}}},
 		{"session delete and close", `{"sessionCapabilities":{"delete":{},"close":{}}}`,
 			agentCaps{Delete: true, Close: true, Accepts: [6]bool{true, true}}},
+		{"session fork", `{"sessionCapabilities":{"fork":{}}}`, agentCaps{Fork: true, Accepts: [6]bool{true, true}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -83,7 +87,7 @@ func TestAgentCapabilities(t *testing.T) {
 			}
 			c := r.AgentCapabilities
 			got := agentCaps{Image: c.PromptCapabilities.Image, Audio: c.PromptCapabilities.Audio, Embedded: c.PromptCapabilities.EmbeddedContext,
-				List: c.SupportsSessionList(), Delete: c.SupportsSessionDelete(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose()}
+				List: c.SupportsSessionList(), Delete: c.SupportsSessionDelete(), Resume: c.SupportsSessionResume(), Close: c.SupportsSessionClose(), Fork: c.SupportsSessionFork()}
 			for i, b := range blocks {
 				got.Accepts[i] = c.Accepts(b)
 			}

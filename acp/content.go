@@ -122,34 +122,19 @@ func (EmbeddedResource) contentType() string { return "resource" }
 func (u UnknownContent) contentType() string { return u.Type }
 
 // MarshalJSON encodes the block with "type":"text".
-func (c TextContent) MarshalJSON() ([]byte, error) {
-	type plain TextContent
-	return marshalTagged("type", c.contentType(), plain(c))
-}
+func (c TextContent) MarshalJSON() ([]byte, error) { return marshalAppender(c) }
 
 // MarshalJSON encodes the block with "type":"image".
-func (c ImageContent) MarshalJSON() ([]byte, error) {
-	type plain ImageContent
-	return marshalTagged("type", c.contentType(), plain(c))
-}
+func (c ImageContent) MarshalJSON() ([]byte, error) { return marshalAppender(c) }
 
 // MarshalJSON encodes the block with "type":"audio".
-func (c AudioContent) MarshalJSON() ([]byte, error) {
-	type plain AudioContent
-	return marshalTagged("type", c.contentType(), plain(c))
-}
+func (c AudioContent) MarshalJSON() ([]byte, error) { return marshalAppender(c) }
 
 // MarshalJSON encodes the block with "type":"resource_link".
-func (c ResourceLink) MarshalJSON() ([]byte, error) {
-	type plain ResourceLink
-	return marshalTagged("type", c.contentType(), plain(c))
-}
+func (c ResourceLink) MarshalJSON() ([]byte, error) { return marshalAppender(c) }
 
 // MarshalJSON encodes the block with "type":"resource".
-func (c EmbeddedResource) MarshalJSON() ([]byte, error) {
-	type plain EmbeddedResource
-	return marshalTagged("type", c.contentType(), plain(c))
-}
+func (c EmbeddedResource) MarshalJSON() ([]byte, error) { return marshalAppender(c) }
 
 // MarshalJSON returns Raw unchanged, or {"type":Type} when Raw is empty.
 func (u UnknownContent) MarshalJSON() ([]byte, error) {
@@ -167,35 +152,13 @@ type ContentBlocks []ContentBlock
 
 // MarshalJSON encodes the blocks as an array, [] when b is nil, since
 // every member holding blocks is a required array.
-func (b ContentBlocks) MarshalJSON() ([]byte, error) {
-	// The blocks' own encodings are joined rather than handed to
-	// encoding/json as a slice, which would re-validate each of them
-	// before its caller re-validates the whole array.
-	out := []byte{'['}
-	for i, block := range b {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		var enc []byte
-		var err error
-		if m, ok := block.(json.Marshaler); ok { // every variant; the caller validates
-			enc, err = m.MarshalJSON()
-		} else {
-			enc, err = json.Marshal(block) // nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, enc...)
-	}
-	return append(out, ']'), nil
-}
+func (b ContentBlocks) MarshalJSON() ([]byte, error) { return marshalAppender(b) }
 
 // UnmarshalJSON decodes a JSON array of content blocks; null leaves b
 // unchanged. A malformed block is an [*Error] with code
 // [CodeInvalidParams] naming it, as from [DecodeParams].
 func (b *ContentBlocks) UnmarshalJSON(data []byte) error {
-	blocks, err := decodeBlockList(data, "")
+	blocks, err := decodeBlockList(data, "", true)
 	if err != nil {
 		return invalidParams(err)
 	}
@@ -211,27 +174,29 @@ func (f *fields) contentBlocks(key string) ContentBlocks {
 	if f.err != nil || !f.has(key) {
 		return nil
 	}
-	blocks, err := decodeBlockList(f.get(key), f.sub(key))
+	blocks, err := decodeBlockList(f.get(key), f.sub(key), false)
 	f.failWith(err)
 	return blocks
 }
 
-// decodeBlockList decodes a JSON array of blocks; path names it in errors.
+// decodeBlockList decodes a JSON array of blocks; path names it in errors,
+// and validate says whether raw still needs validating (see readValid).
 // null yields nil, any array a non-nil slice.
-func decodeBlockList(raw json.RawMessage, path string) (ContentBlocks, error) {
-	raw = bytes.TrimSpace(raw)
+func decodeBlockList(raw json.RawMessage, path string, validate bool) (ContentBlocks, error) {
+	raw = trimSpace(raw)
 	if string(raw) == "null" {
 		return nil, nil
 	}
-	items := scanArray(raw)
+	items := scanArray(raw, validate)
 	if items == nil {
 		return nil, &fieldError{path, "must be an array"}
 	}
 	out := make(ContentBlocks, 0, len(items))
 	for i, item := range items {
-		c, err := decodeContentBlock(item, indexPath(path, i))
+		// Read with a relative path, built in full only for an error.
+		c, err := contentBlockFrom(readValidObject(item, ""), item)
 		if err != nil {
-			return nil, err
+			return nil, underPath(err, indexPath(path, i))
 		}
 		out = append(out, c)
 	}
@@ -243,16 +208,23 @@ func (f *fields) contentBlock(key string, dst *ContentBlock) {
 	if !f.require(key) {
 		return
 	}
-	c, err := decodeContentBlock(f.get(key), f.sub(key))
-	f.failWith(err)
+	v := f.get(key)
+	c, err := contentBlockFrom(readValidObject(v, ""), v)
+	if err != nil {
+		f.failWith(underPath(err, f.sub(key)))
+	}
 	*dst = c
 }
 
 // decodeContentBlock decodes one block; path names it in errors.
 func decodeContentBlock(raw json.RawMessage, path string) (ContentBlock, error) {
-	f := readObject(raw, path)
+	return contentBlockFrom(readObject(raw, path), raw)
+}
+
+// contentBlockFrom decodes the block f reads, whose bytes are raw.
+func contentBlockFrom(f *fields, raw json.RawMessage) (ContentBlock, error) {
 	var typ string
-	f.str("type", &typ, true)
+	f.tag("type", &typ)
 	if f.err != nil {
 		return nil, f.err
 	}
@@ -335,38 +307,12 @@ func marshalTagged(key, tag string, v any) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	return joinTagged(key, tag, body)
-}
-
-// joinTagged returns the object body, whose encoding is done, with the
-// member key:tag put first.
-func joinTagged(key, tag string, body []byte) ([]byte, error) {
-	out := make([]byte, 0, len(key)+len(tag)+len(body)+8)
-	out = append(out, '{', '"')
-	out = append(out, key...)
-	out = append(out, '"', ':')
-	out, err := appendQuoted(out, tag)
-	if err != nil {
-		return nil, err
-	}
+	var e encoder
+	e.b = make([]byte, 0, len(key)+len(tag)+len(body)+8)
+	e.tagged(key, tag)
 	if len(body) > 2 { // more than "{}"
-		out = append(out, ',')
-		return append(out, body[1:]...), nil
+		e.b = append(e.b, ',')
+		return append(e.b, body[1:]...), nil
 	}
-	return append(out, '}'), nil
-}
-
-// appendQuoted appends s as a JSON string. The package's own tags need no
-// escaping and skip encoding/json; a tag that came from a peer goes through
-// it.
-func appendQuoted(dst []byte, s string) ([]byte, error) {
-	for i := range len(s) {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, err := json.Marshal(s)
-			return append(dst, q...), err
-		}
-	}
-	dst = append(dst, '"')
-	dst = append(dst, s...)
-	return append(dst, '"'), nil
+	return append(e.b, '}'), nil
 }

@@ -1,7 +1,6 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -133,7 +132,7 @@ func decode[T any](raw []byte, root string) (T, error) {
 		}
 		return v, nil
 	}
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
 		raw = []byte("{}") // as for the params types: absent is {}
 	}
@@ -195,6 +194,15 @@ func jsonFieldError(err error, path string) error {
 		return &fieldError{path, "must be valid JSON"}
 	}
 	return &fieldError{path, "is malformed"}
+}
+
+// underPath returns err, a decoding failure of a value read with the
+// relative path "", with its path put under path, the value's own.
+func underPath(err error, path string) error {
+	if fe, ok := err.(*fieldError); ok {
+		return &fieldError{joinPath(path, fe.path), fe.reason}
+	}
+	return err
 }
 
 // joinPath appends the relative member path rel ("id", "[2].text", "")
@@ -335,7 +343,7 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 					}
 					return nil
 				}
-				sub := readObject(item, itemPath)
+				sub := readValidObject(item, itemPath)
 				if sub.err == nil {
 					fi.nested.decode(sub, elem)
 				}
@@ -352,7 +360,7 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 				f.failWith(jsonFieldError(err, path))
 			}
 		default:
-			sub := readObject(raw, path)
+			sub := readValidObject(raw, path)
 			if sub.err == nil {
 				if fi.ptr {
 					dst.Set(reflect.New(dst.Type().Elem()))

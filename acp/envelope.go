@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
 )
@@ -14,7 +15,11 @@ import (
 // escapes newlines inside strings, and then checked as [FrameWriter] checks
 // a frame, since a [json.RawMessage] or a MarshalJSON method can still
 // produce JSON that is invalid, not UTF-8, or nested deeper than a reader
-// accepts. A json.RawMessage is copied as it is, only compacted.
+// accepts. A json.RawMessage is copied as it is, only compacted. The
+// package's hot values (session/update's and session/prompt's params, the
+// prompt's result) encode themselves instead, to the bytes encoding/json
+// would write (see encode.go); of what they write, only the bytes taken
+// from the caller, such as a _meta, need the check.
 //
 // The id is spliced in as its raw bytes rather than encoded: encoding/json
 // would re-escape a string id ("<a>" as "\u003ca\u003e", and under
@@ -38,15 +43,6 @@ func MarshalRequest(id ID, method string, params any) ([]byte, error) {
 		return nil, fmt.Errorf("acp: request %q has no id", echo(method))
 	}
 	return trimLine(encodeLine(id, method, "params", params))
-}
-
-// jsonAppender is implemented by the params of the hot methods
-// (session/update, session/prompt), which encode themselves: encoding/json
-// would validate and compact each nested encoding once more, where
-// encodeLine checks the whole once. The bytes are those encoding/json
-// would produce.
-type jsonAppender interface {
-	appendJSON(dst []byte) ([]byte, error)
 }
 
 // MarshalNotification returns a notification line for method with params
@@ -99,28 +95,25 @@ const lineHead = `{"jsonrpc":"2.0"`
 // allocated once, at its final size, and a json.RawMessage is compacted
 // straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
-	named := member == "params" // a request or a notification, whose method may be ""
+	if a, ok := value.(jsonAppender); ok && !isNilPointer(value) {
+		return appendLine(id, method, member, a)
+	}
 	val, raw := value.(json.RawMessage)
 	switch {
 	case value == nil || raw && val == nil:
 		val = nil
 	case raw:
-		if err := jsonscan.Check(val); err != nil {
+		if err := jsonscan.CheckIn(val, 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	default:
 		var err error
-		if a, ok := value.(jsonAppender); ok {
-			val, err = a.appendJSON(nil)
-		} else {
-			val, err = json.Marshal(value)
-		}
-		if err != nil {
+		if val, err = json.Marshal(value); err != nil {
 			return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 		}
 		// encoding/json validates what MarshalJSON methods and raw
 		// messages produce, but not their UTF-8 nor their depth.
-		if err := jsonscan.Check(val); err != nil {
+		if err := jsonscan.CheckIn(val, 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}
@@ -138,25 +131,64 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	}
 
 	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":""`)+len(method)+len(`,"":`)+len(member)+len(val)+len("}\n"))
+	line = appendHead(line, id, method, member, val != nil)
+	if raw {
+		line = appendCompact(line, val)
+	} else {
+		line = append(line, val...) // encoding/json's output is compact
+	}
+	return append(line, "}\n"...), nil
+}
+
+// appendHead appends the line's members up to the value of member, or
+// up to the method when it has no value.
+func appendHead(line []byte, id ID, method, member string, hasValue bool) []byte {
 	line = append(line, lineHead...)
 	if !id.IsAbsent() {
 		line = append(append(line, `,"id":`...), id.raw...)
 	}
-	if named {
-		// appendQuoted copies a plain name as it is and sends any other
-		// through encoding/json, which always encodes a string.
-		line, _ = appendQuoted(append(line, `,"method":`...), method)
+	if member == "params" { // a request or a notification, whose method may be ""
+		line = appendString(append(line, `,"method":`...), method)
 	}
-	if val != nil {
+	if hasValue {
 		line = append(append(append(line, `,"`...), member...), `":`...)
-		if raw {
-			line = appendCompact(line, val)
-		} else {
-			line = append(line, val...) // encoding/json's output is compact
+	}
+	return line
+}
+
+// appendLine is encodeLine for a value with an appendJSON, which is
+// written into a pooled buffer and copied once, at its final size, as
+// encoding/json does. Only bytes the package did not encode itself are
+// checked.
+func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
+	bp := linePool.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= maxPooledLine {
+			linePool.Put(bp)
+		}
+	}()
+	e := encoder{b: appendHead((*bp)[:0], id, method, member, true)}
+	start := len(e.b)
+	err := a.appendJSON(&e)
+	*bp = e.b
+	if err != nil {
+		return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
+	}
+	if e.unchecked {
+		if err := jsonscan.CheckIn(e.b[start:], 1); err != nil {
+			return nil, encodeError(method, member, err)
 		}
 	}
+	line := make([]byte, len(e.b), len(e.b)+2)
+	copy(line, e.b)
 	return append(line, "}\n"...), nil
 }
+
+// maxPooledLine bounds, in bytes, the buffers linePool keeps, so that one
+// huge message does not pin its memory.
+const maxPooledLine = 64 << 10
+
+var linePool = sync.Pool{New: func() any { return new([]byte) }}
 
 func encodeError(method, member string, err error) error {
 	return fmt.Errorf("%w: %s%s: %w", ErrNotJSON, member, of(method), err)

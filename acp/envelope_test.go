@@ -122,6 +122,12 @@ func TestMarshalRefuses(t *testing.T) {
 		{"result too deep", func() ([]byte, error) {
 			return MarshalResponse(IntID(1), json.RawMessage(strings.Repeat("[", 10001)+strings.Repeat("]", 10001)))
 		}, "", ErrNotJSON},
+		{"params at the line's depth limit", func() ([]byte, error) {
+			return MarshalNotification("n", json.RawMessage(strings.Repeat("[", 9999)+strings.Repeat("]", 9999)))
+		}, `{"jsonrpc":"2.0","method":"n","params":` + strings.Repeat("[", 9999) + strings.Repeat("]", 9999) + `}`, nil},
+		{"params too deep for the line", func() ([]byte, error) {
+			return MarshalNotification("n", json.RawMessage(strings.Repeat("[", 10000)+strings.Repeat("]", 10000)))
+		}, "", ErrNotJSON},
 		{"invalid UTF-8 error data", func() ([]byte, error) {
 			return MarshalErrorResponse(IntID(1), &Error{Code: 1, Message: "m", Data: json.RawMessage("\"\xff\"")})
 		}, "", ErrNotJSON},

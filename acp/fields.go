@@ -11,15 +11,19 @@ import (
 )
 
 // This file holds the machinery shared by the typed decoders (params,
-// content blocks, session updates): a JSON object read once into a map of
+// content blocks, session updates): a JSON object read once into a list of
 // raw members, then read field by field so that every error names the
 // member it is about.
 //
-// The map is filled in one pass of jsonscan, which validates the object as
-// it goes; its values alias the object's bytes, so whatever a decoder keeps
-// is copied. A duplicated member resolves the way encoding/json resolves it
-// everywhere else: the last occurrence wins. A member whose value is null is
-// treated as absent, as the ACP schema does for every optional member.
+// The root object's list is filled in one pass of jsonscan, which
+// validates the whole value (JSON, UTF-8, depth) as it goes; the objects
+// nested in it are then listed with jsonscan.Skip, which only finds where
+// each member ends, so that every byte is validated once however deep it
+// sits. The members alias the object's bytes, so whatever a decoder keeps
+// is copied. A duplicated member resolves the way encoding/json resolves
+// it everywhere else: the last occurrence wins. A member whose value is
+// null is treated as absent, as the ACP schema does for every optional
+// member.
 
 // fieldError is a decoding failure about one member, named by its path from
 // the decoded value's root ("cwd", "mcpServers[1].name", "prompt[0].text").
@@ -52,29 +56,42 @@ type fields struct {
 	src  []byte   // the object as read, aliasing the caller's bytes
 	path string   // prefix for member paths; "" at the root
 	err  error
+	buf  [4]member // m's first array: one allocation for the reader and its members
 }
 
-// readFields decodes raw as an object. Absent (empty) or null raw is an empty
+// readFields reads raw, bytes from outside the package such as a peer's
+// params, as an object: it validates them whole (JSON, UTF-8, depth) in
+// the pass that finds the members. Absent (empty) or null raw is an empty
 // object, so a method whose params are omitted fails on its first required
-// member rather than on the envelope. path names raw in errors ("" = root).
-func readFields(raw []byte, path string) *fields {
+// member rather than on the envelope. path names raw in errors ("" =
+// root).
+func readFields(raw []byte, path string) *fields { return newFields(raw, path, true) }
+
+// readValid is readFields for bytes validated already: a member of an
+// object read with readFields or readValid (what f.get returns), or an
+// element of an array member. It finds the members without validating
+// them again, so that a long string nested n levels deep is checked once,
+// not n times. Every reader below the root uses it.
+func readValid(raw []byte, path string) *fields { return newFields(raw, path, false) }
+
+func newFields(raw []byte, path string, validate bool) *fields {
 	f := &fields{path: path}
-	raw = bytes.TrimSpace(raw)
+	raw = trimSpace(raw)
 	if len(raw) == 0 || string(raw) == "null" {
 		return f
 	}
 	f.src = raw
-	name := path
-	if name == "" {
-		name = "params"
-	}
-	switch {
-	case !utf8.Valid(raw):
-		// encoding/json would let invalid UTF-8 through in raw members,
-		// and a value rebuilt from them would be a line no peer accepts.
-		f.err = &fieldError{name, "must be valid UTF-8"}
-	default:
-		if f.m = scanObject(raw); f.m == nil {
+	if f.m = scanObject(f.buf[:0], raw, validate); f.m == nil {
+		name := path
+		if name == "" && validate {
+			name = "params" // the root; a nested value's readers use "" as a relative path
+		}
+		if !utf8.Valid(raw) {
+			// encoding/json would let invalid UTF-8 through in raw
+			// members, and a value rebuilt from them would be a line no
+			// peer accepts.
+			f.err = &fieldError{name, "must be valid UTF-8"}
+		} else {
 			f.err = &fieldError{name, "must be an object"}
 		}
 	}
@@ -88,30 +105,33 @@ type member struct {
 	val  json.RawMessage
 }
 
-// scanObject returns the members of the JSON object raw (white space
-// trimmed), or nil when raw is not a valid object. An ACP object has a
-// handful of members, so a slice searched from the end (where the last of
-// a repeated name is) beats a map.
-func scanObject(raw []byte) []member {
+// scanObject appends the members of the JSON object raw (white space
+// trimmed) to m, or returns nil when raw is not a valid object; validate
+// says whether raw still needs validating. An ACP object has a handful of
+// members, so a slice searched from the end (where the last of a repeated
+// name is) beats a map.
+func scanObject(m []member, raw []byte, validate bool) []member {
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
-	m := make([]member, 0, 4)
 	i := jsonscan.SkipSpace(raw, 1)
 	if i < len(raw) && raw[i] == '}' {
 		return objectEnd(raw, i, m)
 	}
 	for {
-		key, escaped, val, next := jsonscan.Member(raw, i, jsonscan.MaxDepth-1)
+		var key, val []byte
+		var escaped bool
+		var next int
+		if validate {
+			key, escaped, val, next = jsonscan.Member(raw, i, jsonscan.MaxDepth-1)
+		} else {
+			key, escaped, val, next = skipMember(raw, i)
+		}
 		if next < 0 {
 			return nil
 		}
 		if escaped {
-			var name string
-			if json.Unmarshal(raw[i:i+len(key)+2], &name) != nil {
-				return nil
-			}
-			key = []byte(name)
+			key = []byte(unescape(key))
 		}
 		m = append(m, member{key, val})
 		if raw[next] == '}' {
@@ -119,6 +139,31 @@ func scanObject(raw []byte) []member {
 		}
 		i = jsonscan.SkipSpace(raw, next+1)
 	}
+}
+
+// skipMember is [jsonscan.Member] for an object validated already.
+func skipMember(b []byte, i int) (key []byte, escaped bool, val []byte, next int) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, false, nil, -1
+	}
+	end := jsonscan.Skip(b, i)
+	if end < 0 {
+		return nil, false, nil, -1
+	}
+	key = b[i+1 : end-1]
+	i = jsonscan.SkipSpace(b, end)
+	if i >= len(b) || b[i] != ':' {
+		return nil, false, nil, -1
+	}
+	i = jsonscan.SkipSpace(b, i+1)
+	if end = jsonscan.Skip(b, i); end < 0 {
+		return nil, false, nil, -1
+	}
+	val = b[i:end]
+	if i = jsonscan.SkipSpace(b, end); i >= len(b) || (b[i] != ',' && b[i] != '}') {
+		return nil, false, nil, -1
+	}
+	return key, bytes.IndexByte(key, '\\') >= 0, val, i
 }
 
 // objectEnd returns m when the '}' at raw[i] ends raw, and nil otherwise.
@@ -133,14 +178,35 @@ func objectEnd(raw []byte, i int, m []member) []member {
 // such as an array element or a content block: null there is an error
 // naming path, not an empty object.
 func readObject(raw []byte, path string) *fields {
+	return objectFields(raw, path, true)
+}
+
+// readValidObject is readObject for bytes validated already, as readValid
+// is readFields.
+func readValidObject(raw []byte, path string) *fields {
+	return objectFields(raw, path, false)
+}
+
+func objectFields(raw []byte, path string, validate bool) *fields {
 	if isNull(raw) {
 		return &fields{path: path, err: &fieldError{path, "must be an object"}}
 	}
-	return readFields(raw, path)
+	return newFields(raw, path, validate)
 }
 
 // isNull reports whether raw, white space aside, is the JSON null.
-func isNull(raw []byte) bool { return string(bytes.TrimSpace(raw)) == "null" }
+func isNull(raw []byte) bool { return string(trimSpace(raw)) == "null" }
+
+// trimSpace returns raw without the JSON white space around it: only
+// space, tab, CR and LF, which bytes.TrimSpace would go beyond (a vertical
+// tab before an object is not JSON).
+func trimSpace(raw []byte) []byte {
+	raw = raw[jsonscan.SkipSpace(raw, 0):]
+	for len(raw) > 0 && isSpace(raw[len(raw)-1]) {
+		raw = raw[:len(raw)-1]
+	}
+	return raw
+}
 
 // sub returns the path of member key.
 func (f *fields) sub(key string) string {
@@ -219,6 +285,35 @@ func (f *fields) str(key string, dst *string, required bool) {
 		*dst = unescape(v[1 : len(v)-1])
 	}
 }
+
+// tag reads a required discriminator ("type", "sessionUpdate") as str
+// does, but without allocating when it is one the package knows.
+func (f *fields) tag(key string, dst *string) {
+	v := f.member(key, true)
+	if v == nil {
+		return
+	}
+	if t, ok := knownTags[string(v)]; ok {
+		*dst = t
+		return
+	}
+	f.str(key, dst, true)
+}
+
+// knownTags maps the discriminators of the package's variants, quoted, to
+// themselves.
+var knownTags = func() map[string]string {
+	m := map[string]string{}
+	for _, c := range []ContentBlock{TextContent{}, ImageContent{}, AudioContent{}, ResourceLink{}, EmbeddedResource{}} {
+		m[`"`+c.contentType()+`"`] = c.contentType()
+	}
+	for _, u := range []Update{UserMessageChunk{}, AgentMessageChunk{}, AgentThoughtChunk{}, ToolCall{}, ToolCallUpdate{},
+		Plan{}, AvailableCommandsUpdate{}, CurrentModeUpdate{}, ConfigOptionUpdate{}, SessionInfoUpdate{}, UsageUpdate{}, Notice{},
+		PlanUpdate{}, PlanRemoved{}, CompactionUpdate{}, CompactionSummaryChunk{}} {
+		m[`"`+u.updateKind()+`"`] = u.updateKind()
+	}
+	return m
+}()
 
 // boolean reads a true or false member; required makes absence an error.
 func (f *fields) boolean(key string, dst *bool, required bool) {
@@ -347,7 +442,7 @@ func (f *fields) object(key string, required bool, decode func(*fields)) {
 	if v == nil {
 		return
 	}
-	sub := readFields(v, f.sub(key))
+	sub := readValid(v, f.sub(key))
 	if sub.err == nil {
 		decode(sub)
 	}
@@ -362,7 +457,7 @@ func (f *fields) array(key string, required bool, elem func(raw json.RawMessage,
 	if v == nil {
 		return false
 	}
-	items := scanArray(v)
+	items := scanArray(v, false)
 	if items == nil {
 		f.fail(key, "must be an array")
 		return false
@@ -383,13 +478,14 @@ func indexPath(path string, i int) string {
 }
 
 // scanArray returns the elements of the JSON array raw (white space
-// trimmed), slices of raw, or nil when raw is not a valid array; an empty
-// array gives an empty, non-nil slice.
-func scanArray(raw []byte) []json.RawMessage {
+// trimmed), slices of raw, or nil when raw is not a valid array; validate
+// says whether raw still needs validating. An empty array gives an empty,
+// non-nil slice.
+func scanArray(raw []byte, validate bool) []json.RawMessage {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil
 	}
-	items := []json.RawMessage{}
+	items := make([]json.RawMessage, 0, 4)
 	i := jsonscan.SkipSpace(raw, 1)
 	if i < len(raw) && raw[i] == ']' {
 		if jsonscan.SkipSpace(raw, i+1) != len(raw) {
@@ -398,7 +494,18 @@ func scanArray(raw []byte) []json.RawMessage {
 		return items
 	}
 	for {
-		val, next := jsonscan.Element(raw, i, jsonscan.MaxDepth-1)
+		var val []byte
+		var next int
+		if validate {
+			val, next = jsonscan.Element(raw, i, jsonscan.MaxDepth-1)
+		} else if end := jsonscan.Skip(raw, i); end >= 0 {
+			val = raw[i:end]
+			if next = jsonscan.SkipSpace(raw, end); next >= len(raw) || (raw[next] != ',' && raw[next] != ']') {
+				next = -1
+			}
+		} else {
+			next = -1
+		}
 		if next < 0 {
 			return nil
 		}
@@ -420,7 +527,7 @@ func objects[T any](f *fields, key string, dst *[]T, required bool, decode func(
 	out := []T{}
 	if f.array(key, required, func(raw json.RawMessage, path string) error {
 		var v T
-		sub := readObject(raw, path)
+		sub := readValidObject(raw, path)
 		if sub.err == nil {
 			decode(sub, &v)
 		}

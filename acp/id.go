@@ -92,7 +92,7 @@ func (id ID) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON keeps a copy of data if it is a valid id.
 func (id *ID) UnmarshalJSON(data []byte) error {
-	parsed, err := ParseID(bytes.TrimSpace(data))
+	parsed, err := ParseID(trimSpace(data))
 	if err != nil {
 		return err
 	}

@@ -38,7 +38,7 @@ func (f *fields) implementation(key string, dst **Implementation) {
 		return
 	}
 	var impl Implementation
-	o := readFields(f.get(key), f.sub(key))
+	o := readValid(f.get(key), f.sub(key))
 	o.str("name", &impl.Name, false)
 	o.str("title", &impl.Title, false)
 	o.str("version", &impl.Version, false)
@@ -213,7 +213,7 @@ func decodeNameValue(f *fields, nv *NameValue) {
 func (f *fields) mcpServers(dst *[]MCPServer) {
 	out := []MCPServer{}
 	f.array("mcpServers", false, func(raw json.RawMessage, path string) error {
-		s := readObject(raw, path)
+		s := readValidObject(raw, path)
 		var typ string
 		s.str("type", &typ, false)
 		switch typ {
@@ -573,30 +573,6 @@ type PromptParams struct {
 // UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
 // leaves p unchanged.
 func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
-
-// appendJSON appends p's encoding to dst; see [jsonAppender].
-func (p PromptParams) appendJSON(dst []byte) ([]byte, error) {
-	dst = append(dst, `{"sessionId":`...)
-	dst, err := appendQuoted(dst, p.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	prompt, err := p.Prompt.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"prompt":`...)
-	if dst, err = appendRaw(dst, prompt); err != nil {
-		return nil, err
-	}
-	if p.Meta != nil {
-		dst = append(dst, `,"_meta":`...)
-		if dst, err = appendRaw(dst, p.Meta); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
 
 func (p *PromptParams) decodeParams(f *fields) {
 	f.str("sessionId", &p.SessionID, true)

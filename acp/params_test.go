@@ -87,6 +87,12 @@ func TestParamsRoundTrip(t *testing.T) {
 				Content: []ToolCallContent{ToolCallDiff{Path: "/a", NewText: "x"}}, Locations: []ToolCallLocation{{Path: "/a"}}},
 			Options: []PermissionOption{{OptionID: "y", Name: "Yes", Kind: PermissionAllowAlways}},
 		})
+		// Empty lists replace the call's, as in a tool_call_update.
+		paramsRoundTrip(t, RequestPermissionParams{
+			SessionID: "s",
+			ToolCall:  PermissionToolCall{ToolCallID: "c", Content: []ToolCallContent{}, Locations: []ToolCallLocation{}},
+			Options:   []PermissionOption{},
+		})
 	})
 	t.Run("fs/read_text_file", func(t *testing.T) {
 		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(uint64(0)), Limit: ptrOf(uint64(5))})
@@ -230,6 +236,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"params a string", newSession, `"x"`, "params"},
 		{"params invalid JSON", newSession, `{"cwd":`, "params"},
 		{"params invalid UTF-8", newSession, "{\"cwd\":\"/\xff\"}", "params"},
+		{"params after a vertical tab, which is not JSON white space", newSession, "\v{\"cwd\":\"/\"}", "params"},
 		{"invalid UTF-8 in an unknown block", prompt, "{\"sessionId\":\"s\",\"prompt\":[{\"type\":\"later\",\"x\":\"\xc0\"}]}", "params"},
 		{"initialize absent params", initialize, ``, "protocolVersion"},
 		{"initialize null params", initialize, `null`, "protocolVersion"},

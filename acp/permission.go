@@ -30,6 +30,12 @@ type PermissionOption struct {
 // "sessionUpdate" discriminator.
 type PermissionToolCall ToolCallUpdate
 
+// MarshalJSON encodes the tool call as a [ToolCallUpdate] without its
+// discriminator: a non-nil empty Content or Locations is sent as [].
+func (c PermissionToolCall) MarshalJSON() ([]byte, error) {
+	return json.Marshal(ToolCallUpdate(c).wire())
+}
+
 // RequestPermissionParams are the params of session/request_permission,
 // which an agent sends before running a sensitive tool call.
 type RequestPermissionParams struct {

@@ -41,6 +41,10 @@ type ToolCall struct {
 	// ToolCallID identifies the call within the session.
 	ToolCallID string `json:"toolCallId"`
 	Title      string `json:"title"`
+	// Name is the tool's programmatic name, such as "Bash"; "" means not
+	// given. Unstable: ACP's unstable schema defines it, the stable one
+	// does not.
+	Name string `json:"name,omitempty"`
 	// Kind is the tool's category; "" means other.
 	Kind ToolKind `json:"kind,omitempty"`
 	// Status is the call's status; "" means pending.
@@ -58,15 +62,18 @@ type ToolCall struct {
 // is left unchanged. Content and Locations replace the call's lists when
 // non-nil: a non-nil empty slice clears them.
 type ToolCallUpdate struct {
-	ToolCallID string             `json:"toolCallId"`
-	Title      string             `json:"title,omitempty"`
-	Kind       ToolKind           `json:"kind,omitempty"`
-	Status     ToolCallStatus     `json:"status,omitempty"`
-	Content    []ToolCallContent  `json:"content,omitempty"`
-	Locations  []ToolCallLocation `json:"locations,omitempty"`
-	RawInput   json.RawMessage    `json:"rawInput,omitempty"`
-	RawOutput  json.RawMessage    `json:"rawOutput,omitempty"`
-	Meta       json.RawMessage    `json:"_meta,omitempty"`
+	ToolCallID string `json:"toolCallId"`
+	Title      string `json:"title,omitempty"`
+	// Name is the tool's programmatic name; "" leaves it unchanged.
+	// Unstable, as [ToolCall].Name.
+	Name      string             `json:"name,omitempty"`
+	Kind      ToolKind           `json:"kind,omitempty"`
+	Status    ToolCallStatus     `json:"status,omitempty"`
+	Content   []ToolCallContent  `json:"content,omitempty"`
+	Locations []ToolCallLocation `json:"locations,omitempty"`
+	RawInput  json.RawMessage    `json:"rawInput,omitempty"`
+	RawOutput json.RawMessage    `json:"rawOutput,omitempty"`
+	Meta      json.RawMessage    `json:"_meta,omitempty"`
 }
 
 // ToolCallLocation is a file a tool call reads or changes, so a client can
@@ -195,6 +202,7 @@ func (f *fields) toolStatus(dst *ToolCallStatus) {
 func (f *fields) toolCall(v *ToolCallUpdate, titleRequired bool) {
 	f.str("toolCallId", &v.ToolCallID, true)
 	f.str("title", &v.Title, titleRequired)
+	f.str("name", &v.Name, false)
 	f.toolKind(&v.Kind)
 	f.toolStatus(&v.Status)
 	f.toolContents(&v.Content)
@@ -220,7 +228,7 @@ func decodeLocation(f *fields, l *ToolCallLocation) {
 func (f *fields) toolContents(dst *[]ToolCallContent) {
 	out := []ToolCallContent{}
 	if !f.array("content", false, func(raw json.RawMessage, path string) error {
-		c := readObject(raw, path)
+		c := readValidObject(raw, path)
 		var typ string
 		c.str("type", &typ, true)
 		switch typ {

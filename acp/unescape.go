@@ -2,6 +2,7 @@ package acp
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -13,39 +14,36 @@ import (
 // every member the decoders read does. It replaces a call to
 // json.Unmarshal, whose cost dominated decoding a prompt with code in it.
 func unescape(content []byte) string {
-	if bytes.IndexByte(content, '\\') < 0 {
+	k := bytes.IndexByte(content, '\\')
+	if k < 0 {
 		return string(content)
 	}
-	out := make([]byte, 0, len(content))
-	for i := 0; i < len(content); i++ {
-		c := content[i]
-		if c != '\\' {
-			out = append(out, c)
-			continue
-		}
-		i++
-		switch content[i] {
+	var out strings.Builder // its String does not copy
+	out.Grow(len(content))
+	for ; k >= 0; k = bytes.IndexByte(content, '\\') {
+		out.Write(content[:k]) // the run before the escape, at once
+		switch c := content[k+1]; c {
 		case '"', '\\', '/':
-			out = append(out, content[i])
+			out.WriteByte(c)
 		case 'b':
-			out = append(out, '\b')
+			out.WriteByte('\b')
 		case 'f':
-			out = append(out, '\f')
+			out.WriteByte('\f')
 		case 'n':
-			out = append(out, '\n')
+			out.WriteByte('\n')
 		case 'r':
-			out = append(out, '\r')
+			out.WriteByte('\r')
 		case 't':
-			out = append(out, '\t')
+			out.WriteByte('\t')
 		case 'u':
-			r := hex4(content[i+1 : i+5])
-			i += 4
+			r := hex4(content[k+2 : k+6])
+			k += 4
 			if utf16.IsSurrogate(r) {
 				// A pair only if a low surrogate escape follows at once.
-				if i+6 < len(content) && content[i+1] == '\\' && content[i+2] == 'u' {
-					if pair := utf16.DecodeRune(r, hex4(content[i+3:i+7])); pair != utf8.RuneError {
+				if k+7 < len(content) && content[k+2] == '\\' && content[k+3] == 'u' {
+					if pair := utf16.DecodeRune(r, hex4(content[k+4:k+8])); pair != utf8.RuneError {
 						r = pair
-						i += 6
+						k += 6
 					} else {
 						r = utf8.RuneError
 					}
@@ -53,10 +51,12 @@ func unescape(content []byte) string {
 					r = utf8.RuneError
 				}
 			}
-			out = utf8.AppendRune(out, r)
+			out.WriteRune(r)
 		}
+		content = content[k+2:]
 	}
-	return string(out)
+	out.Write(content)
+	return out.String()
 }
 
 // hex4 reads four hexadecimal digits, which jsonscan has checked.

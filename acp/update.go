@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-
-	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
 // Update is the update member of a session/update notification, one of:
@@ -160,52 +158,14 @@ func (u UnknownUpdate) updateKind() string         { return u.Kind }
 
 const updateTag = "sessionUpdate"
 
-// marshal encodes the chunk with "sessionUpdate":kind. The content
-// block's own encoding is spliced in rather than handed to encoding/json,
-// which would validate it once more before the caller validates the whole
-// chunk: chunks are the bulk of a session's traffic.
-func (c ContentChunk) marshal(kind string) ([]byte, error) {
-	m, ok := c.Content.(json.Marshaler) // every variant; not nil
-	if !ok {
-		return marshalTagged(updateTag, kind, c)
-	}
-	content, err := m.MarshalJSON()
-	if err != nil {
-		return nil, err
-	}
-	body := make([]byte, 0, len(content)+len(c.MessageID)+len(c.Meta)+32)
-	body = append(body, `{"content":`...)
-	body = append(body, content...)
-	if c.MessageID != "" || c.Meta != nil {
-		rest, err := json.Marshal(struct {
-			MessageID string          `json:"messageId,omitempty"`
-			Meta      json.RawMessage `json:"_meta,omitempty"`
-		}{c.MessageID, c.Meta})
-		if err != nil {
-			return nil, err
-		}
-		if len(rest) > 2 {
-			body = append(body, ',')
-			body = append(body, rest[1:len(rest)-1]...)
-		}
-	}
-	return joinTagged(updateTag, kind, append(body, '}'))
-}
-
 // MarshalJSON encodes the chunk with "sessionUpdate":"user_message_chunk".
-func (u UserMessageChunk) MarshalJSON() ([]byte, error) {
-	return ContentChunk(u).marshal(u.updateKind())
-}
+func (u UserMessageChunk) MarshalJSON() ([]byte, error) { return marshalAppender(u) }
 
 // MarshalJSON encodes the chunk with "sessionUpdate":"agent_message_chunk".
-func (u AgentMessageChunk) MarshalJSON() ([]byte, error) {
-	return ContentChunk(u).marshal(u.updateKind())
-}
+func (u AgentMessageChunk) MarshalJSON() ([]byte, error) { return marshalAppender(u) }
 
 // MarshalJSON encodes the chunk with "sessionUpdate":"agent_thought_chunk".
-func (u AgentThoughtChunk) MarshalJSON() ([]byte, error) {
-	return ContentChunk(u).marshal(u.updateKind())
-}
+func (u AgentThoughtChunk) MarshalJSON() ([]byte, error) { return marshalAppender(u) }
 
 // MarshalJSON encodes the update with
 // "sessionUpdate":"available_commands_update"; nil AvailableCommands is sent
@@ -286,7 +246,8 @@ func (n *SessionNotification) UnmarshalJSON(data []byte) error { return unmarsha
 func (n *SessionNotification) decodeParams(f *fields) {
 	f.str("sessionId", &n.SessionID, true)
 	if f.require("update") {
-		u, err := decodeUpdate(f.get("update"), "update")
+		raw := f.get("update")
+		u, err := updateFrom(readValidObject(raw, "update"), raw)
 		f.failWith(err)
 		n.Update = u
 	}
@@ -294,58 +255,6 @@ func (n *SessionNotification) decodeParams(f *fields) {
 }
 
 var errNilUpdate = errors.New("acp: session update is nil")
-
-// appendJSON appends n's encoding to dst, as encoding/json would encode
-// it, for [MarshalNotification]: session/update is the bulk of a session's
-// traffic, and encoding/json would validate and compact the update's own
-// encoding once more. Here the encoding is spliced in after a check with
-// jsonscan, and compacted only if it holds a line break.
-func (n SessionNotification) appendJSON(dst []byte) ([]byte, error) {
-	if n.Update == nil {
-		return nil, errNilUpdate
-	}
-	dst = append(dst, `{"sessionId":`...)
-	dst, err := appendQuoted(dst, n.SessionID)
-	if err != nil {
-		return nil, err
-	}
-	var u []byte
-	if m, ok := n.Update.(json.Marshaler); ok { // every variant
-		u, err = m.MarshalJSON()
-	} else {
-		u, err = json.Marshal(n.Update)
-	}
-	if err != nil {
-		return nil, err
-	}
-	dst = append(dst, `,"update":`...)
-	if dst, err = appendRaw(dst, u); err != nil {
-		return nil, err
-	}
-	if n.Meta != nil {
-		dst = append(dst, `,"_meta":`...)
-		if dst, err = appendRaw(dst, n.Meta); err != nil {
-			return nil, err
-		}
-	}
-	return append(dst, '}'), nil
-}
-
-// appendRaw appends raw, which must be one JSON value, to a line: as is
-// when it holds no line break, compacted otherwise.
-func appendRaw(dst, raw []byte) ([]byte, error) {
-	if !jsonscan.Valid(raw) {
-		return nil, ErrNotJSON
-	}
-	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 && raw[0] != ' ' && raw[len(raw)-1] != ' ' {
-		return append(dst, raw...), nil
-	}
-	var b bytes.Buffer
-	if err := json.Compact(&b, raw); err != nil {
-		return nil, err
-	}
-	return append(dst, b.Bytes()...), nil
-}
 
 // check refuses a notification without its update, which the schema
 // requires, before [SessionUpdate] sends it. It is not a MarshalJSON:
@@ -361,16 +270,20 @@ func (n SessionNotification) check() error {
 // decodeUpdate decodes one update object (the update member of a
 // session/update notification) into its variant; path names it in errors.
 func decodeUpdate(raw json.RawMessage, path string) (Update, error) {
-	if t := bytes.TrimSpace(raw); len(t) == 0 || string(t) == "null" {
+	if t := trimSpace(raw); len(t) == 0 || string(t) == "null" {
 		name := path
 		if name == "" {
 			name = "update"
 		}
 		return nil, &fieldError{name, "must be an object"}
 	}
-	f := readFields(raw, path)
+	return updateFrom(readFields(raw, path), raw)
+}
+
+// updateFrom decodes the update object f reads, whose bytes are raw.
+func updateFrom(f *fields, raw json.RawMessage) (Update, error) {
 	var kind string
-	f.str(updateTag, &kind, true)
+	f.tag(updateTag, &kind)
 	if f.err != nil {
 		return nil, f.err
 	}

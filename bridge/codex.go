@@ -126,36 +126,29 @@ func (c *codexTranslator) run(resumeID string, stdout io.Reader, wait func() int
 		}
 	}
 	t.Finish(wait(), nil)
-	id := t.ThreadID()
 	err := t.Err()
-	switch {
-	case err == nil:
-		res.StopReason = acp.StopReasonEndTurn
-		return id, res, nil
-	case errors.Is(err, codex.ErrResumeNotFound):
-		return id, res, resumeNotFound("Codex", resumeID)
-	case errors.Is(err, codex.ErrNoResult):
-		return id, res, acp.Errorf(acp.CodeInternalError, "Codex exited without finishing the turn: %v", err).WithData(ErrorData{Kind: KindCrash})
-	}
 	var re *codex.RunError
-	msg := err.Error()
-	if errors.As(err, &re) && re.Message != "" {
+	msg := ""
+	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	data := ErrorData{Kind: KindCLIError}
-	if errors.Is(err, codex.ErrAPI) || apiErr != nil {
-		data.Kind = KindAPIError
-		if apiErr != nil {
-			data.APIErrorStatus = apiErr.Status
-		}
+	apiStatus := 0
+	if apiErr != nil {
+		apiStatus = apiErr.Status
 	}
-	switch ms, perr := codex.ParseResetTime(msg, c.now(), c.loc); {
-	case perr == nil:
-		data.Kind, data.ResetsAtMs = KindRateLimit, ms
-	case errors.Is(perr, codex.ErrNoResetTime):
-		data.Kind = KindRateLimit
-	}
-	return id, res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
+	res.StopReason, err = codexOutcome.of(err, msg, apiErr != nil, apiStatus, resumeID, func(text string) (int64, error) {
+		return codex.ParseResetTime(text, c.now(), c.loc)
+	})
+	return t.ThreadID(), res, err
+}
+
+// codexOutcome reads how a Codex run ended.
+var codexOutcome = runOutcome{
+	cli:            "Codex",
+	resumeNotFound: codex.ErrResumeNotFound,
+	noResult:       codex.ErrNoResult,
+	api:            codex.ErrAPI,
+	noResetTime:    codex.ErrNoResetTime,
 }
 
 func (c *codexTranslator) usageSnapshot() usage.Snapshot { return c.acc.Snapshot() }

@@ -127,39 +127,30 @@ func (g *geminiTranslator) run(resumeID string, stdout io.Reader, wait func() in
 		}
 	}
 	t.Finish(wait(), nil)
-	id := t.SessionID()
 	err := t.Err()
-	switch {
-	case err == nil:
-		res.StopReason = acp.StopReasonEndTurn
-		return id, res, nil
-	case errors.Is(err, gemini.ErrMaxTurns):
-		res.StopReason = acp.StopReasonMaxTurnRequests
-		return id, res, nil
-	case errors.Is(err, gemini.ErrResumeNotFound):
-		return id, res, resumeNotFound("Gemini CLI", resumeID)
-	case errors.Is(err, gemini.ErrNoResult):
-		return id, res, acp.Errorf(acp.CodeInternalError, "Gemini CLI exited without finishing the turn: %v", err).WithData(ErrorData{Kind: KindCrash})
-	}
 	var re *gemini.RunError
-	msg := err.Error()
-	if errors.As(err, &re) && re.Message != "" {
+	msg := ""
+	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	data := ErrorData{Kind: KindCLIError}
-	if errors.Is(err, gemini.ErrAPI) || apiErr != nil {
-		data.Kind = KindAPIError
-		if apiErr != nil {
-			data.APIErrorStatus = apiErr.Status
-		}
+	apiStatus := 0
+	if apiErr != nil {
+		apiStatus = apiErr.Status
 	}
-	switch ms, perr := gemini.ParseResetTime(msg, g.now()); {
-	case perr == nil:
-		data.Kind, data.ResetsAtMs = KindRateLimit, ms
-	case errors.Is(perr, gemini.ErrNoResetTime):
-		data.Kind = KindRateLimit
-	}
-	return id, res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
+	res.StopReason, err = geminiOutcome.of(err, msg, apiErr != nil, apiStatus, resumeID, func(text string) (int64, error) {
+		return gemini.ParseResetTime(text, g.now())
+	})
+	return t.SessionID(), res, err
+}
+
+// geminiOutcome reads how a Gemini CLI run ended.
+var geminiOutcome = runOutcome{
+	cli:            "Gemini CLI",
+	resumeNotFound: gemini.ErrResumeNotFound,
+	noResult:       gemini.ErrNoResult,
+	api:            gemini.ErrAPI,
+	maxTurns:       gemini.ErrMaxTurns,
+	noResetTime:    gemini.ErrNoResetTime,
 }
 
 // geminiTitle names a tool call by its tool and what it acts on.

@@ -198,3 +198,42 @@ func exitCode(err error) int {
 	}
 	return -1
 }
+
+// runOutcome maps how a per-turn CLI's run ended onto the prompt's
+// response, through the sentinel errors of the CLI's package.
+type runOutcome struct {
+	cli                                     string // the CLI's name, for messages
+	resumeNotFound, noResult, api, maxTurns error  // maxTurns is nil for a CLI without a turn limit
+	noResetTime                             error
+}
+
+// of returns the stop reason of a run whose Turn.Err is err, or the
+// error to answer the prompt with. msg is the CLI's own words about the
+// failure ("" for none); apiErr reports an API error line, apiStatus its
+// HTTP status; parseReset reads a reset time out of the CLI's words.
+func (o runOutcome) of(err error, msg string, apiErr bool, apiStatus int, resumeID string, parseReset func(string) (int64, error)) (acp.StopReason, error) {
+	switch {
+	case err == nil:
+		return acp.StopReasonEndTurn, nil
+	case o.maxTurns != nil && errors.Is(err, o.maxTurns):
+		return acp.StopReasonMaxTurnRequests, nil
+	case errors.Is(err, o.resumeNotFound):
+		return "", resumeNotFound(o.cli, resumeID)
+	case errors.Is(err, o.noResult):
+		return "", acp.Errorf(acp.CodeInternalError, "%s exited without finishing the turn: %v", o.cli, err).WithData(ErrorData{Kind: KindCrash})
+	}
+	if msg == "" {
+		msg = err.Error()
+	}
+	data := ErrorData{Kind: KindCLIError}
+	if apiErr || errors.Is(err, o.api) {
+		data.Kind, data.APIErrorStatus = KindAPIError, apiStatus
+	}
+	switch ms, perr := parseReset(msg); {
+	case perr == nil:
+		data.Kind, data.ResetsAtMs = KindRateLimit, ms
+	case errors.Is(perr, o.noResetTime):
+		data.Kind = KindRateLimit
+	}
+	return "", acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
+}

@@ -126,12 +126,14 @@ func FuzzSessionWrite(f *testing.F) {
 		check("Send", s.Send(TextBlock(text), RawBlock(raw)))
 		_, err := s.Call(subtype, raw)
 		if err == nil && utf8.ValidString(subtype) {
+			// The CLI reads member names as written (JSON.parse): a map
+			// matches them exactly, where a struct field would also take
+			// "suBtYpe".
 			var line struct {
-				Request struct {
-					Subtype string `json:"subtype"`
-				} `json:"request"`
+				Request map[string]json.RawMessage `json:"request"`
 			}
-			if json.Unmarshal(stdin.Bytes(), &line) != nil || line.Request.Subtype != subtype {
+			var got string
+			if json.Unmarshal(stdin.Bytes(), &line) != nil || json.Unmarshal(line.Request["subtype"], &got) != nil || got != subtype {
 				t.Fatalf("Call(%q) wrote %q", subtype, stdin.String())
 			}
 		}

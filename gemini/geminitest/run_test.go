@@ -113,7 +113,12 @@ func TestRunStoppedWhileReadingStdin(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- Run(ctx, Env{Args: []string{"-o", "stream-json"}, Stdin: pr, Open: files.Open,
-			Getenv: func(string) string { return "one.jsonl" }})
+			Getenv: func(k string) string {
+				if k == EnvTranscript {
+					return "one.jsonl"
+				}
+				return ""
+			}})
 	}()
 	cancel()
 	select {

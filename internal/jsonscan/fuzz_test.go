@@ -1,6 +1,7 @@
 package jsonscan_test
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"testing"
@@ -105,4 +106,29 @@ func depth(b []byte) int {
 		}
 	}
 	return deepest
+}
+
+// FuzzSkip checks that Skip finds the end of every valid value, as
+// Valid's scan does, and that on any other bytes it neither panics nor
+// reads past them.
+func FuzzSkip(f *testing.F) {
+	for _, s := range []string{
+		`0`, `-1.5e3 `, `true`, `null`, `"a\"b\\"`, `"\\\\"`, `[]`, ` [1, "]", {"a": [true]}] `,
+		`{"k":"v\\","n":{}}`, `{"a":1}}`, `"unterminated`, `[1,2`, `]`, `{"a":"\\\""}`, nest(70, true),
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		i := jsonscan.SkipSpace(b, 0)
+		end := jsonscan.Skip(b, i)
+		if end > len(b) || end < -1 || (end >= 0 && end <= i) {
+			t.Fatalf("Skip(%q, %d) = %d", b, i, end)
+		}
+		if !jsonscan.Valid(b) {
+			return
+		}
+		if want := len(bytes.TrimRight(b, " \t\r\n")); end != want {
+			t.Fatalf("Skip(%q, %d) = %d, want %d", b, i, end, want)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"strconv"
@@ -20,8 +21,14 @@ func Valid(b []byte) bool {
 
 // Check is [Valid] that says why: it returns nil when b is valid, else a
 // [*SyntaxError] giving the offset at which b stops being JSON.
-func Check(b []byte) error {
-	end, why := scan(b, SkipSpace(b, 0), MaxDepth)
+func Check(b []byte) error { return CheckIn(b, 0) }
+
+// CheckIn is [Check] for a value that will be nested outer levels deep in
+// another, as the params of a message are one level deep in it: the value
+// itself may nest at most MaxDepth-outer levels, so that the whole stays
+// within [MaxDepth].
+func CheckIn(b []byte, outer int) error {
+	end, why := scan(b, SkipSpace(b, 0), MaxDepth-outer)
 	if end >= 0 {
 		if end = SkipSpace(b, end); end == len(b) {
 			return nil
@@ -458,4 +465,71 @@ var shortEscape = [256]bool{'"': true, '\\': true, '/': true, 'b': true, 'f': tr
 
 func isHex(c byte) bool {
 	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+}
+
+// Skip returns the index just past the JSON value that starts at b[i],
+// without validating it: it is for bytes already validated, such as the
+// members of an object that [Member] returned, which a reader walks again
+// to read what is nested in them. It stops at the first byte that cannot
+// continue the value's structure and returns -1 when the value does not
+// end within b; it never panics and never reads past b, but on bytes that
+// are not valid JSON it may return an index rather than -1.
+func Skip(b []byte, i int) int {
+	depth := 0
+	for i < len(b) {
+		switch b[i] {
+		case '"':
+			if i = skipString(b, i); i < 0 || depth == 0 {
+				return i
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth--; depth <= 0 {
+				if depth < 0 {
+					return -1
+				}
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', ',', ':':
+			if depth == 0 {
+				return -1
+			}
+		default: // a number or a literal
+			if depth == 0 {
+				j := i + 1
+				for j < len(b) && !endsScalar[b[j]] {
+					j++
+				}
+				return j
+			}
+		}
+		i++
+	}
+	return -1
+}
+
+// endsScalar holds the bytes that end a number or a literal.
+var endsScalar = [256]bool{' ': true, '\t': true, '\n': true, '\r': true, ',': true, ':': true, ']': true, '}': true, '"': true, '[': true, '{': true}
+
+// skipString returns the index just past the string whose opening quote is
+// b[i], or -1 when it does not end within b.
+func skipString(b []byte, i int) int {
+	for i++; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		if k < 0 {
+			return -1
+		}
+		i += k
+		// The quote is escaped if an odd number of backslashes precede it.
+		n := 0
+		for j := i - 1; j >= 0 && b[j] == '\\'; j-- {
+			n++
+		}
+		i++
+		if n%2 == 0 {
+			return i
+		}
+	}
 }

@@ -310,3 +310,26 @@ func TestElement(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckIn checks that a value to be nested outer levels deep may
+// itself nest only MaxDepth-outer levels.
+func TestCheckIn(t *testing.T) {
+	tests := []struct {
+		in    string
+		outer int
+		valid bool
+	}{
+		{nest(jsonscan.MaxDepth-1, false), 1, true},
+		{nest(jsonscan.MaxDepth, false), 1, false},
+		{nest(jsonscan.MaxDepth-3, true), 3, true},
+		{nest(jsonscan.MaxDepth-2, true), 3, false},
+		{`"\xff"`, 1, false},
+		{`[1]`, 0, true},
+	}
+	for _, tt := range tests {
+		err := jsonscan.CheckIn([]byte(tt.in), tt.outer)
+		if (err == nil) != tt.valid {
+			t.Errorf("CheckIn(%d bytes, %d) = %v, want valid %v", len(tt.in), tt.outer, err, tt.valid)
+		}
+	}
+}

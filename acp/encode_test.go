@@ -1,0 +1,151 @@
+package acp
+
+import (
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/acpkit/acpkit/internal/jsonscan"
+)
+
+var appendStringSeeds = []string{
+	"", "plain", "eight by", "a\"b\\c/d", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
+	"<script>&amp;</script>", "\u2028\u2029 and \u2027\u202a", "é中😀\ufffd",
+	"\xff", "ok\xc0", "\xed\xa0\x80", "tab\there, then a much longer run of plain text\n",
+	"\"\"\"\"\"\"\"\"\"", strings.Repeat("x", 15) + "<",
+}
+
+// TestAppendString checks appendString against encoding/json, which the
+// package's appenders must match byte for byte (the golden lines were
+// made by encoding/json).
+func TestAppendString(t *testing.T) {
+	for _, s := range appendStringSeeds {
+		want, _ := json.Marshal(s)
+		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Errorf("appendString(%q) = %s, want %s", s, got[1:], want)
+		}
+	}
+}
+
+// FuzzAppendString checks appendString against encoding/json on every
+// string, and that what it writes is valid JSON in valid UTF-8, so that
+// the lines built from it need no check.
+func FuzzAppendString(f *testing.F) {
+	for _, s := range appendStringSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		want, _ := json.Marshal(s)
+		got := appendString(nil, s)
+		if string(got) != string(want) {
+			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
+		}
+		if !jsonscan.Valid(got) {
+			t.Fatalf("appendString(%q) = %q, not valid JSON", s, got)
+		}
+	})
+}
+
+// TestAppendersCheckForeignBytes checks that the bytes an appender takes
+// from the caller (a _meta, an unknown variant kept raw) are checked as
+// any other value's are, although the appenders' own output is not.
+func TestAppendersCheckForeignBytes(t *testing.T) {
+	// Valid alone, but one level too deep as a member of the params.
+	deep := json.RawMessage(strings.Repeat("[", jsonscan.MaxDepth) + strings.Repeat("]", jsonscan.MaxDepth))
+	badUTF8 := json.RawMessage("{\"a\":\"\xff\"}")
+	text := "fine"
+	tests := []struct {
+		name  string
+		value any
+	}{
+		{"notification _meta in invalid UTF-8", SessionNotification{SessionID: "s", Update: AgentMessageChunk{Content: TextContent{Text: "t"}}, Meta: badUTF8}},
+		{"notification _meta too deep inside the params", SessionNotification{SessionID: "s", Update: AgentMessageChunk{Content: TextContent{Text: "t"}}, Meta: deep}},
+		{"chunk _meta in invalid UTF-8", SessionNotification{SessionID: "s", Update: AgentMessageChunk{Content: TextContent{Text: "t"}, Meta: badUTF8}}},
+		{"block _meta in invalid UTF-8", SessionNotification{SessionID: "s", Update: AgentThoughtChunk{Content: TextContent{Text: "t", Meta: badUTF8}}}},
+		{"annotations _meta in invalid UTF-8", PromptParams{SessionID: "s", Prompt: ContentBlocks{ImageContent{Data: "AA==", MimeType: "image/png", Annotations: &Annotations{Meta: badUTF8}}}}},
+		{"resource _meta in invalid UTF-8", PromptParams{SessionID: "s", Prompt: ContentBlocks{EmbeddedResource{Resource: ResourceContents{URI: "u", Text: &text, Meta: badUTF8}}}}},
+		{"unknown block in invalid UTF-8", PromptParams{SessionID: "s", Prompt: ContentBlocks{UnknownContent{Type: "x", Raw: badUTF8}}}},
+		{"unknown update in invalid UTF-8", SessionNotification{SessionID: "s", Update: UnknownUpdate{Kind: "x", Raw: badUTF8}}},
+		{"unknown update with white space, then invalid UTF-8", SessionNotification{SessionID: "s", Update: UnknownUpdate{Kind: "x", Raw: json.RawMessage("{\n\"a\":\"\xff\"}")}}},
+		{"prompt _meta not JSON", PromptParams{SessionID: "s", Meta: json.RawMessage(`{"a":}`)}},
+		{"result _meta in invalid UTF-8", PromptResult{StopReason: StopReasonEndTurn, Meta: badUTF8}},
+		{"usage _meta in invalid UTF-8", PromptResult{StopReason: StopReasonEndTurn, Usage: &Usage{Meta: badUTF8}}},
+	}
+	for _, tt := range tests {
+		if _, ok := tt.value.(jsonAppender); !ok {
+			t.Fatalf("%s: %T has no appender", tt.name, tt.value)
+		}
+		line, err := MarshalRequest(IntID(1), "m", tt.value)
+		if !errors.Is(err, ErrNotJSON) {
+			t.Errorf("%s: a line of %d bytes, %v; want an error matching ErrNotJSON", tt.name, len(line), err)
+		}
+	}
+}
+
+// TestAppendersNilPointers checks that a nil pointer among the variants
+// is sent as null, as encoding/json sends it, rather than panicking.
+func TestAppendersNilPointers(t *testing.T) {
+	var text *TextContent
+	var chunk *AgentMessageChunk
+	tests := []struct {
+		value any
+		want  string
+	}{
+		{PromptParams{SessionID: "s", Prompt: ContentBlocks{text}}, `{"sessionId":"s","prompt":[null]}`},
+		{SessionNotification{SessionID: "s", Update: chunk}, `{"sessionId":"s","update":null}`},
+	}
+	for _, tt := range tests {
+		want, err := json.Marshal(tt.value)
+		if err != nil || string(want) != tt.want {
+			t.Fatalf("encoding/json: %s, %v; want %s", want, err, tt.want)
+		}
+		line, err := MarshalNotification("m", tt.value)
+		if wantLine := `{"jsonrpc":"2.0","method":"m","params":` + tt.want + `}`; err != nil || string(line) != wantLine {
+			t.Errorf("%#v: %s, %v; want %s", tt.value, line, err, wantLine)
+		}
+	}
+}
+
+// FuzzMarshalSessionUpdate checks that whatever update decodes from a
+// peer's bytes is sent again as a line a peer accepts, holding the same
+// variant, or refused with ErrNotJSON when it cannot fit a line (a raw
+// variant nested too deep to be nested further).
+func FuzzMarshalSessionUpdate(f *testing.F) {
+	for _, tc := range sampleUpdates() {
+		raw, err := json.Marshal(tc.update)
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(raw)
+	}
+	f.Add([]byte(`{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"<\u2028>\ud800","annotations":{"priority":0.5,"_meta":{"k":"\u00e9"}}},"_meta":{ "a" : [ 1 ] }}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		u, err := decodeUpdate(data, "update")
+		if err != nil {
+			return
+		}
+		line, err := MarshalNotification(SessionUpdate.Name, SessionNotification{SessionID: "s", Update: u})
+		if err != nil {
+			if !errors.Is(err, ErrNotJSON) {
+				t.Fatalf("%q: %v", data, err)
+			}
+			return
+		}
+		if !utf8.Valid(line) || strings.ContainsAny(string(line), "\r\n") {
+			t.Fatalf("%q: not one line in UTF-8: %q", data, line)
+		}
+		msg := Classify(line)
+		if msg.Kind != KindNotification {
+			t.Fatalf("%q: %q is not a notification: %v", data, line, msg.Err)
+		}
+		n, err := DecodeParams[SessionNotification](msg.Params)
+		if err != nil {
+			t.Fatalf("%q: %q does not decode: %v", data, line, err)
+		}
+		if n.Update.updateKind() != u.updateKind() {
+			t.Fatalf("%q: variant %q became %q", data, u.updateKind(), n.Update.updateKind())
+		}
+	})
+}
