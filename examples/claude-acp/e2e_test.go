@@ -58,6 +58,13 @@ var scenarios = []scenario{
 		play: func(e *editor) { e.prompt(e.newSession(), "Run echo hello in the shell and tell me what it printed.") }},
 	{name: "tools", transcript: "tools.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) { e.prompt(e.newSession(), "Fix the bug in main.go and run the tests.") }},
+	// Tools of the other kinds, in plan mode, and ExitPlanMode, which
+	// asks before the CLI leaves plan mode.
+	{name: "tools-plan", transcript: "tools-plan.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.answer(answerAllow)
+			e.prompt(e.newSession(), "Plan how to speed up the parser.")
+		}},
 	{name: "permission-allow", transcript: "permission-allow.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) {
 			e.answer(answerAllow)
