@@ -39,6 +39,12 @@ var scenarios = []scenario{
 			e.prompt(sid, "Say hello and tell me what 2 + 2 is.")
 			e.prompt(sid, "And now say it again.")
 		}},
+	// A prompt with an image: the CLI gets it as a base64 image block.
+	{name: "image", transcript: "image.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			const png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
+			e.promptBlocks(e.newSession(), acp.TextContent{Text: "What is in this image?"}, acp.ImageContent{Data: png, MimeType: "image/png"})
+		}},
 	// Mode and model change while the session's CLI runs, between turns;
 	// session/close then stops it.
 	{name: "modes", transcript: "modes.ndjson", caps: capabilities{notices: true},
@@ -176,10 +182,7 @@ func TestScenarios(t *testing.T) {
 	for _, sc := range scenarios {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
-			claudePath := fakeclaudeBin
-			if sc.name == "noise" {
-				claudePath = noisyClaude(t)
-			}
+			claudePath, stdinLog := teeClaude(t, sc.name == "noise")
 			e := startEditor(t, claudePath, filepath.Join("testdata", sc.transcript), sc.args...)
 			e.initialize(sc.caps)
 			sc.play(e)
@@ -188,25 +191,37 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("claude-acp exit: %v; want status 0", err)
 			}
 			checkGolden(t, filepath.Join("testdata", sc.name+".golden"), e.transcript())
+			// What claude-acp wrote to its CLIs, which fakeclaude checks
+			// only loosely.
+			written, err := os.ReadFile(stdinLog)
+			if err != nil && !os.IsNotExist(err) {
+				t.Fatal(err)
+			}
+			checkGolden(t, filepath.Join("testdata", sc.name+".stdin.golden"), written)
 		})
 	}
 }
 
-// noisyClaude writes a stand-in for the claude binary that prints lines
-// that are not JSON, as the real CLI does when something in it logs to
-// stdout, before it runs fakeclaude.
-func noisyClaude(t *testing.T) string {
+// teeClaude writes a stand-in for the claude binary that runs fakeclaude
+// with a copy of its input appended to the file stdinLog, by a process
+// that holds no copy of the CLI's stdout or stderr (so that the agent sees
+// them end with fakeclaude). With noise, it first prints lines that are not JSON,
+// as the real CLI does when something in it logs to stdout.
+func teeClaude(t *testing.T, noise bool) (path, stdinLog string) {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "claude")
-	script := "#!/bin/sh\n" +
-		"echo '[DEBUG] Loading settings from /home/dev/.claude/settings.json'\n" +
-		"echo 'Sandbox: network access denied for api.example.com'\n" +
-		"echo '{\"type\":\"assistant\",\"message\":{\"model\":\"'\n" +
-		"exec '" + fakeclaudeBin + "' \"$@\"\n"
+	dir := t.TempDir()
+	path, stdinLog = filepath.Join(dir, "claude"), filepath.Join(dir, "stdin.log")
+	script := "#!/bin/bash\n"
+	if noise {
+		script += "echo '[DEBUG] Loading settings from /home/dev/.claude/settings.json'\n" +
+			"echo 'Sandbox: network access denied for api.example.com'\n" +
+			"echo '{\"type\":\"assistant\",\"message\":{\"model\":\"'\n"
+	}
+	script += "exec '" + fakeclaudeBin + "' \"$@\" < <(exec tee -a '" + stdinLog + "' 2>/dev/null)\n"
 	if err := os.WriteFile(path, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return path
+	return path, stdinLog
 }
 
 // checkGolden compares got with the golden file at path, or rewrites the

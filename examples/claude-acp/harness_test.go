@@ -417,12 +417,14 @@ func (e *editor) closeSession(sid string) {
 // prompt sends a one-block prompt and returns the result, or the error
 // the agent answered with; the golden file shows both.
 func (e *editor) prompt(sid, text string) (acp.PromptResult, error) {
+	return e.promptBlocks(sid, acp.TextContent{Text: text})
+}
+
+// promptBlocks is prompt for a prompt of any blocks.
+func (e *editor) promptBlocks(sid string, blocks ...acp.ContentBlock) (acp.PromptResult, error) {
 	ctx, cancel := bounded()
 	defer cancel()
-	return acp.SessionPrompt.Call(ctx, e.conn, acp.PromptParams{
-		SessionID: sid,
-		Prompt:    acp.ContentBlocks{acp.TextContent{Text: text}},
-	})
+	return acp.SessionPrompt.Call(ctx, e.conn, acp.PromptParams{SessionID: sid, Prompt: blocks})
 }
 
 // promptAsync sends a prompt and returns a channel that delivers its
