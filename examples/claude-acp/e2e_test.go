@@ -352,20 +352,20 @@ func TestStdinClosedMidTurn(t *testing.T) {
 }
 
 // TestCommandLine checks how claude-acp starts the CLI, through a script
-// that records its arguments before it runs fakeclaude: in the session's
-// directory, in streaming-input mode with permission questions on stdio
+// that records its arguments before it runs fakeclaude: behind the -wrap
+// launcher with {cwd} replaced, in the session's directory, in streaming-input mode with permission questions on stdio
 // and partial messages, with the ACP session id as --session-id, the
 // model of -model, the session's MCP servers, and the arguments after
 // "--".
 func TestCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	recorder, argsFile := filepath.Join(dir, "claude"), filepath.Join(dir, "args")
-	script := "#!/bin/sh\npwd > '" + argsFile + "'\nfor a; do echo \"$a\"; done >> '" + argsFile + "'\nexec '" + fakeclaudeBin + "' \"$@\"\n"
+	script := "#!/bin/sh\n(pwd; echo \"$WRAPPED_IN\"; for a; do echo \"$a\"; done) > '" + argsFile + "'\nexec '" + fakeclaudeBin + "' \"$@\"\n"
 	if err := os.WriteFile(recorder, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	e := startEditor(t, recorder, filepath.Join("testdata", "text.ndjson"),
-		"-model", "claude-sonnet-4-5", "--", "--append-system-prompt", "Be brief.")
+		"-model", "claude-sonnet-4-5", "-wrap", "env WRAPPED_IN={cwd}", "--", "--append-system-prompt", "Be brief.")
 	e.initialize(capabilities{notices: true})
 	ctx, cancel := bounded()
 	defer cancel()
@@ -382,9 +382,13 @@ func TestCommandLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cwd, args, _ := strings.Cut(strings.TrimSuffix(string(recorded), "\n"), "\n")
+	cwd, rest, _ := strings.Cut(strings.TrimSuffix(string(recorded), "\n"), "\n")
+	wrapped, args, _ := strings.Cut(rest, "\n")
 	if real, _ := filepath.EvalSymlinks(e.cwd); cwd != e.cwd && cwd != real {
 		t.Errorf("the CLI ran in %s, want the session's directory %s", cwd, e.cwd)
+	}
+	if wrapped != e.cwd {
+		t.Errorf("-wrap 'env WRAPPED_IN={cwd}' gave the CLI WRAPPED_IN=%q, want the session's directory %s", wrapped, e.cwd)
 	}
 	argv := strings.Split(args, "\n")
 	t.Logf("the CLI's arguments: %q", argv)
