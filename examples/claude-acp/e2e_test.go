@@ -407,3 +407,50 @@ func TestCommandLine(t *testing.T) {
 		t.Errorf("the MCP server is not in the CLI's --mcp-config: %q", argv)
 	}
 }
+
+// TestSessionsIndependent runs two sessions at once: while the first
+// session's CLI hangs mid-turn, the second is served; then the first is
+// cancelled. The first CLI started replays the hang transcript, the
+// others the text one.
+func TestSessionsIndependent(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	hang, err := filepath.Abs(filepath.Join("testdata", "hang", "new.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	script := "#!/bin/sh\n" +
+		"if mkdir '" + filepath.Join(dir, "first") + "' 2>/dev/null; then export " + claudetest.EnvTranscript + "='" + hang + "'; fi\n" +
+		"exec '" + fakeclaudeBin + "' \"$@\"\n"
+	claudePath := filepath.Join(dir, "claude")
+	if err := os.WriteFile(claudePath, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	e := startEditor(t, claudePath, filepath.Join("testdata", "text.ndjson"))
+	e.initialize(capabilities{notices: true})
+
+	first := e.newSession()
+	answered := make(chan acp.PromptResult, 1)
+	go func() {
+		res, err := e.prompt(first, "Refactor the parser.")
+		if err != nil {
+			t.Errorf("the first session's prompt: %v", err)
+		}
+		answered <- res
+	}()
+	within(t, e.chunks, "agent_message_chunk")
+
+	second := e.newSession()
+	if res, err := e.prompt(second, "Say hello and tell me what 2 + 2 is."); err != nil || res.StopReason != acp.StopReasonEndTurn {
+		t.Errorf("the second session's prompt: %+v, %v; want end_turn", res, err)
+	}
+	select {
+	case res := <-answered:
+		t.Fatalf("the first session's prompt was answered %+v before it was cancelled", res)
+	default:
+	}
+	e.cancel(first)
+	if res := within(t, answered, "answer to the cancelled prompt"); res.StopReason != acp.StopReasonCancelled {
+		t.Errorf("the first session's prompt: %+v, want cancelled", res)
+	}
+}
