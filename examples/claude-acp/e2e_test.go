@@ -97,6 +97,12 @@ var scenarios = []scenario{
 			e.resume("a096a09b-3286-4149-951f-a7041a328825")
 			e.prompt("a096a09b-3286-4149-951f-a7041a328825", "again")
 		}},
+	// session/load binds the session as session/resume does.
+	{name: "load", transcript: "resume.ndjson", caps: capabilities{notices: true},
+		play: func(e *editor) {
+			e.load("a096a09b-3286-4149-951f-a7041a328825")
+			e.prompt("a096a09b-3286-4149-951f-a7041a328825", "again")
+		}},
 	{name: "resume-failed", transcript: "resume-failed.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) {
 			e.resume("0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20")

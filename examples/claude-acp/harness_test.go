@@ -392,6 +392,18 @@ func (e *editor) resume(id string) {
 	e.mu.Unlock()
 }
 
+// load calls session/load; the golden file shows the answer.
+func (e *editor) load(id string) {
+	ctx, cancel := bounded()
+	defer cancel()
+	acp.SessionLoad.Call(ctx, e.conn, acp.LoadSessionParams{SessionID: id, Cwd: e.cwd, MCPServers: []acp.MCPServer{}})
+	e.mu.Lock()
+	if e.first == "" {
+		e.first = id
+	}
+	e.mu.Unlock()
+}
+
 // setMode calls session/set_mode; the golden file shows the answer.
 func (e *editor) setMode(sid, mode string) {
 	ctx, cancel := bounded()
