@@ -63,7 +63,7 @@ func run(out io.Writer) error {
 	for bin, pkg := range map[string]string{agentBin: "claude-acp", fakeBin: "fakeclaude"} {
 		build := exec.Command("go", "build", "-o", bin, "github.com/acpkit/acpkit/examples/"+pkg)
 		if msg, err := build.CombinedOutput(); err != nil {
-			return fmt.Errorf("building %s: %v\n%s", pkg, err, msg)
+			return fmt.Errorf("building %s (run the demo from a clone of acpkit): %v\n%s", pkg, err, msg)
 		}
 	}
 	transcript := filepath.Join(dir, "session.ndjson")
