@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// The binaries TestMain builds: claude-acp, and examples/fakeclaude, the
+// CLI it runs in the tests.
+var agentBin, fakeclaudeBin string
+
+func TestMain(m *testing.M) {
+	os.Exit(runTests(m))
+}
+
+func runTests(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "claude-acp-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	agentBin, fakeclaudeBin = filepath.Join(dir, "claude-acp"), filepath.Join(dir, "fakeclaude")
+	for bin, pkg := range map[string]string{agentBin: ".", fakeclaudeBin: "../fakeclaude"} {
+		if err := build(bin, pkg); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+	}
+	before := runtime.NumGoroutine()
+	code := m.Run()
+	if code == 0 && !goroutinesBackTo(before) {
+		buf := make([]byte, 1<<20)
+		fmt.Fprintf(os.Stderr, "goroutines left behind by the tests:\n%s\n", buf[:runtime.Stack(buf, true)])
+		return 1
+	}
+	return code
+}
+
+// goroutinesBackTo waits a little for the goroutines of the tests to end,
+// and reports whether no more than n remain.
+func goroutinesBackTo(n int) bool {
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if runtime.NumGoroutine() <= n {
+			return true
+		}
+		if time.Now().After(deadline) {
+			return false
+		}
+	}
+}
+
+// build builds the package in dir as bin, with the race detector when the
+// tests run with it.
+func build(bin, dir string) error {
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		args = append(args, "-race")
+	}
+	cmd := exec.Command("go", append(args, dir)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building %s: %v\n%s", dir, err, out)
+	}
+	return nil
+}
