@@ -33,6 +33,7 @@ type Translator struct {
 
 	// Per turn.
 	streamedText     bool // a PartialText came since the last Text
+	wroteText        bool // agent text was sent since the last paragraph break
 	streamedThinking bool
 	tools            map[string]*toolState // by tool use id
 	partial          map[int]*partialTool  // streaming tool calls, by block index
@@ -72,12 +73,13 @@ func (t *Translator) Translate(dst []acp.Update, ev claude.Event, now time.Time)
 		if ev.ParentToolUseID != "" {
 			return dst
 		}
-		t.streamedText = true
+		t.streamedText, t.wroteText = true, true
 		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
 	case claude.Text:
 		if ev.ParentToolUseID != "" || t.skipStreamed(&t.streamedText) {
 			return dst
 		}
+		t.wroteText = true
 		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
 	case claude.PartialThinking:
 		if ev.ParentToolUseID != "" {
@@ -226,14 +228,20 @@ func (t *Translator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Updat
 	}
 	title := limitText(r, t.loc())
 	if !t.Notices {
-		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: title + "\n"}})
+		// A paragraph of its own, apart from the model's text.
+		text := title + "\n\n"
+		if t.wroteText {
+			text = "\n\n" + text
+		}
+		t.wroteText = false
+		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: text}})
 	}
 	return append(dst, acp.Notice{Severity: sev, Title: title})
 }
 
-// usage sends the session's context use and cost after a result, when
-// the result gives the context window or the cost. Used is the last
-// run's input and output, which a run of several model calls overstates.
+// usage sends the session's context use and cost after a result, unless
+// the run used no tokens. Used is the last run's input and output, which
+// a run of several model calls overstates.
 func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	res, err := usage.FromClaudeResult(r)
 	if err != nil {
@@ -250,8 +258,8 @@ func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	if pico, ok := t.cost.Get(); ok {
 		u.Cost = &acp.Cost{Amount: usage.USD(pico), Currency: "USD"}
 	}
-	if size == 0 && u.Cost == nil {
-		return dst // nothing known worth showing
+	if used == 0 && size == 0 {
+		return dst // a run without tokens, such as one the API refused
 	}
 	return append(dst, u)
 }
@@ -272,7 +280,7 @@ func (t *Translator) Usage() usage.Snapshot { return t.acc.Snapshot() }
 // returns -32603 too; exit describes how the process ended.
 func (t *Translator) End(cancelled bool, resumed string, exit error, now time.Time) (acp.PromptResult, error) {
 	r, apiErr := t.result, t.apiErr
-	t.streamedText, t.streamedThinking = false, false
+	t.streamedText, t.streamedThinking, t.wroteText = false, false, false
 	t.tools, t.partial, t.apiErr, t.result = nil, nil, nil, nil
 
 	var res acp.PromptResult

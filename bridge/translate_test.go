@@ -117,7 +117,20 @@ func TestTranslate(t *testing.T) {
 				claude.APIError{Kind: "rate_limit", Text: "You've hit your limit"},
 				claude.Retry{Attempt: 1, MaxRetries: 3, Delay: time.Second},
 			},
-			want: []acp.Update{acp.AgentMessageChunk{Content: text("You are close to your Claude usage limit.\n")}},
+			want: []acp.Update{acp.AgentMessageChunk{Content: text("You are close to your Claude usage limit.\n\n")}},
+		},
+		{
+			name: "a warning as text is a paragraph of its own",
+			events: []claude.Event{
+				claude.Text{Text: "Hello."},
+				claude.RateLimit{Status: claude.RateLimitWarning},
+				claude.Text{Text: "Bye."},
+			},
+			want: []acp.Update{
+				acp.AgentMessageChunk{Content: text("Hello.")},
+				acp.AgentMessageChunk{Content: text("\n\nYou are close to your Claude usage limit.\n\n")},
+				acp.AgentMessageChunk{Content: text("Bye.")},
+			},
 		},
 	}
 	for _, tt := range tests {
