@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -23,9 +24,10 @@ type claudeSession struct {
 	tr *Translator
 
 	// Guarded by base.mu.
-	cli      *cliProc // nil when no process runs
-	turn     *turn    // nil between turns
-	idleStop func() bool
+	cli       *cliProc // nil when no process runs
+	turn      *turn    // nil between turns
+	idleStop  func() bool
+	announced []byte // the commands and options last sent, as JSON
 }
 
 // cliProc is one CLI process of a session.
@@ -289,11 +291,18 @@ func (s *claudeSession) answered(cli *cliProc, r claude.ControlResponse) {
 		}
 		cmds.AvailableCommands = append(cmds.AvailableCommands, ac)
 	}
-	updates := []acp.Update{cmds}
-	if len(init.Models) > 0 {
-		_, options := s.state()
-		updates = append(updates, acp.ConfigOptionUpdate{ConfigOptions: options})
+	_, options := s.state()
+	updates := []acp.Update{cmds, acp.ConfigOptionUpdate{ConfigOptions: options}}
+	// A CLI started again for the session (after an idle stop, a crash
+	// or a cancel it ignored) lists the same commands: say only what
+	// changed.
+	announced, _ := json.Marshal(updates)
+	s.mu.Lock()
+	if bytes.Equal(announced, s.announced) {
+		updates = nil
 	}
+	s.announced = announced
+	s.mu.Unlock()
 	s.a.notify(t.conn, s.id, updates)
 }
 
