@@ -56,6 +56,7 @@ type turn struct {
 	cancelled bool      // the client cancelled; guarded by base.mu
 	timedOut  bool      // guarded by base.mu
 	stops     []func() bool
+	asks      sync.WaitGroup // its permission questions
 }
 
 func newClaudeSession(b *base) session {
@@ -227,7 +228,11 @@ func (s *claudeSession) handle(cli *cliProc, t *turn, ev claude.Event, updates [
 		cli.waitMu.Lock()
 		cli.perms[ev.ID] = stop
 		cli.waitMu.Unlock()
-		s.a.wg.Go(func() { s.ask(ctx, t, cli, ev, tc) })
+		s.a.wg.Add(1)
+		t.asks.Go(func() {
+			defer s.a.wg.Done()
+			s.ask(ctx, t, cli, ev, tc)
+		})
 	case claude.ControlCancel:
 		cli.waitMu.Lock()
 		if stop := cli.perms[ev.ID]; stop != nil {
@@ -391,7 +396,10 @@ func (s *claudeSession) finish(t *turn, cli *cliProc, exit error) {
 	if t.err == nil {
 		s.a.notifyUsage(t.conn, s.id, s.tr.Usage())
 	}
+	// The turn's permission questions are withdrawn before it is
+	// answered, so that the editor closes them first.
 	t.end()
+	t.asks.Wait()
 	close(t.done)
 }
 
