@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/acpkit/acpkit/bridge"
 )
@@ -27,6 +28,9 @@ func starter(path string, wrap []string, log *slog.Logger) bridge.Starter {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir = dir
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		// A child the CLI started may hold its stderr open after it exits:
+		// Wait does not wait for that longer than this.
+		cmd.WaitDelay = waitDelay
 		p := &process{cmd: cmd}
 		cmd.Stderr = &p.stderr
 		var err error
@@ -43,6 +47,10 @@ func starter(path string, wrap []string, log *slog.Logger) bridge.Starter {
 		return p, nil
 	}
 }
+
+// waitDelay bounds how long Wait waits for the CLI's stderr to close
+// once the CLI has exited.
+const waitDelay = 2 * time.Second
 
 // process is a CLI started by os/exec.
 type process struct {
