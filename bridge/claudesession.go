@@ -106,11 +106,24 @@ func (s *claudeSession) begin(conn *acp.Conn, blocks []claude.Block) (*turn, err
 			return nil, err
 		}
 	}
+	err := s.cli.sess.Send(blocks...)
+	if err != nil {
+		// The process ended after its last turn, before its reading
+		// goroutine saw it go: the turn goes to another.
+		s.a.log.Warn("Claude Code gone; starting it again", "session", s.id, "error", err)
+		old := s.cli
+		old.proc.Signal(Kill)
+		s.detach(old)
+		if err := s.start(); err != nil {
+			return nil, err
+		}
+		err = s.cli.sess.Send(blocks...)
+	}
 	ctx, end := context.WithCancel(context.Background())
 	t := &turn{cli: s.cli, conn: conn, ctx: ctx, end: end, done: make(chan struct{})}
 	s.turn = t
-	if err := s.cli.sess.Send(blocks...); err != nil {
-		// The process is gone or going: its reading goroutine ends the turn.
+	if err != nil {
+		// The new process is gone too: its reading goroutine ends the turn.
 		s.a.log.Warn("user message not written", "session", s.id, "error", err)
 		s.cli.proc.Signal(Kill)
 	}
@@ -387,7 +400,14 @@ func (s *claudeSession) finish(t *turn, cli *cliProc, exit error) {
 	t.res, t.err = s.tr.End(cancelled, cli.resumed, exit, s.a.cfg.Clock.Now())
 	var e *acp.Error
 	if errors.As(t.err, &e) && e.Code == acp.CodeResourceNotFound {
+		// The CLI exits after a failed resume: the next prompt needs
+		// another, which asks for the same conversation.
 		cli.lost.Store(true)
+		s.mu.Lock()
+		if s.cli == cli {
+			s.detach(cli)
+		}
+		s.mu.Unlock()
 	}
 	if timedOut && !cancelled {
 		t.err = acp.Errorf(acp.CodeInternalError, "Claude Code wrote nothing for %s; the turn was stopped", s.a.cfg.TurnTimeout).
