@@ -337,6 +337,14 @@ var permissionOptions = []acp.PermissionOption{
 	{OptionID: optionReject, Name: "Reject", Kind: acp.PermissionRejectOnce},
 }
 
+// planOptions are offered when the model asks to leave plan mode
+// (ExitPlanMode): each allow names the mode to go on in.
+var planOptions = []acp.PermissionOption{
+	{OptionID: "acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionAllowAlways},
+	{OptionID: "default", Name: "Yes, and manually approve edits", Kind: acp.PermissionAllowOnce},
+	{OptionID: optionReject, Name: "No, keep planning", Kind: acp.PermissionRejectOnce},
+}
+
 // ask puts a permission request to the client and gives the CLI its
 // answer. ctx ends when the turn ends or the CLI withdraws the request.
 // A question pending when the client cancels the turn gets no answer:
@@ -351,8 +359,12 @@ func (s *claudeSession) ask(ctx context.Context, t *turn, cli *cliProc, r claude
 		}
 		cli.waitMu.Unlock()
 	}()
+	options := permissionOptions
+	if r.ToolName == toolExitPlanMode {
+		options = planOptions
+	}
 	res, err := acp.SessionRequestPermission.Call(ctx, t.conn, acp.RequestPermissionParams{
-		SessionID: s.id, ToolCall: tc, Options: permissionOptions,
+		SessionID: s.id, ToolCall: tc, Options: options,
 	})
 	s.mu.Lock()
 	cancelled := t.cancelled
@@ -365,6 +377,8 @@ func (s *claudeSession) ask(ctx context.Context, t *turn, cli *cliProc, r claude
 		err = cli.sess.Deny(r, "The editor could not ask for permission.", false)
 	case res.Outcome.Outcome == acp.PermissionCancelled:
 		err = cli.sess.Deny(r, "The user cancelled.", true)
+	case r.ToolName == toolExitPlanMode && res.Outcome.OptionID != optionReject:
+		err = s.leavePlan(t.conn, cli, r, res.Outcome.OptionID)
 	case res.Outcome.OptionID == optionAllow:
 		err = cli.sess.Allow(r, nil)
 	case res.Outcome.OptionID == optionAllowAlways:
@@ -375,6 +389,23 @@ func (s *claudeSession) ask(ctx context.Context, t *turn, cli *cliProc, r claude
 	if err != nil && !errors.Is(err, claude.ErrNotPending) {
 		s.a.log.Warn("permission answer not written", "session", s.id, "error", err)
 	}
+}
+
+// leavePlan allows ExitPlanMode, switching the CLI to mode (one of
+// planOptions' ids) with the answer. The editor hears of the new mode
+// first, before the CLI can go on and write what follows.
+func (s *claudeSession) leavePlan(conn *acp.Conn, cli *cliProc, r claude.PermissionRequest, mode string) error {
+	if mode != "acceptEdits" {
+		mode = "default"
+	}
+	update, err := json.Marshal(map[string]string{"type": "setMode", "mode": mode, "destination": "session"})
+	if err != nil {
+		return err
+	}
+	if err := s.changeMode(conn, mode, nil); err != nil {
+		return err
+	}
+	return cli.sess.Allow(r, nil, claude.PermissionUpdate{Raw: update})
 }
 
 // finish ends a turn that cli served: its response follows every update
