@@ -21,6 +21,8 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/acpkit/acpkit/gemini/geminitest"
 )
 
 // This file holds the editor the end-to-end tests play: claude-acp runs as
@@ -85,6 +87,8 @@ func startAgent(t testing.TB, claudePath, transcript string, args ...string) *ag
 	p.cmd.Stdin, p.cmd.Stdout, p.cmd.Stderr = inR, outW, &p.stderr
 	p.cmd.Env = append(os.Environ(),
 		claudetest.EnvTranscript+"="+transcript,
+		codextest.EnvTranscript+"="+transcript,
+		geminitest.EnvTranscript+"="+transcript,
 		envMarker+"="+marker,
 		"TZ=UTC",
 		// A race-enabled binary sleeps a second at exit unless told

@@ -11,8 +11,9 @@ import (
 )
 
 // The binaries TestMain builds: claude-acp, and examples/fakeclaude, the
-// CLI it runs in the tests.
-var agentBin, fakeclaudeBin string
+// CLI it runs in the tests (fakecodex and fakegemini for -cli codex and
+// -cli gemini).
+var agentBin, fakeclaudeBin, fakecodexBin, fakegeminiBin string
 
 func TestMain(m *testing.M) {
 	os.Exit(runTests(m))
@@ -26,7 +27,8 @@ func runTests(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	agentBin, fakeclaudeBin = filepath.Join(dir, "claude-acp"), filepath.Join(dir, "fakeclaude")
-	for bin, pkg := range map[string]string{agentBin: ".", fakeclaudeBin: "../fakeclaude"} {
+	fakecodexBin, fakegeminiBin = filepath.Join(dir, "fakecodex"), filepath.Join(dir, "fakegemini")
+	for bin, pkg := range map[string]string{agentBin: ".", fakeclaudeBin: "../fakeclaude", fakecodexBin: "../fakecodex", fakegeminiBin: "../fakegemini"} {
 		if err := build(bin, pkg); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
