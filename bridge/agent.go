@@ -17,8 +17,8 @@ import (
 	"github.com/acpkit/acpkit/usage"
 )
 
-// Process is a running Claude Code CLI, as a [Starter] started it. The
-// Agent reads Stdout to its end, then calls Wait once.
+// Process is a running CLI, as a [Starter] started it. The Agent reads
+// Stdout to its end, then calls Wait once.
 type Process interface {
 	// Stdin is the CLI's standard input. Closing it asks the CLI to
 	// finish and exit.
@@ -44,8 +44,8 @@ const (
 	Kill
 )
 
-// Starter starts the Claude Code CLI with args (without the program name)
-// in the directory dir, with its standard input and output as pipes.
+// Starter starts the Agent's CLI with args (without the program name) in
+// the directory dir, with its standard input and output as pipes.
 type Starter func(dir string, args []string) (Process, error)
 
 // Clock is the time source of an Agent: the current time, and timers for

@@ -16,12 +16,12 @@ import (
 // claudeSession is an ACP session served by one long-lived Claude Code
 // CLI in streaming-input mode, and the process serving it, if one runs.
 //
-// Only the process's reading goroutine (read) uses the Translator and
+// Only the process's reading goroutine (read) uses the ClaudeTranslator and
 // sends the session's updates, so that they keep the CLI's order; it also
 // ends every turn, so that a turn's response follows its updates.
 type claudeSession struct {
 	*base
-	tr *Translator
+	tr *ClaudeTranslator
 
 	// Guarded by base.mu.
 	cli       *cliProc // nil when no process runs
@@ -61,7 +61,7 @@ type turn struct {
 
 func newClaudeSession(b *base) session {
 	caps := b.caps
-	return &claudeSession{base: b, tr: &Translator{Notices: caps.AcceptsNotices(), Location: b.a.cfg.Location, Zones: b.a.cfg.Zones}}
+	return &claudeSession{base: b, tr: &ClaudeTranslator{Notices: caps.AcceptsNotices(), Location: b.a.cfg.Location, Zones: b.a.cfg.Zones}}
 }
 
 // prompt runs one turn: it starts the CLI if none runs, sends the user's

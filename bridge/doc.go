@@ -11,22 +11,22 @@
 //
 // # Translation
 //
-// [Translator] is the mapping alone, one per session, for a program that
-// runs the CLI its own way:
+// [ClaudeTranslator] is Claude Code's mapping alone, one per session, for
+// a program that runs the CLI its own way:
 //
 //   - text and thinking become agent_message_chunk and agent_thought_chunk
 //     updates as they stream, and the complete block that repeats them is
 //     skipped;
 //   - a tool call becomes a tool_call with the tool use's id, a kind
-//     ([ToolKind]), a title, its input, the files it touches and, for
+//     ([ClaudeToolKind]), a title, its input, the files it touches and, for
 //     edits, the diff; its result a tool_call_update, completed or failed;
 //     TodoWrite becomes a plan;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;
 //   - each result brings a usage_update with the session's cost;
-//   - [Translator.End] gives the prompt's response: a stop reason, or an
-//     *acp.Error whose data, an [ErrorData], says why the turn failed and
-//     when a limit resets.
+//   - [ClaudeTranslator.End] gives the prompt's response: a stop reason,
+//     or an *acp.Error whose data, an [ErrorData], says why the turn
+//     failed and when a limit resets.
 //
 // # Agent
 //

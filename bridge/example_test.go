@@ -10,16 +10,16 @@ import (
 	"github.com/acpkit/acpkit/claude"
 )
 
-// A Translator turns each line's events into session updates, and the end
+// A ClaudeTranslator turns each line's events into session updates, and the end
 // of the turn into the prompt's response.
-func ExampleTranslator() {
+func ExampleClaudeTranslator() {
 	lines := []string{
 		`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_1","name":"Read","input":{"file_path":"/src/main.go"}}]}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"package main"}]}}`,
 		`{"type":"assistant","message":{"content":[{"type":"text","text":"It is a main package."}]}}`,
 		`{"type":"result","subtype":"success","is_error":false,"result":"It is a main package."}`,
 	}
-	var tr bridge.Translator
+	var tr bridge.ClaudeTranslator
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	for _, line := range lines {
 		events, _, err := claude.ParseLine([]byte(line), nil)

@@ -12,7 +12,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 )
 
-// FuzzTranslate feeds a Translator the events of arbitrary CLI output,
+// FuzzTranslate feeds a ClaudeTranslator the events of arbitrary CLI output,
 // two turns of it: whatever the lines hold, it must not panic, every
 // update must encode as valid JSON, and every turn must end with either
 // a stop reason or an *acp.Error.
@@ -26,7 +26,7 @@ func FuzzTranslate(f *testing.F) {
 	}
 	f.Add([]byte(`{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t","name":"TodoWrite","input":{"todos":[{"content":1}]}}]}}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, notices bool) {
-		tr := &bridge.Translator{Notices: notices}
+		tr := &bridge.ClaudeTranslator{Notices: notices}
 		for range 2 {
 			var updates []acp.Update
 			for line := range bytes.SplitSeq(data, []byte("\n")) {

@@ -18,12 +18,12 @@ const (
 	toolExitPlanMode = "ExitPlanMode" // kind switch_mode
 )
 
-// ToolKind returns the ACP kind of a Claude Code tool: execute for Bash,
+// ClaudeToolKind returns the ACP kind of a Claude Code tool: execute for Bash,
 // read for Read, edit for the tools that change files, search for Grep
 // and Glob, fetch for the web tools, think for Task (a subagent),
 // switch_mode for ExitPlanMode, and other for every other tool, MCP tools
 // included.
-func ToolKind(name string) acp.ToolKind {
+func ClaudeToolKind(name string) acp.ToolKind {
 	switch name {
 	case "Bash", "BashOutput", "KillShell":
 		return acp.ToolKindExecute
@@ -51,7 +51,7 @@ func toolCall(id, name string, input json.RawMessage) acp.ToolCall {
 	tc := acp.ToolCall{
 		ToolCallID: id,
 		Title:      name,
-		Kind:       ToolKind(name),
+		Kind:       ClaudeToolKind(name),
 		Status:     acp.ToolCallStatusPending,
 	}
 	if len(input) > 0 && json.Valid(input) {

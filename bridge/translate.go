@@ -14,13 +14,13 @@ import (
 	"github.com/acpkit/acpkit/usage"
 )
 
-// Translator turns the events of one Claude Code session, turn after turn,
-// into ACP session updates and prompt responses. It is pure: it keeps what
-// a turn needs (which text was already streamed, the tool calls announced,
-// the last API error) and the session's usage, and never writes anything
-// itself. The zero Translator is ready to use, sending notices as agent
-// text. A Translator is not safe for concurrent use.
-type Translator struct {
+// ClaudeTranslator turns the events of one Claude Code session, turn after
+// turn, into ACP session updates and prompt responses. It is pure: it
+// keeps what a turn needs (which text was already streamed, the tool calls
+// announced, the last API error) and the session's usage, and never writes
+// anything itself. The zero ClaudeTranslator is ready to use, sending
+// notices as agent text. It is not safe for concurrent use.
+type ClaudeTranslator struct {
 	// Notices reports that the client accepts notice updates (it declared
 	// clientCapabilities.session.notices). Without it, rate-limit notices
 	// are sent as agent text, and other notices are left out.
@@ -45,7 +45,7 @@ type Translator struct {
 	cost usage.Count // the CLI's latest total_cost_usd, picodollars
 }
 
-// toolState is what the Translator announced of a tool call.
+// toolState is what the ClaudeTranslator announced of a tool call.
 type toolState struct {
 	name  string
 	input json.RawMessage // as last announced; nil before
@@ -61,13 +61,13 @@ type partialTool struct {
 // Translate appends to dst the updates that ev brings and returns the
 // extended slice. now is the current time, for reset times the CLI gives
 // only in words. Events with nothing to show (signs of life, control
-// messages, the end of a turn) add nothing; see [Translator.End].
+// messages, the end of a turn) add nothing; see [ClaudeTranslator.End].
 //
 // Text and thinking are sent as they stream, and the complete block that
 // repeats them is then skipped. A tool call is announced once its input
 // is known, with a title and input already; a later, different input
 // updates it. Subagents' text and thinking stay inside their Task call.
-func (t *Translator) Translate(dst []acp.Update, ev claude.Event, now time.Time) []acp.Update {
+func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time.Time) []acp.Update {
 	switch ev := ev.(type) {
 	case claude.PartialText:
 		if ev.ParentToolUseID != "" {
@@ -134,14 +134,14 @@ func (t *Translator) Translate(dst []acp.Update, ev claude.Event, now time.Time)
 
 // skipStreamed reports whether a complete block repeats text already
 // streamed, and resets the mark for the next block.
-func (t *Translator) skipStreamed(streamed *bool) bool {
+func (t *ClaudeTranslator) skipStreamed(streamed *bool) bool {
 	s := *streamed
 	*streamed = false
 	return s
 }
 
 // tool announces a tool call, or updates one announced with other input.
-func (t *Translator) tool(dst []acp.Update, id, name string, input json.RawMessage) []acp.Update {
+func (t *ClaudeTranslator) tool(dst []acp.Update, id, name string, input json.RawMessage) []acp.Update {
 	if t.tools == nil {
 		t.tools = map[string]*toolState{}
 	}
@@ -186,7 +186,7 @@ func sameJSON(a, b json.RawMessage) bool {
 }
 
 // toolResult reports a tool call's outcome.
-func (t *Translator) toolResult(dst []acp.Update, r claude.ToolResult) []acp.Update {
+func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []acp.Update {
 	if st := t.tools[r.ToolUseID]; st != nil && st.plan {
 		return dst
 	}
@@ -203,7 +203,7 @@ func (t *Translator) toolResult(dst []acp.Update, r claude.ToolResult) []acp.Upd
 // PermissionToolCall returns the tool call a permission request is about,
 // and the updates to send before asking: the call's announcement when the
 // CLI asks about a call it has not shown yet.
-func (t *Translator) PermissionToolCall(dst []acp.Update, r claude.PermissionRequest) ([]acp.Update, acp.PermissionToolCall) {
+func (t *ClaudeTranslator) PermissionToolCall(dst []acp.Update, r claude.PermissionRequest) ([]acp.Update, acp.PermissionToolCall) {
 	dst = t.tool(dst, r.ToolUseID, r.ToolName, r.Input)
 	tc := toolCall(r.ToolUseID, r.ToolName, r.Input)
 	if r.Title != "" {
@@ -216,7 +216,7 @@ func (t *Translator) PermissionToolCall(dst []acp.Update, r claude.PermissionReq
 }
 
 // rateLimit warns the person of a limit that is close or reached.
-func (t *Translator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Update {
+func (t *ClaudeTranslator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Update {
 	var sev acp.NoticeSeverity
 	switch r.Status {
 	case claude.RateLimitWarning:
@@ -242,7 +242,7 @@ func (t *Translator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp.Updat
 // usage sends the session's context use and cost after a result, unless
 // the run used no tokens. Used is the last run's input and output, which
 // a run of several model calls overstates.
-func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
+func (t *ClaudeTranslator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	res, err := usage.FromClaudeResult(r)
 	if err != nil {
 		return dst
@@ -266,10 +266,10 @@ func (t *Translator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 
 // Usage returns the session's usage so far, summed over the turns'
 // results: what goose's usage update carries.
-func (t *Translator) Usage() usage.Snapshot { return t.acc.Snapshot() }
+func (t *ClaudeTranslator) Usage() usage.Snapshot { return t.acc.Snapshot() }
 
 // End returns the prompt response for the turn that has just ended, and
-// resets the Translator for the next turn. cancelled reports that the
+// resets the ClaudeTranslator for the next turn. cancelled reports that the
 // client cancelled the turn, which then ends as cancelled whatever the
 // CLI says; resumed is the session id the CLI was started to resume, ""
 // for a new conversation.
@@ -278,7 +278,7 @@ func (t *Translator) Usage() usage.Snapshot { return t.acc.Snapshot() }
 // does not exist, and -32603 otherwise, with [ErrorData] saying why. When
 // the CLI ended without a result (it crashed, or was stopped), End
 // returns -32603 too; exit describes how the process ended.
-func (t *Translator) End(cancelled bool, resumed string, exit error, now time.Time) (acp.PromptResult, error) {
+func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now time.Time) (acp.PromptResult, error) {
 	r, apiErr := t.result, t.apiErr
 	t.streamedText, t.streamedThinking, t.wroteText = false, false, false
 	t.tools, t.partial, t.apiErr, t.result = nil, nil, nil, nil
@@ -323,7 +323,7 @@ func (t *Translator) End(cancelled bool, resumed string, exit error, now time.Ti
 }
 
 // apiError is the JSON-RPC error of a turn the API refused.
-func (t *Translator) apiError(e *claude.APIError, r claude.Result, now time.Time) error {
+func (t *ClaudeTranslator) apiError(e *claude.APIError, r claude.Result, now time.Time) error {
 	data := ErrorData{Kind: KindAPIError, APIErrorStatus: r.APIErrorStatus}
 	msg := r.Text
 	if e != nil {
@@ -374,14 +374,14 @@ func promptUsage(r claude.Result) *acp.Usage {
 	return u
 }
 
-func (t *Translator) loc() *time.Location {
+func (t *ClaudeTranslator) loc() *time.Location {
 	if t.Location == nil {
 		return time.UTC
 	}
 	return t.Location
 }
 
-func (t *Translator) zones() claude.ZoneResolver {
+func (t *ClaudeTranslator) zones() claude.ZoneResolver {
 	if t.Zones != nil {
 		return t.Zones
 	}

@@ -135,7 +135,7 @@ func TestTranslate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := &bridge.Translator{Notices: tt.notices}
+			tr := &bridge.ClaudeTranslator{Notices: tt.notices}
 			var got []acp.Update
 			for _, ev := range tt.events {
 				got = tr.Translate(got, ev, now)
@@ -191,7 +191,7 @@ func TestTranslatorEnd(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tr := &bridge.Translator{Notices: true}
+			tr := &bridge.ClaudeTranslator{Notices: true}
 			for _, ev := range tt.events {
 				tr.Translate(nil, ev, now)
 			}
@@ -217,15 +217,15 @@ func TestTranslatorEnd(t *testing.T) {
 	}
 }
 
-func TestToolKind(t *testing.T) {
+func TestClaudeToolKind(t *testing.T) {
 	for name, want := range map[string]acp.ToolKind{
 		"Bash": acp.ToolKindExecute, "Read": acp.ToolKindRead, "Edit": acp.ToolKindEdit, "Write": acp.ToolKindEdit,
 		"MultiEdit": acp.ToolKindEdit, "NotebookEdit": acp.ToolKindEdit, "Grep": acp.ToolKindSearch, "Glob": acp.ToolKindSearch,
 		"WebFetch": acp.ToolKindFetch, "WebSearch": acp.ToolKindFetch, "Task": acp.ToolKindThink,
 		"ExitPlanMode": acp.ToolKindSwitchMode, "mcp__github__search": acp.ToolKindOther, "": acp.ToolKindOther,
 	} {
-		if got := bridge.ToolKind(name); got != want {
-			t.Errorf("ToolKind(%q) = %q, want %q", name, got, want)
+		if got := bridge.ClaudeToolKind(name); got != want {
+			t.Errorf("ClaudeToolKind(%q) = %q, want %q", name, got, want)
 		}
 	}
 }
