@@ -190,24 +190,6 @@ func itemUpdate(id string, phase codex.Phase, status codex.Status, kind acp.Tool
 	return acp.ToolCallUpdate{ToolCallID: id, Title: title, Kind: kind, Status: st, RawInput: input, Locations: locs, Content: out}
 }
 
-// reportUsage is a turn's Report as a prompt response's usage; nil
-// without input and output.
-func reportUsage(rep usage.Report) *acp.Usage {
-	in, okIn := rep.Input.Get()
-	out, okOut := rep.Output.Get()
-	if !okIn || !okOut {
-		return nil
-	}
-	u := &acp.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
-	if n, ok := rep.CacheRead.Get(); ok {
-		u.CachedReadTokens = &n
-	}
-	if n, ok := rep.CacheWrite.Get(); ok {
-		u.CachedWriteTokens = &n
-	}
-	return u
-}
-
 // resumeNotFound is the error of a resume the CLI does not know.
 func resumeNotFound(cli, id string) error {
 	return acp.Errorf(acp.CodeResourceNotFound, "%s has no conversation %s to resume", cli, id).

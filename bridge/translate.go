@@ -39,6 +39,7 @@ type ClaudeTranslator struct {
 	partial          map[int]*partialTool  // streaming tool calls, by block index
 	apiErr           *claude.APIError
 	result           *claude.Result
+	runUsage         *acp.Usage // the result's own tokens, for the response
 
 	// Per session.
 	acc  usage.Accumulator
@@ -248,6 +249,7 @@ func (t *ClaudeTranslator) usage(dst []acp.Update, r claude.Result) []acp.Update
 		return dst
 	}
 	t.acc.Add(res.Run)
+	t.runUsage = reportUsage(res.Run)
 	if res.TotalCost.Present() {
 		t.cost = res.TotalCost
 	}
@@ -280,13 +282,10 @@ func (t *ClaudeTranslator) Usage() usage.Snapshot { return t.acc.Snapshot() }
 // returns -32603 too; exit describes how the process ended.
 func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now time.Time) (acp.PromptResult, error) {
 	r, apiErr := t.result, t.apiErr
+	res := acp.PromptResult{Usage: t.runUsage}
 	t.streamedText, t.streamedThinking, t.wroteText = false, false, false
-	t.tools, t.partial, t.apiErr, t.result = nil, nil, nil, nil
+	t.tools, t.partial, t.apiErr, t.result, t.runUsage = nil, nil, nil, nil, nil
 
-	var res acp.PromptResult
-	if r != nil {
-		res.Usage = promptUsage(*r)
-	}
 	switch {
 	case cancelled:
 		res.StopReason = acp.StopReasonCancelled
@@ -352,23 +351,19 @@ func (t *ClaudeTranslator) apiError(e *claude.APIError, r claude.Result, now tim
 	return acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
 }
 
-// promptUsage is a result's own tokens as the prompt response reports them;
-// nil when the result does not give input and output.
-func promptUsage(r claude.Result) *acp.Usage {
-	res, err := usage.FromClaudeResult(r)
-	if err != nil {
-		return nil
-	}
-	in, okIn := res.Run.Input.Get()
-	out, okOut := res.Run.Output.Get()
+// reportUsage is a turn's Report as a prompt response's usage; nil
+// without input and output.
+func reportUsage(rep usage.Report) *acp.Usage {
+	in, okIn := rep.Input.Get()
+	out, okOut := rep.Output.Get()
 	if !okIn || !okOut {
 		return nil
 	}
 	u := &acp.Usage{InputTokens: in, OutputTokens: out, TotalTokens: in + out}
-	if n, ok := res.Run.CacheRead.Get(); ok {
+	if n, ok := rep.CacheRead.Get(); ok {
 		u.CachedReadTokens = &n
 	}
-	if n, ok := res.Run.CacheWrite.Get(); ok {
+	if n, ok := rep.CacheWrite.Get(); ok {
 		u.CachedWriteTokens = &n
 	}
 	return u
