@@ -59,7 +59,7 @@ func (c *codexTranslator) run(resumeID string, stdout io.Reader, wait func() int
 	var (
 		updates []acp.Update
 		res     acp.PromptResult
-		apiErr  *codex.APIError
+		apiErr  *apiFailure
 	)
 	for ev, err := range t.Events(stdout) {
 		if err != nil {
@@ -116,7 +116,7 @@ func (c *codexTranslator) run(resumeID string, stdout io.Reader, wait func() int
 		case codex.Retry:
 			updates = c.notices.add(updates, acp.NoticeInfo, ev.Message)
 		case codex.APIError:
-			apiErr = &ev
+			apiErr = &apiFailure{status: ev.Status}
 			updates = c.notices.add(updates, acp.NoticeError, ev.Message)
 		case codex.TurnCompleted:
 			res.Usage = c.usage(ev.Usage, resumeID)
@@ -132,11 +132,7 @@ func (c *codexTranslator) run(resumeID string, stdout io.Reader, wait func() int
 	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	apiStatus := 0
-	if apiErr != nil {
-		apiStatus = apiErr.Status
-	}
-	res.StopReason, err = codexOutcome.of(err, msg, apiErr != nil, apiStatus, resumeID, func(text string) (int64, error) {
+	res.StopReason, err = codexOutcome.of(err, msg, apiErr, resumeID, func(text string) (int64, error) {
 		return codex.ParseResetTime(text, c.now(), c.loc)
 	})
 	return t.ThreadID(), res, err

@@ -61,7 +61,7 @@ func (g *geminiTranslator) run(resumeID string, stdout io.Reader, wait func() in
 		updates  []acp.Update
 		res      acp.PromptResult
 		streamed bool // a PartialText came since the last Text
-		apiErr   *gemini.APIError
+		apiErr   *apiFailure
 	)
 	for ev, err := range t.Events(stdout) {
 		if err != nil {
@@ -112,7 +112,7 @@ func (g *geminiTranslator) run(resumeID string, stdout io.Reader, wait func() in
 		case gemini.Retry:
 			updates = g.notices.add(updates, acp.NoticeInfo, ev.Message)
 		case gemini.APIError:
-			apiErr = &ev
+			apiErr = &apiFailure{status: ev.Status}
 			updates = g.notices.add(updates, acp.NoticeError, ev.Message)
 		case gemini.Result:
 			if stats, err := usage.ParseGeminiStats(ev.Stats); err == nil {
@@ -133,11 +133,7 @@ func (g *geminiTranslator) run(resumeID string, stdout io.Reader, wait func() in
 	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	apiStatus := 0
-	if apiErr != nil {
-		apiStatus = apiErr.Status
-	}
-	res.StopReason, err = geminiOutcome.of(err, msg, apiErr != nil, apiStatus, resumeID, func(text string) (int64, error) {
+	res.StopReason, err = geminiOutcome.of(err, msg, apiErr, resumeID, func(text string) (int64, error) {
 		return gemini.ParseResetTime(text, g.now())
 	})
 	return t.SessionID(), res, err

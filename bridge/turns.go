@@ -199,6 +199,11 @@ func exitCode(err error) int {
 	return -1
 }
 
+// apiFailure is an API error line of a per-turn CLI's run.
+type apiFailure struct {
+	status int // HTTP status; 0 when unknown
+}
+
 // runOutcome maps how a per-turn CLI's run ended onto the prompt's
 // response, through the sentinel errors of the CLI's package.
 type runOutcome struct {
@@ -209,9 +214,9 @@ type runOutcome struct {
 
 // of returns the stop reason of a run whose Turn.Err is err, or the
 // error to answer the prompt with. msg is the CLI's own words about the
-// failure ("" for none); apiErr reports an API error line, apiStatus its
-// HTTP status; parseReset reads a reset time out of the CLI's words.
-func (o runOutcome) of(err error, msg string, apiErr bool, apiStatus int, resumeID string, parseReset func(string) (int64, error)) (acp.StopReason, error) {
+// failure ("" for none); apiErr is the run's last API error line, nil
+// for none; parseReset reads a reset time out of the CLI's words.
+func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID string, parseReset func(string) (int64, error)) (acp.StopReason, error) {
 	switch {
 	case err == nil:
 		return acp.StopReasonEndTurn, nil
@@ -226,8 +231,11 @@ func (o runOutcome) of(err error, msg string, apiErr bool, apiStatus int, resume
 		msg = err.Error()
 	}
 	data := ErrorData{Kind: KindCLIError}
-	if apiErr || errors.Is(err, o.api) {
-		data.Kind, data.APIErrorStatus = KindAPIError, apiStatus
+	if apiErr != nil || errors.Is(err, o.api) {
+		data.Kind = KindAPIError
+		if apiErr != nil {
+			data.APIErrorStatus = apiErr.status
+		}
 	}
 	switch ms, perr := parseReset(msg); {
 	case perr == nil:
