@@ -225,7 +225,6 @@ func (s *claudeSession) current(cli *cliProc) *turn {
 
 // handle acts on one event of the CLI's output.
 func (s *claudeSession) handle(cli *cliProc, t *turn, ev claude.Event, updates []acp.Update) []acp.Update {
-	now := s.a.cfg.Clock.Now()
 	switch ev := ev.(type) {
 	case claude.ControlResponse:
 		s.answered(cli, ev)
@@ -264,7 +263,7 @@ func (s *claudeSession) handle(cli *cliProc, t *turn, ev claude.Event, updates [
 		if t == nil {
 			return updates
 		}
-		updates = s.tr.Translate(updates, ev, now)
+		updates = s.tr.Translate(updates, ev, s.a.cfg.Clock.Now())
 		s.a.notify(t.conn, s.id, updates)
 	}
 	return updates
