@@ -174,8 +174,8 @@ func (s *turnSession) close() {
 	s.mu.Unlock()
 	s.cancel()
 	// Wait for the prompt, which waits for the process.
-	s.promptSlot <- struct{}{}
-	<-s.promptSlot
+	release, _ := s.acquire(context.Background())
+	release()
 }
 
 func (s *turnSession) setMode(ctx context.Context, conn *acp.Conn, mode string) error {
