@@ -241,8 +241,10 @@ type Retry struct {
 	MaxRetries int // how many retries the CLI will make
 	// Message is the reason in parentheses, the failure being retried.
 	Message string
-	// Status is the HTTP status the reason names ("unexpected status 401
-	// Unauthorized: …"); 0 when it names none.
+	// Status is the HTTP status the reason names, in either of the CLI's
+	// wordings: "unexpected status 401 Unauthorized: …" and "exceeded
+	// retry limit, last status: 429 Too Many Requests". It is 0 when the
+	// reason names none; no other number in it is taken for one.
 	Status int
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,7 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"item.completed","item":{"id":"i","type":"mcp_tool_call","server":"s","tool":"t","arguments":{},"result":null,"error":{"message":"m"},"status":"failed"}}`,
 		`{"type":"item.updated","item":{"id":"i","type":"todo_list","items":[{"text":"a","completed":true}]}}`,
 		`{"type":"error","message":"Reconnecting... 1/5 (unexpected status 401 Unauthorized: x)"}`,
+		`{"type":"error","message":"exceeded retry limit, last status: 429 Too Many Requests, request id: r"}`,
 		`{"type":"turn.completed","usage":{"input_tokens":1,"cached_input_tokens":0,"output_tokens":2}}`,
 		`{"type":"turn.failed","error":{"message":"try again at 2:00 PM."}}`,
 		`{"type":"item.completed","item":{"id":"i","type":"plan","text":"x"}}`,
@@ -110,6 +112,12 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event) {
 		t.Fatalf("%T event from a line whose type encoding/json reads as %q", added[0], typ)
 	}
 	switch e := added[0].(type) {
+	case APIError:
+		checkStatus(t, e.Message, e.Status)
+	case Retry:
+		checkStatus(t, e.Message, e.Status)
+	case TurnFailed:
+		checkStatus(t, e.Message, e.Status)
 	case ThreadStarted:
 		if e.ThreadID != threadID {
 			t.Fatalf("thread id %q, encoding/json reads %q", e.ThreadID, threadID)
@@ -118,6 +126,21 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event) {
 		if e.Type != itemType || e.ItemID != itemID {
 			t.Fatalf("unknown item %q %q, encoding/json reads %q %q", e.Type, e.ItemID, itemType, itemID)
 		}
+	}
+}
+
+// checkStatus checks that an HTTP status read from msg is one, and that
+// msg names it after the word "status".
+func checkStatus(t *testing.T, msg string, status int) {
+	if status == 0 {
+		return
+	}
+	if status < 100 || status > 599 {
+		t.Fatalf("status %d from %q", status, msg)
+	}
+	n := strconv.Itoa(status)
+	if !strings.Contains(strings.ToLower(msg), "status "+n) && !strings.Contains(strings.ToLower(msg), "status: "+n) {
+		t.Fatalf("status %d from %q, which does not name it", status, msg)
 	}
 }
 

@@ -302,25 +302,54 @@ func parseError(msg string) Event {
 	return Retry{Attempt: atoi(a), MaxRetries: atoi(m), Message: reason, Status: httpStatus(reason)}
 }
 
-// statusMarker precedes the HTTP status in the CLI's request errors.
-const statusMarker = "unexpected status "
-
-// httpStatus returns the HTTP status named by "unexpected status NNN" in
-// msg, or 0.
+// httpStatus returns the HTTP status msg names, or 0. Codex names one in
+// "unexpected status 429 Too Many Requests: …" (a request the server
+// refused) and "exceeded retry limit, last status: 429 Too Many Requests"
+// (the last of the retries that gave up), so a status is three digits,
+// 100 to 599, after the word "status" (in any case) and one space or ": ".
+// The first such number counts. No other number is one: not after "exit
+// status" (a process's), and not a number the digits are only part of,
+// such as "status 4291", "status 429.5", "status 500ms" or "status 2/5".
 func httpStatus(msg string) int {
-	i := strings.Index(msg, statusMarker)
-	if i < 0 {
+	const word = "status"
+	for i := 0; i+len(word) <= len(msg); i++ {
+		if !strings.EqualFold(msg[i:i+len(word)], word) || i > 0 && isWordByte(msg[i-1]) {
+			continue
+		}
+		if n := statusAfter(msg[i+len(word):]); n != 0 && !hasSuffixFold(msg[:i], "exit ") {
+			return n
+		}
+	}
+	return 0
+}
+
+// statusAfter reads the status that follows the word "status" at the
+// start of s: " NNN" or ": NNN", NNN from 100 to 599 and standing alone.
+// It returns 0 when s starts otherwise.
+func statusAfter(s string) int {
+	s, ok := strings.CutPrefix(s, " ")
+	if !ok {
+		if s, ok = strings.CutPrefix(s, ": "); !ok {
+			return 0
+		}
+	}
+	if digits(s, 3) != 3 || s[0] < '1' || s[0] > '5' {
 		return 0
 	}
-	s := msg[i+len(statusMarker):]
-	if len(s) < 3 || !isDigits(s[:3]) || len(s) > 3 && s[3] >= '0' && s[3] <= '9' {
-		return 0
+	if rest := s[3:]; rest != "" {
+		// A letter or digit makes the digits part of a word or a longer
+		// number; ".5", ",000", ":30", "/5" and "-503" join them to
+		// another number.
+		if isWordByte(rest[0]) || strings.IndexByte(".,:/-", rest[0]) >= 0 && digits(rest[1:], 1) == 1 {
+			return 0
+		}
 	}
-	n := atoi(s[:3])
-	if n < 100 {
-		return 0
-	}
-	return n
+	return atoi(s[:3])
+}
+
+// hasSuffixFold is strings.HasSuffix under ASCII case folding.
+func hasSuffixFold(s, suffix string) bool {
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
 }
 
 // isDigits reports whether s is a non-empty run of ASCII digits, short

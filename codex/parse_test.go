@@ -133,3 +133,86 @@ func TestParseLineCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestErrorStatus checks which numbers in an error's text are its HTTP
+// status: the one after "status" in each wording Codex uses, and no other
+// number, whether the text comes as a retry's reason, an API error or a
+// failed turn.
+func TestErrorStatus(t *testing.T) {
+	tests := []struct {
+		msg  string
+		want int
+	}{
+		// The CLI's wordings.
+		{"unexpected status 401 Unauthorized: Incorrect API key provided: sk-test., url: http://127.0.0.1:43211/v1/responses, request id: req_b9e1", 401},
+		{"exceeded retry limit, last status: 429 Too Many Requests", 429},
+		{"exceeded retry limit, last status: 429 Too Many Requests, request id: req_0f3f", 429},
+		{"exceeded retry limit, last status: 500 Internal Server Error", 500},
+		{"stream error: unexpected status 503 Service Unavailable (x)", 503},
+		{"unexpected status 599 <unknown status code>: ", 599},
+		{"Status: 502 Bad Gateway", 502},
+		{"HTTP status 404", 404},
+		{"gave status 500.", 500},
+		{"(status 500)", 500},
+		{"unexpected status 404: status 500", 404}, // the first status counts
+		{"exit status 2; then unexpected status 503 Service Unavailable", 503},
+		// Numbers that are not a status.
+		{"gave up after Reconnecting... 2/5", 0},
+		{"Please try again in 11.054s.", 0},
+		{"retry in 3s", 0},
+		{"Limit 30000, Used 30000, Requested 1200.", 0},
+		{"response body of 512 bytes", 0},
+		{"HTTP 429 Too Many Requests", 0}, // no "status"
+		{"exit status 2", 0},
+		{"exit status 127", 0},
+		{"process ended with Exit Status 255", 0},
+		{"status 2", 0},
+		{"status 42 seen", 0},
+		{"status 4291", 0},
+		{"status 429.5", 0},
+		{"status 500,000 times", 0},
+		{"status 404/5", 0},
+		{"status 500-503", 0},
+		{"status 500ms", 0},
+		{"status 099 x", 0},
+		{"status 600 x", 0},
+		{"status 1e3", 0},
+		{"substatus 500", 0},
+		{"status_code 500", 0},
+		{"status  500", 0},
+		{"status:500", 0},
+		{"status", 0},
+		{"status:", 0},
+		{"", 0},
+	}
+	for _, tt := range tests {
+		msg := mustJSON(t, tt.msg)
+		lines := []struct {
+			line string
+			want codex.Event
+		}{
+			{`{"type":"error","message":` + string(msg) + `}`, codex.APIError{Message: tt.msg, Status: tt.want}},
+			{`{"type":"turn.failed","error":{"message":` + string(msg) + `}}`, codex.TurnFailed{Message: tt.msg, Status: tt.want}},
+			{`{"type":"error","message":` + string(mustJSON(t, "Reconnecting... 1/5 ("+tt.msg+")")) + `}`,
+				codex.Retry{Attempt: 1, MaxRetries: 5, Message: tt.msg, Status: tt.want}},
+		}
+		for _, l := range lines {
+			got, err := codex.ParseLine([]byte(l.line), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]codex.Event{l.want}, got); diff != "" {
+				t.Errorf("ParseLine(%s) mismatch (-want +got):\n%s", l.line, diff)
+			}
+		}
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
