@@ -110,6 +110,31 @@ func ExampleTurn_Events() {
 	// true
 }
 
+// A run against a server that answers 500 retries five times, then ends
+// with an API error and a failed turn: the run's error is ErrAPI, and the
+// *RunError carries the status.
+func ExampleRunError() {
+	stdout := strings.NewReader(`{"type":"thread.started","thread_id":"01a23172-d02a-7010-9f3c-10514ef88b99"}
+{"type":"turn.started"}
+{"type":"error","message":"Reconnecting... 5/5 (unexpected status 500 Internal Server Error: boom)"}
+{"type":"error","message":"exceeded retry limit, last status: 500 Internal Server Error"}
+{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 500 Internal Server Error"}}
+`)
+	turn := codex.NewTurn("")
+	for range turn.Events(stdout) {
+	}
+	turn.Finish(1, nil)
+	err := turn.Err()
+	var re *codex.RunError
+	if errors.Is(err, codex.ErrAPI) && errors.As(err, &re) {
+		fmt.Println("API error, HTTP status", re.Status)
+	}
+	fmt.Println(err)
+	// Output:
+	// API error, HTTP status 500
+	// codex: API error: exceeded retry limit, last status: 500 Internal Server Error (exit status 1 (failure))
+}
+
 // A resume of a thread the CLI does not have prints nothing on stdout and
 // exits 1: Finish ends the Turn with ResumeFailed, and stderr says that
 // the thread is unknown.

@@ -1,6 +1,9 @@
 package codex
 
-import "errors"
+import (
+	"cmp"
+	"errors"
+)
 
 // Turn accumulates one run of `codex exec --json`: feed it the run's
 // standard output line by line ([Turn.Feed]), or hand it the whole stream
@@ -18,14 +21,16 @@ import "errors"
 // A Turn is not safe for concurrent use. The zero value is a Turn for a new
 // thread.
 type Turn struct {
-	resumeID  string
-	threadID  string
-	started   bool  // a thread.started line was read
-	done      bool  // the final event has been returned
-	final     Event // the final event, once done
-	exit      ExitStatus
-	exited    bool
-	lastError string // the last APIError's message
+	resumeID    string
+	threadID    string
+	started     bool  // a thread.started line was read
+	done        bool  // the final event has been returned
+	final       Event // the final event, once done
+	exit        ExitStatus
+	exited      bool
+	apiErr      APIError // the last APIError, when hasAPIErr
+	hasAPIErr   bool
+	retryStatus int // the HTTP status the last Retry named
 }
 
 // NewTurn returns a Turn for a run that resumes the thread resumeID (the id
@@ -58,8 +63,10 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 			if e.ThreadID != "" {
 				t.threadID = e.ThreadID
 			}
+		case Retry:
+			t.retryStatus = e.Status
 		case APIError:
-			t.lastError = e.Message
+			t.apiErr, t.hasAPIErr = e, true
 		case TurnCompleted, TurnFailed:
 			t.done, t.final = true, e
 		}
@@ -122,7 +129,9 @@ var (
 	// thread the CLI has (see [ResumeNotFound] for its own words).
 	ErrResumeNotFound = errors.New("codex: resumed thread not found")
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
-	// included (see [ParseResetTime]).
+	// included (see [ParseResetTime]): the turn failed after an
+	// [APIError], or with a message that names an HTTP status or a limit.
+	// The [*RunError]'s Status is the HTTP status, when the CLI named one.
 	ErrAPI = errors.New("codex: API error")
 	// ErrNoResult: the process ended without its turn's final line.
 	ErrNoResult = errors.New("codex: run ended without the end of its turn")
@@ -137,10 +146,18 @@ type RunError struct {
 	// Exit is the process's exit status; meaningful only when Exited.
 	Exit   ExitStatus
 	Exited bool
-	// Message is the CLI's own words: the message of the [TurnFailed], or
-	// of the last [APIError] of a run without one; "" when there are none.
+	// Message is the CLI's own words: the message of the [TurnFailed],
+	// or of the last [APIError] when there is no TurnFailed or it has no
+	// message; "" when there are none.
 	Message string
-	reason  error
+	// Status is the HTTP status of the request that failed the run, for
+	// a run that failed at the API ([ErrAPI]) or ended without the end of
+	// its turn ([ErrNoResult]): the one the [TurnFailed] names, else the
+	// last [APIError]'s, else the last [Retry]'s (what the last attempt
+	// got, when the CLI's final words name no status). It is 0 when none
+	// names one, and for a run that failed otherwise.
+	Status int
+	reason error
 }
 
 // Error names the reason, the message and the exit status.
@@ -168,10 +185,13 @@ func (t *Turn) Err() error {
 	e := &RunError{Exit: t.exit, Exited: t.exited}
 	switch f := t.final.(type) {
 	case TurnFailed:
-		e.Message = f.Message
+		// The CLI reports a request that failed for good as an APIError
+		// first, often in words that name no status or limit.
+		e.Message = cmp.Or(f.Message, t.apiErr.Message)
 		e.reason = ErrFailed
-		if f.Status != 0 || isLimit(f.Message) {
+		if f.Status != 0 || isLimit(f.Message) || t.hasAPIErr {
 			e.reason = ErrAPI
+			e.Status = cmp.Or(f.Status, t.apiErr.Status, t.retryStatus)
 		}
 	case TurnCompleted:
 		if !t.exited || t.exit.Kind() == ExitSuccess {
@@ -181,7 +201,8 @@ func (t *Turn) Err() error {
 	case ResumeFailed:
 		e.reason = ErrResumeNotFound
 	case NoResult:
-		e.Message = t.lastError
+		e.Message = t.apiErr.Message
+		e.Status = cmp.Or(t.apiErr.Status, t.retryStatus)
 		e.reason = ErrNoResult
 	default:
 		return nil

@@ -20,6 +20,7 @@ type outcome struct {
 	ThreadID string
 	Err      string // Err's text; "" when nil
 	Reason   string // the sentinel Err matches
+	Status   int    // the *RunError's Status
 	Resume   bool   // ResumeFailed()
 }
 
@@ -37,6 +38,10 @@ func outcomeOf(turn *codex.Turn) outcome {
 			o.Reason = r.Error()
 		}
 	}
+	var re *codex.RunError
+	if errors.As(err, &re) {
+		o.Status = re.Status
+	}
 	return o
 }
 
@@ -44,6 +49,16 @@ func TestTurnOutcomes(t *testing.T) {
 	const (
 		limit   = "You’ve hit your usage limit. Upgrade to Pro (https://chatgpt.com/explore/pro), visit https://chatgpt.com/settings/usage to purchase more credits or try again at 2:00 PM."
 		started = `{"type":"thread.started","thread_id":"t1"}` + "\n"
+		// A server that answers 500: five retries, then the error and the
+		// failed turn with the same text, in either of the CLI's wordings.
+		retries500 = `{"type":"error","message":"Reconnecting... 1/5 (unexpected status 500 Internal Server Error: boom, url: http://127.0.0.1:1/v1/responses)"}
+{"type":"error","message":"Reconnecting... 2/5 (unexpected status 500 Internal Server Error: boom, url: http://127.0.0.1:1/v1/responses)"}
+{"type":"error","message":"Reconnecting... 3/5 (unexpected status 500 Internal Server Error: boom, url: http://127.0.0.1:1/v1/responses)"}
+{"type":"error","message":"Reconnecting... 4/5 (unexpected status 500 Internal Server Error: boom, url: http://127.0.0.1:1/v1/responses)"}
+{"type":"error","message":"Reconnecting... 5/5 (unexpected status 500 Internal Server Error: boom, url: http://127.0.0.1:1/v1/responses)"}
+`
+		gaveUp429 = "exceeded retry limit, last status: 429 Too Many Requests, request id: req_1"
+		demand    = "We’re currently experiencing high demand, which may cause temporary errors."
 	)
 	tests := []struct {
 		name   string
@@ -64,7 +79,37 @@ func TestTurnOutcomes(t *testing.T) {
 			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-bd92-7f82-a483-249833528bbc",
 				Err: "codex: API error: " + limit + " (exit status 1 (failure))", Reason: codex.ErrAPI.Error()}},
 		{"401", "", "testdata/cli-0.169.0/api-error-401.jsonl", "", 1,
-			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-3b3d-72b3-9a38-5dbe4905a046", Reason: codex.ErrAPI.Error()}},
+			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-3b3d-72b3-9a38-5dbe4905a046", Reason: codex.ErrAPI.Error(), Status: 401}},
+		{"rate limit after a retry", "", "testdata/cli-0.169.0/response-failed.jsonl", "", 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "01a23172-d02a-7010-9f3c-10514ef88b99", Reason: codex.ErrAPI.Error()}},
+		{"500 after retries, then the retry limit", "", "", started + retries500 +
+			`{"type":"error","message":"exceeded retry limit, last status: 500 Internal Server Error"}
+{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 500 Internal Server Error"}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Reason: codex.ErrAPI.Error(), Status: 500,
+				Err: "codex: API error: exceeded retry limit, last status: 500 Internal Server Error (exit status 1 (failure))"}},
+		{"500 after retries, then no status named", "", "", started + retries500 +
+			`{"type":"error","message":"` + demand + `"}
+{"type":"turn.failed","error":{"message":"` + demand + `"}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Reason: codex.ErrAPI.Error(), Status: 500,
+				Err: "codex: API error: " + demand + " (exit status 1 (failure))"}},
+		{"429 retry limit in the failed turn only", "", "", started + `{"type":"turn.failed","error":{"message":"` + gaveUp429 + `"}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Reason: codex.ErrAPI.Error(), Status: 429,
+				Err: "codex: API error: " + gaveUp429 + " (exit status 1 (failure))"}},
+		{"api error without a status, then the turn failed", "", "", started + `{"type":"error","message":"Selected model is at capacity. Please try a different model."}
+{"type":"turn.failed","error":{"message":"Selected model is at capacity. Please try a different model."}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Reason: codex.ErrAPI.Error(),
+				Err: "codex: API error: Selected model is at capacity. Please try a different model. (exit status 1 (failure))"}},
+		{"api error, then a failed turn without a message", "", "", started + `{"type":"error","message":"unexpected status 401 Unauthorized: bad key"}
+{"type":"turn.failed"}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Reason: codex.ErrAPI.Error(), Status: 401,
+				Err: "codex: API error: unexpected status 401 Unauthorized: bad key (exit status 1 (failure))"}},
+		{"retries, then a failed turn of another kind", "", "", started + retries500 + `{"type":"turn.failed","error":{"message":"sandbox error"}}`, 1,
+			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Err: "codex: run failed: sandbox error (exit status 1 (failure))", Reason: codex.ErrFailed.Error()}},
+		{"retries, then the process died", "", "", started + retries500, -1,
+			outcome{Final: "codex.NoResult", ThreadID: "t1", Reason: codex.ErrNoResult.Error(), Status: 500,
+				Err: "codex: run ended without the end of its turn (killed by a signal)"}},
+		{"retries, then completed", "", "", started + retries500 + `{"type":"turn.completed","usage":{}}`, 0,
+			outcome{Final: "codex.TurnCompleted", ThreadID: "t1"}},
 		{"failed otherwise", "", "", started + `{"type":"turn.failed","error":{"message":"sandbox error"}}`, 1,
 			outcome{Final: "codex.TurnFailed", ThreadID: "t1", Err: "codex: run failed: sandbox error (exit status 1 (failure))", Reason: codex.ErrFailed.Error()}},
 		{"resume refused", "gone", "testdata/resume_failed.jsonl", "", 1,
