@@ -117,9 +117,11 @@ type ToolResult struct {
 // Failed reports whether the tool call did not succeed.
 func (r ToolResult) Failed() bool { return r.Status != ToolSuccess }
 
-// Notice is a non-fatal warning or error the CLI reports while it goes on
-// (an error line). Severity is "warning" or "error" (other values are
-// passed through; "" when absent).
+// Notice is a warning or error the CLI reports while it goes on (an error
+// line). Severity is "warning" or "error" (other values are passed
+// through; "" when absent). An error may be the reason the run then
+// fails, when its result gives none: [Turn.Err] keeps the last one that
+// is not a warning.
 type Notice struct {
 	Severity string
 	Message  string

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"cmp"
 	"errors"
 	"strings"
 )
@@ -35,6 +36,7 @@ type Turn struct {
 	pending   bool   // text holds chunks, possibly empty ones
 	tools     map[string]toolKind
 	scratch   []Event
+	lastError string // the message of the last Notice not a warning
 }
 
 // NewTurn returns a Turn for a run that resumes the session resumeID (the
@@ -72,6 +74,9 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 			events = append(events, e)
 			continue
 		case Notice:
+			if e.Severity != "warning" {
+				t.lastError = e.Message
+			}
 			events = append(events, e)
 			continue
 		}
@@ -182,9 +187,14 @@ type RunError struct {
 	// Exit is the process's exit status; meaningful only when Exited.
 	Exit   ExitStatus
 	Exited bool
-	// Type and Message are the result's error type and message; "" when
-	// the run printed no result.
-	Type    string
+	// Type is the result's error type; "" when the run printed no result
+	// or the result has no error object.
+	Type string
+	// Message is the result's error message or, when the result gives
+	// none or the run printed no result, the message of the run's last
+	// error line that is not a warning (a [Notice]): the CLI may print
+	// the reason only there, as for a model that returns empty replies.
+	// It is "" when there is neither.
 	Message string
 	reason  error
 }
@@ -214,7 +224,7 @@ func (t *Turn) Err() error {
 	e := &RunError{Exit: t.exit, Exited: t.exited}
 	switch {
 	case t.hasResult && t.result.Failed():
-		e.Type, e.Message = t.result.ErrorType, t.result.ErrorMessage
+		e.Type, e.Message = t.result.ErrorType, cmp.Or(t.result.ErrorMessage, t.lastError)
 		switch {
 		case e.Type == "FatalTurnLimitedError" || t.exited && t.exit.Kind() == ExitMaxTurns:
 			e.reason = ErrMaxTurns
@@ -231,6 +241,7 @@ func (t *Turn) Err() error {
 	case t.ResumeFailed():
 		e.reason = ErrResumeNotFound
 	case t.done:
+		e.Message = t.lastError
 		e.reason = ErrNoResult
 	default:
 		return nil

@@ -195,3 +195,62 @@ func TestTurnCopy(t *testing.T) {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}
 }
+
+// TestTurnErrReason checks the reason a failed run's error gives: the
+// result's own, else the last error line's, as when the model returns
+// empty replies and the CLI prints an error line, then a result with
+// status "error" and no error object, and exits 0.
+func TestTurnErrReason(t *testing.T) {
+	const (
+		empty   = `{"type":"error","timestamp":"2026-03-02T10:00:01.000Z","severity":"error","message":"Model stream ended with empty response text."}` + "\n"
+		warning = `{"type":"error","timestamp":"2026-03-02T10:00:00.000Z","severity":"warning","message":"Loop detected, stopping execution"}` + "\n"
+		bare    = `{"type":"error","message":"no severity"}` + "\n"
+		failed  = `{"type":"result","timestamp":"2026-03-02T10:00:02.000Z","status":"error","stats":{"total_tokens":0}}` + "\n"
+		other   = `{"type":"result","status":"error","error":{"type":"FatalToolExecutionError","message":"disk full"}}` + "\n"
+		api     = `{"type":"error","severity":"error","message":"[API Error: {\"error\":{\"code\":503,\"message\":\"overloaded\"}}]"}` + "\n"
+	)
+	tests := []struct {
+		name   string
+		stdout string
+		exit   int
+		reason error
+		msg    string
+		text   string // Error()
+	}{
+		{"empty replies", empty + failed, 0, gemini.ErrFailed, "Model stream ended with empty response text.",
+			"gemini: run failed: Model stream ended with empty response text. (exit status 0 (success))"},
+		{"the last error line", `{"type":"error","severity":"error","message":"first"}` + "\n" + empty + failed, 0, gemini.ErrFailed,
+			"Model stream ended with empty response text.", ""},
+		{"a warning is no reason", empty + warning + failed, 0, gemini.ErrFailed, "Model stream ended with empty response text.", ""},
+		{"only a warning", warning + failed, 0, gemini.ErrFailed, "", "gemini: run failed (exit status 0 (success))"},
+		{"an error line without a severity", bare + failed, 0, gemini.ErrFailed, "no severity", ""},
+		{"the result's own reason wins", empty + other, 54, gemini.ErrFailed, "disk full", ""},
+		{"an API error line", api + failed, 0, gemini.ErrAPI, `[API Error: {"error":{"code":503,"message":"overloaded"}}]`, ""},
+		{"no result after an error line", empty, 1, gemini.ErrNoResult, "Model stream ended with empty response text.",
+			"gemini: run ended without a result: Model stream ended with empty response text. (exit status 1 (failure))"},
+		{"no failure", empty + `{"type":"result","status":"success"}` + "\n", 0, nil, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := gemini.NewTurn("")
+			feedAll(turn, tt.stdout, tt.exit)
+			err := turn.Err()
+			if tt.reason == nil {
+				if err != nil {
+					t.Fatalf("Err() = %v, want nil", err)
+				}
+				return
+			}
+			var re *gemini.RunError
+			if !errors.Is(err, tt.reason) || !errors.As(err, &re) {
+				t.Fatalf("Err() = %v, want a *RunError matching %v", err, tt.reason)
+			}
+			if re.Message != tt.msg {
+				t.Errorf("Message = %q, want %q", re.Message, tt.msg)
+			}
+			if tt.text != "" && err.Error() != tt.text {
+				t.Errorf("Error() = %q, want %q", err.Error(), tt.text)
+			}
+		})
+	}
+}
