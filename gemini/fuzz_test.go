@@ -221,12 +221,19 @@ func FuzzParseResetTime(f *testing.F) {
 		"You have exhausted your daily quota on this model.",
 		"Suggested retry after 9999999999h.",
 		"Please retry in -1s",
+		"      'Please retry in 13h42m7.5s.',",
+		"Please retry in 3months",
 	} {
 		f.Add(s, int64(1796126354669))
 	}
 	f.Fuzz(func(t *testing.T, text string, nowMS int64) {
 		now := time.UnixMilli(nowMS)
 		ms, err := ParseResetTime(text, now)
+		// What closes a delay does not matter: a quote and a comma after
+		// the text change nothing.
+		if ms2, err2 := ParseResetTime(text+"',", now); ms2 != ms || errors.Is(err2, ErrNotLimit) != errors.Is(err, ErrNotLimit) {
+			t.Fatalf("%q gives %d, %v; with \"',\" after it %d, %v", text, ms, err, ms2, err2)
+		}
 		if err != nil {
 			if ms != 0 || !errors.Is(err, ErrNotLimit) && !errors.Is(err, ErrNoResetTime) {
 				t.Fatalf("ms %d with error %v", ms, err)

@@ -36,8 +36,13 @@ var lastMillis = time.UnixMilli(math.MaxInt64)
 //	Suggested retry after 3s.
 //	Please retry in 3.123456789s.
 //	Please retry in 560ms.
+//	      'Please retry in 13h42m7.5s.',
 //
-// A delay is a positive Go duration ("3s", "1.5s", "500ms", "1m30s").
+// The last is a line of the dump on the CLI's standard error, the only
+// place a daily quota's delay appears. A delay is a positive Go duration
+// ("3s", "1.5s", "500ms", "1m30s", "13h42m7.5s"), read up to the first
+// character that cannot continue it: a quote, comma or period after it
+// does not matter, a letter or digit makes it no delay ("3months").
 // Without one, the error is [ErrNoResetTime] when the text reports a limit
 // (a quota, HTTP 429, RESOURCE_EXHAUSTED: a daily quota gives no time) and
 // [ErrNotLimit] otherwise; ms is then 0. now is the time the text was
@@ -71,23 +76,62 @@ func ParseResetTime(text string, now time.Time) (ms int64, err error) {
 	return at.UnixMilli(), nil
 }
 
-// delay reads the duration that starts s, ended by white space, the end of
-// s, or a '.' or ']' closing the sentence.
+// delay reads the duration that starts s, up to the first byte that
+// cannot continue it, so that what closes it does not matter: white space,
+// a sentence's '.', a quote, a comma, a ']' ("3s.]", "13h42m7.5s.',"). A
+// letter or digit there is part of another word ("3months"), and no
+// duration is read.
 func delay(s string) (time.Duration, bool) {
-	n := 0
-	for n < len(s) && s[n] != ' ' && s[n] != '\n' && s[n] != '\t' && s[n] != '\r' && s[n] != ']' {
-		n++
-	}
-	token := strings.TrimRight(s[:n], ".") // "3s." ends a sentence; stderr adds "3s.."
-	if token == "" || token[0] < '0' || token[0] > '9' {
+	n := durationLen(s)
+	if n == 0 || n < len(s) && isWordByte(s[n]) {
 		return 0, false
 	}
-	d, err := time.ParseDuration(token)
+	d, err := time.ParseDuration(s[:n])
 	if err != nil || d <= 0 {
 		return 0, false
 	}
 	return d, true
 }
+
+// durationUnits are the units of time.ParseDuration, a unit before any
+// that is a prefix of it.
+var durationUnits = [...]string{"ns", "us", "µs", "μs", "ms", "s", "m", "h"}
+
+// durationLen returns the length of the unsigned Go duration that starts
+// s ("1h2m3.5s"): one or more numbers, each with an optional fraction and
+// a unit; 0 when s starts with none.
+func durationLen(s string) int {
+	n := 0
+	for {
+		i := n
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		if i == n {
+			return n
+		}
+		if i+1 < len(s) && s[i] == '.' && isDigit(s[i+1]) {
+			for i++; i < len(s) && isDigit(s[i]); i++ {
+			}
+		}
+		unit := ""
+		for _, u := range durationUnits {
+			if strings.HasPrefix(s[i:], u) {
+				unit = u
+				break
+			}
+		}
+		if unit == "" {
+			return n
+		}
+		n = i + len(unit)
+	}
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// isWordByte reports whether c is an ASCII letter or digit.
+func isWordByte(c byte) bool { return isDigit(c) || 'a' <= c|0x20 && c|0x20 <= 'z' }
 
 // isLimit reports whether text names a rate or usage limit, in any ASCII
 // case.
