@@ -170,7 +170,7 @@ func (s *claudeSession) start() error {
 	}
 	s.cli = cli
 	s.a.wg.Go(func() { s.read(cli) })
-	if _, err := cli.sess.Initialize(); err != nil {
+	if _, err := cli.sess.Initialize(claude.InitializeOptions{}); err != nil {
 		s.a.log.Warn("initialize not written", "session", s.id, "error", err)
 	}
 	return nil

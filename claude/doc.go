@@ -80,5 +80,8 @@
 // ([PermissionRequest] and the others, each to be answered once, by
 // [Session.Decline] if by nothing else), the answers to the client's own
 // requests ([ControlResponse]), withdrawn requests ([ControlCancel]) and
-// the end of each turn ([TurnEnd]).
+// the end of each turn ([TurnEnd]). [Session.Initialize] opens the
+// conversation as the SDKs do, registering the client's hooks, its
+// in-process MCP servers and a JSON schema for the answer
+// ([InitializeOptions]).
 package claude

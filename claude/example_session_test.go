@@ -2,8 +2,10 @@ package claude_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/acpkit/acpkit/claude"
 )
@@ -98,4 +100,45 @@ func ExampleSession_Interrupt() {
 	// answer to interrupt ok: true true
 	// turn 0 aborted_streaming interrupted: true
 	// in turn: false pending: 0
+}
+
+// Registering a hook: the initialize request names the callback, and the
+// CLI then asks the client to run it before each Bash call, waiting for
+// the hook's output. Here the hook refuses the call.
+func ExampleSession_Initialize() {
+	var stdin bytes.Buffer
+	s := claude.NewSession(&stdin, "")
+	id, err := s.Initialize(claude.InitializeOptions{
+		Hooks: map[claude.HookEvent][]claude.HookMatcher{
+			claude.HookPreToolUse: {{Matcher: "Bash", CallbackIDs: []string{"hook_0"}, Timeout: 10 * time.Second}},
+		},
+		JSONSchema: json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string"}}}`),
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+
+	stdout := strings.NewReader(`{"type":"control_response","response":{"subtype":"success","request_id":"` + id + `","response":{"pid":4242}}}
+{"type":"control_request","request_id":"6f1c2a9e","request":{"subtype":"hook_callback","callback_id":"hook_0","input":{"hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"rm -rf build"}},"tool_use_id":"toolu_01"}}
+`)
+	for e := range s.Events(stdout) {
+		switch e := e.(type) {
+		case claude.ControlResponse:
+			fmt.Println("answered:", e.Subtype)
+		case claude.HookRequest:
+			fmt.Println("hook:", e.CallbackID, e.ToolUseID)
+			out := json.RawMessage(`{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"No deletions."}}`)
+			if err := s.Respond(e, out); err != nil {
+				fmt.Println(err)
+			}
+		}
+	}
+	fmt.Print("written:\n", stdin.String())
+	// Output:
+	// answered: initialize
+	// hook: hook_0 toolu_01
+	// written:
+	// {"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":{"PreToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_0"],"timeout":10}]},"jsonSchema":{"type":"object","properties":{"answer":{"type":"string"}}}}}
+	// {"type":"control_response","response":{"subtype":"success","request_id":"6f1c2a9e","response":{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"No deletions."}}}}
 }

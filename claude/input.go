@@ -190,12 +190,17 @@ func requestBody(subtype string, params json.RawMessage) (json.RawMessage, error
 	if members.Get(gjson.Parse(members.View(obj)), "subtype").Exists() {
 		return nil, fmt.Errorf("%w: request parameters hold a subtype", ErrInvalidInput)
 	}
-	if len(obj) == 2 { // {}
-		return head, nil
+	return joinObjects(head, obj), nil
+}
+
+// joinObjects returns the JSON object of a's members, then b's: a and b
+// are compact objects, and a is not empty.
+func joinObjects(a, b json.RawMessage) json.RawMessage {
+	if len(b) == 2 { // {}
+		return a
 	}
 	// {"subtype":"x"} + ,"a":1} from {"a":1}
-	body := append(head[:len(head)-1:len(head)-1], ',')
-	return append(body, obj[1:]...), nil
+	return append(append(a[:len(a)-1:len(a)-1], ','), b[1:]...)
 }
 
 func requestLine(id string, body json.RawMessage) ([]byte, error) {

@@ -163,10 +163,17 @@ func (s *Session) sendTurn(line []byte) error {
 }
 
 // Initialize sends the initialize request, which the official SDKs send
-// first, and returns its id. The CLI answers with a [ControlResponse]
-// whose Payload lists its commands, models, account and more.
-func (s *Session) Initialize() (id string, err error) {
-	return s.call("initialize", json.RawMessage(`{"hooks":null}`))
+// first, with the members opts sets (hooks, in-process MCP servers, a JSON
+// schema for the answer, …), and returns its id. The CLI answers with a
+// [ControlResponse] whose Payload lists its commands, models, account and
+// more. Options the CLI cannot accept are refused with an error wrapping
+// [ErrInvalidInput], and nothing is written.
+func (s *Session) Initialize(opts InitializeOptions) (id string, err error) {
+	params, err := opts.params()
+	if err != nil {
+		return "", err
+	}
+	return s.call("initialize", params)
 }
 
 // Interrupt asks the CLI to stop the current turn and returns the

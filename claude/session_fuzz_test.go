@@ -46,7 +46,7 @@ func FuzzSessionFeed(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		var stdin bytes.Buffer
 		s := NewSession(&stdin, "")
-		if _, err := s.Initialize(); err != nil {
+		if _, err := s.Initialize(InitializeOptions{}); err != nil {
 			t.Fatal(err)
 		}
 		before := s.Pending()
@@ -138,5 +138,27 @@ func FuzzSessionWrite(f *testing.F) {
 			}
 		}
 		check("Call", err)
+		_, err = s.Initialize(InitializeOptions{
+			Hooks:      map[HookEvent][]HookMatcher{HookEvent(subtype): {{Matcher: text, CallbackIDs: []string{text}}}},
+			JSONSchema: raw,
+			Extra:      map[string]json.RawMessage{text: raw},
+		})
+		if err == nil {
+			// Every member is there once, the schema and the extra one
+			// as given.
+			var line struct {
+				Request map[string]json.RawMessage `json:"request"`
+			}
+			var compact bytes.Buffer
+			if json.Unmarshal(stdin.Bytes(), &line) != nil || json.Compact(&compact, raw) != nil ||
+				string(line.Request["subtype"]) != `"initialize"` || !bytes.Equal(line.Request["jsonSchema"], compact.Bytes()) ||
+				utf8.ValidString(text) && !bytes.Equal(line.Request[text], compact.Bytes()) {
+				t.Fatalf("Initialize wrote %q", stdin.String())
+			}
+			if n := bytes.Count(stdin.Bytes(), []byte(`"jsonSchema":`)); n != 1 {
+				t.Fatalf("Initialize wrote the schema %d times: %q", n, stdin.String())
+			}
+		}
+		check("Initialize", err)
 	})
 }

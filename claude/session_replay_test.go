@@ -93,7 +93,7 @@ func TestSessionServesRequestsBeforeInitialize(t *testing.T) {
 		readerDone <- err
 	}()
 
-	id, err := s.Initialize()
+	id, err := s.Initialize(claude.InitializeOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/google/go-cmp/cmp"
@@ -50,8 +51,44 @@ func TestSessionWrites(t *testing.T) {
 		}, `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"look"},` +
 			`{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBORw=="}},` +
 			`{"type":"document","x":1}]},"parent_tool_use_id":null,"session_id":"default"}`},
-		{"initialize", func(s *claude.Session) error { _, err := s.Initialize(); return err },
+		{"initialize", func(s *claude.Session) error { _, err := s.Initialize(claude.InitializeOptions{}); return err },
 			`{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}`},
+		{"initialize with hooks", func(s *claude.Session) error {
+			_, err := s.Initialize(claude.InitializeOptions{Hooks: map[claude.HookEvent][]claude.HookMatcher{
+				claude.HookPreToolUse: {{Matcher: "Bash", CallbackIDs: []string{"hook_0", "hook_1"}, Timeout: 30 * time.Second}},
+				claude.HookStop:       {{CallbackIDs: []string{"hook_2"}, Timeout: 1500 * time.Millisecond}},
+				claude.HookPreCompact: nil, // no matchers: not sent
+			}})
+			return err
+		}, `{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":{` +
+			`"PreToolUse":[{"matcher":"Bash","hookCallbackIds":["hook_0","hook_1"],"timeout":30}],` +
+			`"Stop":[{"matcher":null,"hookCallbackIds":["hook_2"],"timeout":1.5}]}}}`},
+		{"initialize with only empty hooks", func(s *claude.Session) error {
+			_, err := s.Initialize(claude.InitializeOptions{Hooks: map[claude.HookEvent][]claude.HookMatcher{claude.HookStop: {}}})
+			return err
+		}, `{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}`},
+		{"initialize with every member", func(s *claude.Session) error {
+			_, err := s.Initialize(claude.InitializeOptions{
+				Hooks:                  map[claude.HookEvent][]claude.HookMatcher{"FutureEvent": {{Matcher: "x"}}},
+				SDKMCPServers:          []string{"tools", "db"},
+				JSONSchema:             json.RawMessage("{\n  \"type\": \"object\",\n  \"required\": [\"answer\"]\n}"),
+				SystemPrompt:           "You review <code>.",
+				AppendSystemPrompt:     "Be brief.",
+				Agents:                 map[string]json.RawMessage{"reviewer": json.RawMessage(`{"description":"Reviews code","prompt":"Review it."}`)},
+				Skills:                 []string{"pdf"},
+				ExcludeDynamicSections: true,
+				ForwardSubagentText:    true,
+				PromptSuggestions:      true,
+				AgentProgressSummaries: true,
+				Extra:                  map[string]json.RawMessage{"zeta": json.RawMessage(` [1, 2] `), "alpha": json.RawMessage(`"<a>"`), "nil": nil},
+			})
+			return err
+		}, `{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize",` +
+			`"hooks":{"FutureEvent":[{"matcher":"x","hookCallbackIds":[]}]},"sdkMcpServers":["tools","db"],` +
+			`"jsonSchema":{"type":"object","required":["answer"]},"systemPrompt":"You review <code>.","appendSystemPrompt":"Be brief.",` +
+			`"agents":{"reviewer":{"description":"Reviews code","prompt":"Review it."}},"skills":["pdf"],` +
+			`"excludeDynamicSections":true,"forwardSubagentText":true,"promptSuggestions":true,"agentProgressSummaries":true,` +
+			`"alpha":"<a>","nil":null,"zeta":[1,2]}}`},
 		{"interrupt", func(s *claude.Session) error { _, err := s.Interrupt(); return err },
 			`{"type":"control_request","request_id":"req_1","request":{"subtype":"interrupt"}}`},
 		{"permission mode", func(s *claude.Session) error { _, err := s.SetPermissionMode("plan"); return err },
@@ -97,6 +134,17 @@ func TestSessionRefusesInvalidInput(t *testing.T) {
 		{"raw block without type", func(s *claude.Session) error { return s.Send(claude.RawBlock(json.RawMessage(`{"text":"x"}`))) }},
 		{"raw block with a numeric type", func(s *claude.Session) error { return s.Send(claude.RawBlock(json.RawMessage(`{"type":1}`))) }},
 		{"empty mode", func(s *claude.Session) error { _, err := s.SetPermissionMode(""); return err }},
+		{"hooks for an empty event", initialize(claude.InitializeOptions{Hooks: map[claude.HookEvent][]claude.HookMatcher{"": {{CallbackIDs: []string{"h"}}}}})},
+		{"hook with an empty callback id", initialize(claude.InitializeOptions{Hooks: map[claude.HookEvent][]claude.HookMatcher{claude.HookStop: {{CallbackIDs: []string{""}}}}})},
+		{"hook with a negative timeout", initialize(claude.InitializeOptions{Hooks: map[claude.HookEvent][]claude.HookMatcher{claude.HookStop: {{CallbackIDs: []string{"h"}, Timeout: -time.Second}}}})},
+		{"schema not JSON", initialize(claude.InitializeOptions{JSONSchema: json.RawMessage(`{"type":`)})},
+		{"schema not an object", initialize(claude.InitializeOptions{JSONSchema: json.RawMessage(`true`)})},
+		{"empty schema", initialize(claude.InitializeOptions{JSONSchema: json.RawMessage{}})},
+		{"agent not an object", initialize(claude.InitializeOptions{Agents: map[string]json.RawMessage{"a": json.RawMessage(`"x"`)}})},
+		{"extra member the options model", initialize(claude.InitializeOptions{Extra: map[string]json.RawMessage{"jsonSchema": json.RawMessage(`{}`)}})},
+		{"extra subtype", initialize(claude.InitializeOptions{Extra: map[string]json.RawMessage{"subtype": json.RawMessage(`"x"`)}})},
+		{"extra member not JSON", initialize(claude.InitializeOptions{Extra: map[string]json.RawMessage{"x": json.RawMessage(`{`)}})},
+		{"extra member empty", initialize(claude.InitializeOptions{Extra: map[string]json.RawMessage{"x": {}}})},
 		{"empty subtype", func(s *claude.Session) error { _, err := s.Call("", nil); return err }},
 		{"params not an object", func(s *claude.Session) error { _, err := s.Call("x", json.RawMessage(`[]`)); return err }},
 		{"params with a subtype", func(s *claude.Session) error { _, err := s.Call("x", json.RawMessage(`{"subtype":"y"}`)); return err }},
@@ -126,6 +174,11 @@ func TestSessionRefusesInvalidInput(t *testing.T) {
 	}
 }
 
+// initialize returns a call of Initialize with opts.
+func initialize(opts claude.InitializeOptions) func(s *claude.Session) error {
+	return func(s *claude.Session) error { _, err := s.Initialize(opts); return err }
+}
+
 func TestSessionRequestIDsAreUnique(t *testing.T) {
 	s, _ := newSession()
 	seen := map[string]bool{}
@@ -134,7 +187,7 @@ func TestSessionRequestIDsAreUnique(t *testing.T) {
 		var err error
 		switch i % 4 {
 		case 0:
-			id, err = s.Initialize()
+			id, err = s.Initialize(claude.InitializeOptions{})
 		case 1:
 			id, err = s.Interrupt()
 		case 2:
@@ -416,7 +469,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken p
 
 func TestSessionWriteError(t *testing.T) {
 	s := claude.NewSession(failingWriter{}, "")
-	if _, err := s.Initialize(); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+	if _, err := s.Initialize(claude.InitializeOptions{}); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Initialize() = %v, want the write error", err)
 	}
 	if err := s.SendText("hi"); err == nil || s.InTurn() {
@@ -491,7 +544,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 			})
 		}
 		wg.Go(func() {
-			id, err := s.Initialize()
+			id, err := s.Initialize(claude.InitializeOptions{})
 			if err != nil {
 				t.Error(err)
 			}

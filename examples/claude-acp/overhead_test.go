@@ -91,7 +91,7 @@ func startDirect(tb testing.TB, transcript string) *direct {
 		d.stdin.Close()
 		d.cmd.Wait()
 	})
-	if _, err := d.sess.Initialize(); err != nil {
+	if _, err := d.sess.Initialize(claude.InitializeOptions{}); err != nil {
 		tb.Fatal(err)
 	}
 	d.until(tb, func(e claude.Event) bool { _, ok := e.(claude.ControlResponse); return ok })

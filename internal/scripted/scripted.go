@@ -171,7 +171,7 @@ func (c *Client) request(recordedID string, request json.RawMessage) error {
 	var err error
 	switch subtype {
 	case "initialize":
-		id, err = c.Session.Initialize()
+		id, err = c.Session.Initialize(claude.InitializeOptions{})
 	case "interrupt":
 		id, err = c.Session.Interrupt()
 	case "set_permission_mode":
