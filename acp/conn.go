@@ -221,9 +221,12 @@ type Conn struct {
 
 	writeq     chan []byte   // lines for the writer goroutine, each ending in "\n"
 	idle       chan *inbound // requests for handler goroutines waiting for one
-	readDone   chan struct{} // closed when reading has stopped for good
+	gate       chan struct{} // held by the reading goroutine while it handles a line; by finish for good
+	readDone   chan struct{} // closed when no line will be handled any more
+	readerDone chan struct{} // closed when the reading goroutine has returned
 	stopWriter chan struct{} // closed when no handler can write any more
 	writerDone chan struct{} // closed when the writer goroutine has returned
+	drained    chan struct{} // closed when every answer is written, or dropped
 	finished   chan struct{} // closed when every goroutine has returned
 
 	done     chan struct{} // closed at shutdown: no more input is read
@@ -314,7 +317,10 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		done:       make(chan struct{}),
 		brokenc:    make(chan struct{}),
 		idle:       make(chan *inbound),
+		gate:       make(chan struct{}, 1),
 		readDone:   make(chan struct{}),
+		readerDone: make(chan struct{}),
+		drained:    make(chan struct{}),
 		afDone:     make(chan struct{}),
 		pending:    make(map[int64]chan response),
 		inflight:   make(map[string]*inbound),
@@ -377,22 +383,34 @@ func (c *Conn) Close() error {
 // and returns what it returns. Requests still waiting for a slot run in
 // turn, as at the end of the input. That is how an agent should stop on
 // SIGTERM: the editor gets an answer, "cancelled" for a prompt, to every
-// request the agent has read.
+// request the agent has read; a line read after Shutdown began is
+// dropped.
 //
 // To stop reading at once, Shutdown closes the reader if it implements
 // CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
 // writer; see [Conn.Wait] for which Reads that interrupts. Once every
 // answer is written it closes the reader and the writer as [Conn.Close]
-// does, so that the peer sees the end of its input. If ctx ends before the
-// Conn has finished, Shutdown closes it as Close does, dropping what is
-// unwritten, and returns the context's error at once. A handler must not
-// call Shutdown: it would wait for itself until ctx ends.
+// does, so that the peer sees the end of its input; that also ends a Read
+// on a reader that is the writer too and has no CloseRead (a [net.Pipe], a
+// *tls.Conn), so Shutdown ends as soon as its handlers have returned. If
+// ctx ends before the Conn has finished, Shutdown closes it as Close does,
+// dropping what is unwritten, and returns the context's error at once. A
+// handler must not call Shutdown: it would wait for itself until ctx ends.
 func (c *Conn) Shutdown(ctx context.Context) error {
 	c.shutdown(nil)
 	c.closeReader()
 	select {
+	case <-c.drained:
+	case <-ctx.Done():
+		c.Close()
+		return ctx.Err()
+	}
+	// Closing also ends a Read that closeReader could not interrupt: on a
+	// reader that is the writer too, without CloseRead (a net.Pipe, a
+	// *tls.Conn).
+	c.closeIO()
+	select {
 	case <-c.finished:
-		c.closeIO()
 		return c.err
 	case <-ctx.Done():
 		c.Close()
@@ -616,13 +634,14 @@ func (c *Conn) closedErr() error {
 	return ErrClosed
 }
 
-// shutdown stops reading and ends every handler's context. The first cause
-// is kept: nil for a clean end.
+// shutdown stops reading, ends every handler's context and starts
+// finishing the Conn. The first cause is kept: nil for a clean end.
 func (c *Conn) shutdown(cause error) {
 	c.shutOnce.Do(func() {
 		c.err = cause
 		close(c.done)
 		c.cancel(ErrClosed)
+		go c.finish()
 	})
 }
 
@@ -724,7 +743,7 @@ func (c *Conn) readLine() (line []byte, err error) {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panicked: %v", p)
 		} else if !returned {
-			go c.endRead(errors.New("acp: reading: the reader exited its goroutine"))
+			go c.endReading(errors.New("acp: reading: the reader exited its goroutine"))
 		}
 	}()
 	line, err = c.lr.Next()
@@ -732,18 +751,26 @@ func (c *Conn) readLine() (line []byte, err error) {
 	return line, err
 }
 
-// readLoop reads and dispatches messages until the connection ends, then
-// waits for the handlers and the writer and marks the Conn finished.
+// readLoop reads and dispatches messages until the connection ends.
 func (c *Conn) readLoop() {
-	c.endRead(c.read())
+	c.endReading(c.read())
 }
 
-// endRead ends the connection's reading because of cause (nil for the end
-// of input), waits for the handlers and the writer, and marks the Conn
-// finished.
-func (c *Conn) endRead(cause error) {
+// endReading ends the connection's reading because of cause (nil for the
+// end of input), and marks the reading goroutine returned.
+func (c *Conn) endReading(cause error) {
 	c.shutdown(cause)
-	close(c.readDone) // no request will come for idle handler goroutines
+	close(c.readerDone)
+}
+
+// finish, once the connection has stopped reading, waits for the line
+// being handled, then for the handlers and the writer, and marks the Conn
+// finished once the reading goroutine has returned too. It does not wait
+// for that goroutine's Read: Shutdown may have to close the reader to end
+// it, once every answer is written.
+func (c *Conn) finish() {
+	c.gate <- struct{}{} // the reading goroutine handles no more lines
+	close(c.readDone)    // no request will come for idle handler goroutines
 	// Requests waiting for a slot run as slots free, unless the output is
 	// broken: then next leaves them here, and no answer could be sent.
 	c.handlers.Wait()
@@ -752,6 +779,8 @@ func (c *Conn) endRead(cause error) {
 	c.mu.Unlock()
 	close(c.stopWriter)
 	<-c.writerDone
+	close(c.drained)
+	<-c.readerDone
 	if !c.stopAf() {
 		<-c.afDone // it is running, closing r and w: let it finish
 	}
@@ -764,44 +793,59 @@ func (c *Conn) endRead(cause error) {
 func (c *Conn) read() error {
 	for {
 		line, err := c.readLine()
-		select {
-		case <-c.done:
-			return nil // closed: whatever the reader says now is moot
-		default:
+		if stop, cause := c.handle(line, err); stop {
+			return cause
 		}
-		if err != nil {
-			// The line reader's own error, told by its type: the caller's
-			// reader may return any error, with any Is or As method.
-			tooLong, isTooLong := err.(*lines.TooLongError)
-			switch {
-			case isTooLong:
-				c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
-				if !c.failTooLong(tooLong) {
-					c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
-				}
-				continue
-			case err == io.EOF:
-				return nil
-			default:
-				return fmt.Errorf("acp: reading: %w", err)
+	}
+}
+
+// handle handles what one read returned, holding the gate, and reports
+// whether reading ends, and why: nil for the end of input, or once the
+// connection has ended, when whatever the reader says is moot.
+func (c *Conn) handle(line []byte, err error) (stop bool, cause error) {
+	select {
+	case c.gate <- struct{}{}:
+	case <-c.done:
+		return true, nil
+	}
+	defer func() { <-c.gate }() // also when a notification handler calls runtime.Goexit
+	select {
+	case <-c.done:
+		return true, nil
+	default:
+	}
+	if err != nil {
+		// The line reader's own error, told by its type: the caller's
+		// reader may return any error, with any Is or As method.
+		tooLong, isTooLong := err.(*lines.TooLongError)
+		switch {
+		case isTooLong:
+			c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
+			if !c.failTooLong(tooLong) {
+				c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
 			}
-		}
-		msg := Classify(line)
-		switch msg.Kind {
-		case KindRequest:
-			c.startRequest(msg)
-		case KindNotification:
-			c.notification(msg)
-		case KindResponse:
-			c.response(msg)
+			return false, nil
+		case err == io.EOF:
+			return true, nil
 		default:
-			if c.failPending(msg, line) {
-				continue
-			}
+			return true, fmt.Errorf("acp: reading: %w", err)
+		}
+	}
+	msg := Classify(line)
+	switch msg.Kind {
+	case KindRequest:
+		c.startRequest(msg)
+	case KindNotification:
+		c.notification(msg)
+	case KindResponse:
+		c.response(msg)
+	default:
+		if !c.failPending(msg, line) {
 			c.log.Warn("acp: invalid message", "error", msg.Err, "id", msg.ID.String())
 			c.replyError(msg.ID, msg.Err)
 		}
 	}
+	return false, nil
 }
 
 // startRequest admits an inbound request: it starts its handler on a new
