@@ -176,7 +176,9 @@ type ConnOptions struct {
 	// Conn stop reading until a request finishes, and nothing behind the
 	// next request is read meanwhile; if every running handler is waiting
 	// on the peer, that is a deadlock. A peer reaches it only with more
-	// than twice the limit of requests unanswered.
+	// than twice the limit of requests unanswered. That next request has
+	// been read, and is answered like a waiting one, at [Conn.Shutdown]
+	// too.
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 or less means [DefaultMaxLineLength]. A longer line is
@@ -381,10 +383,11 @@ func (c *Conn) Close() error {
 // [ErrClosed]) and lets them finish, writing their responses and the
 // notifications they send before returning, then waits as [Conn.Wait] does
 // and returns what it returns. Requests still waiting for a slot run in
-// turn, as at the end of the input. That is how an agent should stop on
-// SIGTERM: the editor gets an answer, "cancelled" for a prompt, to every
-// request the agent has read; a line read after Shutdown began is
-// dropped.
+// turn, as at the end of the input, and so does one read while reading
+// was paused for them (see [ConnOptions].MaxConcurrentRequests). That is
+// how an agent should stop on SIGTERM: the editor gets an answer,
+// "cancelled" for a prompt, to every request the agent has read; a line
+// read after Shutdown began is dropped.
 //
 // To stop reading at once, Shutdown closes the reader if it implements
 // CloseRead (a *net.TCPConn, say), or [io.Closer] when it is not also the
@@ -850,7 +853,9 @@ func (c *Conn) handle(line []byte, err error) (stop bool, cause error) {
 
 // startRequest admits an inbound request: it starts its handler on a new
 // goroutine if fewer than limit run, and queues it otherwise. It waits
-// only when the queue is full too, for a request to be answered.
+// only when the queue is full too, for a request to be answered; at
+// shutdown too, since the request has been read and must be answered,
+// unless the output breaks and no answer can be.
 func (c *Conn) startRequest(msg Message) {
 	select {
 	case c.admit <- struct{}{}:
@@ -858,7 +863,7 @@ func (c *Conn) startRequest(msg Message) {
 		c.log.Debug("acp: too many requests waiting, reading paused", "max", cap(c.admit))
 		select {
 		case c.admit <- struct{}{}:
-		case <-c.done:
+		case <-c.brokenc:
 			return
 		}
 	}

@@ -6,8 +6,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -94,6 +97,23 @@ func inBubble(t *testing.T, tr shutdownTransport, test func(t *testing.T, agentR
 	})
 }
 
+// pauseSignal is a slog.Handler that closes paused when the Conn logs that
+// it stopped reading because too many requests wait.
+type pauseSignal struct {
+	once   *sync.Once
+	paused chan struct{}
+}
+
+func (p pauseSignal) Enabled(context.Context, slog.Level) bool { return true }
+func (p pauseSignal) WithAttrs([]slog.Attr) slog.Handler       { return p }
+func (p pauseSignal) WithGroup(string) slog.Handler            { return p }
+func (p pauseSignal) Handle(_ context.Context, r slog.Record) error {
+	if strings.Contains(r.Message, "reading paused") {
+		p.once.Do(func() { close(p.paused) })
+	}
+	return nil
+}
+
 // readAll reads the lines the Conn writes until the end of its output,
 // and returns them, and the error that ended them, on the channel.
 func readAll(r io.Reader) <-chan []string {
@@ -147,6 +167,51 @@ func shutdownNow(t *testing.T, tr shutdownTransport, conn *acp.Conn) {
 	}
 	if err := conn.Wait(); err != nil {
 		t.Errorf("Wait = %v, want nil", err)
+	}
+}
+
+// TestConnShutdownAnswersEveryRequest checks that Shutdown answers every
+// request the Conn has read, at several limits, with the slots full, the
+// queue full, and one request more read while reading is paused; and that
+// it then ends at once with context.Background(), and the peer sees the
+// end of its input after the answers.
+func TestConnShutdownAnswersEveryRequest(t *testing.T) {
+	for _, tr := range shutdownTransports {
+		for _, limit := range []int{1, 2, 3, 8} {
+			t.Run(fmt.Sprintf("%s/limit %d", tr.name, limit), func(t *testing.T) {
+				inBubble(t, tr, func(t *testing.T, agentR io.Reader, agentW io.Writer, peer io.ReadWriteCloser) {
+					started := make(chan int, 2*limit+1)
+					paused := pauseSignal{new(sync.Once), make(chan struct{})}
+					conn := acp.NewConn(t.Context(), agentR, agentW, shutdownPrompt(started),
+						&acp.ConnOptions{MaxConcurrentRequests: limit, Logger: slog.New(paused)})
+					replies := readAll(peer)
+
+					n := 2*limit + 1 // limit running, limit waiting, one read past them
+					go func() {
+						for i := 1; i <= n; i++ {
+							if _, err := fmt.Fprintf(peer, `{"jsonrpc":"2.0","id":%d,"method":"prompt","params":[%d]}`+"\n", i, i); err != nil {
+								t.Errorf("sending request %d: %v", i, err)
+								return
+							}
+						}
+					}()
+					for range limit {
+						<-started
+					}
+					<-paused.paused
+
+					shutdownNow(t, tr, conn)
+					var want []string
+					for i := 1; i <= n; i++ {
+						want = append(want, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":"cancelled"}`, i))
+					}
+					got := <-replies // to the end of the Conn's output
+					if diff := cmp.Diff(want, sortedByID(t, got)); diff != "" {
+						t.Errorf("answers (-want +got):\n%s", diff)
+					}
+				})
+			})
+		}
 	}
 }
 
@@ -216,4 +281,18 @@ func TestConnShutdownStillReading(t *testing.T) {
 			})
 		})
 	}
+}
+
+// sortedByID orders response lines by their numeric id: handlers that run
+// at once answer in any order.
+func sortedByID(t *testing.T, lines []string) []string {
+	t.Helper()
+	id := func(l string) int {
+		var m struct{ ID int }
+		if err := json.Unmarshal([]byte(l), &m); err != nil {
+			t.Errorf("not a response: %q", l)
+		}
+		return m.ID
+	}
+	return slices.SortedStableFunc(slices.Values(lines), func(a, b string) int { return id(a) - id(b) })
 }
