@@ -60,18 +60,22 @@ type stdBlock struct {
 	IsError   bool            `json:"is_error"`
 }
 
+type stdMessage struct {
+	ID      string          `json:"id"`
+	Content json.RawMessage `json:"content"`
+	Usage   json.RawMessage `json:"usage"`
+}
+
 type stdLine struct {
-	Type            string  `json:"type"`
-	Subtype         string  `json:"subtype"`
-	SessionID       string  `json:"session_id"`
-	Timestamp       string  `json:"timestamp"`
-	ParentToolUseID *string `json:"parent_tool_use_id"`
-	Error           *string `json:"error"`
-	Model           string  `json:"model"`
-	Message         *struct {
-		Content json.RawMessage `json:"content"`
-	} `json:"message"`
-	Event *struct {
+	Type            string      `json:"type"`
+	Subtype         string      `json:"subtype"`
+	SessionID       string      `json:"session_id"`
+	Timestamp       string      `json:"timestamp"`
+	ParentToolUseID *string     `json:"parent_tool_use_id"`
+	Error           *string     `json:"error"`
+	Model           string      `json:"model"`
+	Message         *stdMessage `json:"message"`
+	Event           *struct {
 		Type  string `json:"type"`
 		Delta struct {
 			Type     string `json:"type"`
@@ -145,6 +149,9 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 			case "tool_use":
 				events = append(events, claude.ToolUse{ID: k.ID, Name: k.Name, Input: k.Input, ParentToolUseID: parent, Timestamp: ts})
 			}
+		}
+		if l.Message != nil && len(l.Message.Usage) > 0 && l.Message.Usage[0] == '{' {
+			events = append(events, claude.MessageUsage{MessageID: l.Message.ID, Usage: l.Message.Usage, ParentToolUseID: parent, Timestamp: ts})
 		}
 	case "user":
 		for _, k := range blocks {

@@ -18,13 +18,14 @@
 // [ParseLine] turns one line into [Event] values: [Text], [Thinking] and
 // [ToolUse] blocks of the assistant's messages, [ToolResult] outcomes,
 // [Heartbeat] and [Retry] signs of life, [PermissionDenied] refusals,
-// [RateLimit] state, [APIError] failures, streamed pieces ([PartialText],
-// [PartialToolUse], …) and the final [Result], each with the time its line
-// was written. Its session id comes back as a slice of the line, so that
-// the common case, a line repeating the id already known, costs nothing.
-// When a member name is repeated in one object, the last occurrence wins,
-// as with encoding/json. A [Parser] with ReportUnknown also reports the
-// lines it does not model, as [Unknown] events a bridge can log.
+// [RateLimit] state, [APIError] failures, each message's [MessageUsage],
+// streamed pieces ([PartialText], [PartialToolUse], …) and the final
+// [Result], each with the time its line was written. Its session id comes
+// back as a slice of the line, so that the common case, a line repeating
+// the id already known, costs nothing. When a member name is repeated in
+// one object, the last occurrence wins, as with encoding/json. A [Parser]
+// with ReportUnknown also reports the lines it does not model, as
+// [Unknown] events a bridge can log.
 //
 // [Turn] wraps ParseLine for one run of the CLI: it keeps the session id to
 // resume with, stops at the final event, and reports a resume of a
@@ -46,6 +47,11 @@
 // literal exactly, so that the module's usage package reads them all from
 // it, once the line is gone: usage.FromClaudeResult(r) gives the session's
 // totals and this run's own usage and cost.
+//
+// How full the context window is, though, is one model call's figure, not
+// a run's: the last call's input, cache reads and writes included, plus
+// its output. Each [MessageUsage] event reports one call's usage, the
+// last of one message's events the most complete.
 //
 // # Rate limits
 //

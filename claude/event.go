@@ -15,6 +15,7 @@ import (
 //   - [PermissionDenied]: the CLI refused a tool call, as it happens.
 //   - [Text], [Thinking], [ToolUse], [UnknownBlock]: content blocks of an
 //     assistant message.
+//   - [MessageUsage]: the tokens of an assistant message, one model call.
 //   - [ToolResult]: the outcome of a tool call, from a user line.
 //   - [PartialText], [PartialThinking], [PartialToolUse],
 //     [PartialToolInput]: streamed pieces, only with
@@ -113,6 +114,29 @@ type ToolUse struct {
 type UnknownBlock struct {
 	Type            string
 	Raw             json.RawMessage
+	ParentToolUseID string
+	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// MessageUsage is the token usage of one assistant message, that is of one
+// call to the model, as far as the line it comes from knows it. The CLI
+// repeats a message's usage on each of its assistant lines, one per
+// content block, with the output count of the message's start (usually
+// 1); with --include-partial-messages the message_start and message_delta
+// stream events carry it too, the delta with the message's final output
+// count. Of one message's MessageUsage events the last knows the most:
+// read each with usage.FromAnthropic and lay it over the earlier ones with
+// usage.Report.Overlay.
+//
+// MessageID is the message's id ("msg_…"); "" for a message_delta, which
+// belongs to the message the last message_start began. Usage is the usage
+// object, raw JSON as the CLI sent it. ParentToolUseID is empty for the
+// main agent and names the Task tool call of a subagent's message (a
+// subagent has a context of its own). An assistant line that stands for an
+// API failure ([APIError]) has no MessageUsage: no model answered.
+type MessageUsage struct {
+	MessageID       string
+	Usage           json.RawMessage
 	ParentToolUseID string
 	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
 }
@@ -386,6 +410,7 @@ func (Text) isEvent()             {}
 func (Thinking) isEvent()         {}
 func (ToolUse) isEvent()          {}
 func (UnknownBlock) isEvent()     {}
+func (MessageUsage) isEvent()     {}
 func (ToolResult) isEvent()       {}
 func (PartialText) isEvent()      {}
 func (PartialThinking) isEvent()  {}

@@ -313,10 +313,7 @@ func (p *lineParser) assistant(f *topFields) {
 		p.emit(e)
 		return
 	}
-	if !content.IsArray() {
-		return
-	}
-	content.ForEach(func(_, b gjson.Result) bool {
+	content.ForEach(func(_, b gjson.Result) bool { // nothing for a non-array
 		if !b.IsObject() {
 			return true
 		}
@@ -333,6 +330,25 @@ func (p *lineParser) assistant(f *topFields) {
 		}
 		return true
 	})
+	p.messageUsage(f.message, parent)
+}
+
+// messageUsage reports the usage of msg, an assistant message, when it has
+// a usage object.
+func (p *lineParser) messageUsage(msg gjson.Result, parent string) {
+	var id, u gjson.Result
+	msg.ForEach(func(k, v gjson.Result) bool { // nothing for a non-object
+		switch k.Str {
+		case "id":
+			id = v
+		case "usage":
+			u = v
+		}
+		return true
+	})
+	if u.IsObject() {
+		p.emit(MessageUsage{MessageID: str(id), Usage: members.Raw(u), ParentToolUseID: parent, Timestamp: p.ts})
+	}
 }
 
 func (p *lineParser) user(f *topFields) {
@@ -397,7 +413,7 @@ func (p *lineParser) streamEvent(f *topFields) {
 	if !f.event.IsObject() {
 		return
 	}
-	var typ, delta, index, start gjson.Result
+	var typ, delta, index, start, message, u gjson.Result
 	f.event.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "type":
@@ -408,10 +424,18 @@ func (p *lineParser) streamEvent(f *topFields) {
 			index = v
 		case "content_block":
 			start = v
+		case "message":
+			message = v
+		case "usage":
+			u = v
 		}
 		return true
 	})
 	switch {
+	case typ.Str == "message_start":
+		p.messageUsage(message, str(f.parentToolUseID))
+	case typ.Str == "message_delta" && u.IsObject():
+		p.emit(MessageUsage{Usage: members.Raw(u), ParentToolUseID: str(f.parentToolUseID), Timestamp: p.ts})
 	case typ.Str == "content_block_delta" && delta.IsObject():
 		d := readBlock(delta)
 		switch d.typ.Str {

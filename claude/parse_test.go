@@ -104,6 +104,49 @@ func TestParseLine(t *testing.T) {
 			want: []claude.Event{claude.Heartbeat{Subtype: "status", Timestamp: 1796046519975}},
 		},
 		{
+			name: "a message's usage follows its blocks",
+			line: `{"type":"assistant","message":{"id":"msg_01","content":[{"type":"text","text":"a"}],` +
+				`"usage":{"input_tokens":4357,"cache_creation_input_tokens":0,"cache_read_input_tokens":17424,"output_tokens":1}},"timestamp":"2026-11-30T13:48:39.975Z"}`,
+			want: []claude.Event{
+				claude.Text{Text: "a", Timestamp: 1796046519975},
+				claude.MessageUsage{MessageID: "msg_01", Timestamp: 1796046519975,
+					Usage: json.RawMessage(`{"input_tokens":4357,"cache_creation_input_tokens":0,"cache_read_input_tokens":17424,"output_tokens":1}`)},
+			},
+		},
+		{
+			name: "a subagent's usage carries its parent",
+			line: `{"type":"assistant","message":{"id":"msg_02","content":[],"usage":{"input_tokens":1}},"parent_tool_use_id":"toolu_task"}`,
+			want: []claude.Event{claude.MessageUsage{MessageID: "msg_02", Usage: json.RawMessage(`{"input_tokens":1}`), ParentToolUseID: "toolu_task"}},
+		},
+		{
+			name: "usage without content or id",
+			line: `{"type":"assistant","message":{"content":"text","usage":{}}}`,
+			want: []claude.Event{claude.MessageUsage{Usage: json.RawMessage(`{}`)}},
+		},
+		{
+			name: "usage not an object",
+			line: `{"type":"assistant","message":{"id":"msg_03","content":[],"usage":[1]}}`,
+		},
+		{
+			name: "an api error has no usage",
+			line: `{"type":"assistant","message":{"id":"6f0c","model":"<synthetic>","content":[{"type":"text","text":"API Error: 529"}],"usage":{"input_tokens":0,"output_tokens":0}},"error":"server_error"}`,
+			want: []claude.Event{claude.APIError{Kind: "server_error", Text: "API Error: 529"}},
+		},
+		{
+			name: "usage at a message's start",
+			line: `{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_04","content":[],"usage":{"input_tokens":4336,"output_tokens":1}}},"parent_tool_use_id":null}`,
+			want: []claude.Event{claude.MessageUsage{MessageID: "msg_04", Usage: json.RawMessage(`{"input_tokens":4336,"output_tokens":1}`)}},
+		},
+		{
+			name: "usage at a message's end names no message",
+			line: `{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":16}},"parent_tool_use_id":"p"}`,
+			want: []claude.Event{claude.MessageUsage{Usage: json.RawMessage(`{"output_tokens":16}`), ParentToolUseID: "p"}},
+		},
+		{
+			name: "a message's start without usage",
+			line: `{"type":"stream_event","event":{"type":"message_start","message":"msg_05"}}`,
+		},
+		{
 			name: "subagent lines carry their parent",
 			line: `{"type":"assistant","message":{"content":[{"type":"text","text":"sub"}]},"parent_tool_use_id":"toolu_task"}`,
 			want: []claude.Event{claude.Text{Text: "sub", ParentToolUseID: "toolu_task"}},

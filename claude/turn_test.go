@@ -38,6 +38,8 @@ func kindOf(e claude.Event) string {
 		return "Heartbeat"
 	case claude.Text:
 		return "Text"
+	case claude.MessageUsage:
+		return "MessageUsage"
 	case claude.Result:
 		return "Result"
 	case claude.ResumeFailed:
@@ -49,7 +51,7 @@ func kindOf(e claude.Event) string {
 func TestTurnSession(t *testing.T) {
 	const id = "7d1e4b2a-9c3f-4e8d-a5b6-0f2c1d3e4a5b"
 	first := &claude.Turn{}
-	if diff := cmp.Diff([]string{"Heartbeat", "Text", "Result"}, feedFile(t, first, "testdata/session/new.jsonl")); diff != "" {
+	if diff := cmp.Diff([]string{"Heartbeat", "Text", "MessageUsage", "Result"}, feedFile(t, first, "testdata/session/new.jsonl")); diff != "" {
 		t.Errorf("first turn events (-want +got):\n%s", diff)
 	}
 	if diff := cmp.Diff(id, first.SessionID()); diff != "" {
@@ -59,7 +61,7 @@ func TestTurnSession(t *testing.T) {
 	// The resumed run starts with a hook line carrying a throwaway id; the
 	// init and result lines bring the real one back.
 	second := claude.NewTurn(first.SessionID())
-	if diff := cmp.Diff([]string{"Heartbeat", "Heartbeat", "Text", "Result"}, feedFile(t, second, "testdata/session/resume.jsonl")); diff != "" {
+	if diff := cmp.Diff([]string{"Heartbeat", "Heartbeat", "Text", "MessageUsage", "Result"}, feedFile(t, second, "testdata/session/resume.jsonl")); diff != "" {
 		t.Errorf("second turn events (-want +got):\n%s", diff)
 	}
 	r, ok := second.Result()
