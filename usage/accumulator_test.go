@@ -303,3 +303,22 @@ func TestSnapshotDerived(t *testing.T) {
 		})
 	}
 }
+
+func TestReportContextUsed(t *testing.T) {
+	tests := []struct {
+		name string
+		r    Report
+		want Count
+	}{
+		{"input and output", Report{Input: CountOf(22752), Output: CountOf(16)}, CountOf(22768)},
+		{"no output", Report{Input: CountOf(22752)}, Count{}},
+		{"no input", Report{Output: CountOf(16)}, Count{}},
+		{"overflow", Report{Input: CountOf(math.MaxUint64), Output: CountOf(1)}, Count{}},
+	}
+	for _, tt := range tests {
+		n, ok := tt.r.ContextUsed()
+		if got := (Count{n: n, ok: ok}); got != tt.want {
+			t.Errorf("%s: ContextUsed() = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

@@ -52,6 +52,10 @@ type Report struct {
 	ContextWindow Count
 }
 
+// ContextUsed returns the tokens in the context after the call r reports:
+// its inclusive input plus its output, and false when either is absent.
+func (r Report) ContextUsed() (uint64, bool) { return r.Input.add(r.Output).Get() }
+
 // Overlay returns r with every present figure of later written over it, and
 // later's Model and Identity when they are set. It merges the partial usage
 // of one streamed call: Anthropic's message_start carries the input figures
