@@ -39,7 +39,10 @@ type ClaudeTranslator struct {
 	partial          map[int]*partialTool  // streaming tool calls, by block index
 	apiErr           *claude.APIError
 	result           *claude.Result
-	runUsage         *acp.Usage // the result's own tokens, for the response
+	runUsage         *acp.Usage   // the result's own tokens, for the response
+	calls            int          // the main agent's model calls
+	call             usage.Report // the latest one's usage
+	callID           string       // its message id
 
 	// Per session.
 	acc  usage.Accumulator
@@ -110,6 +113,8 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 		}
 	case claude.ToolUse:
 		return t.tool(dst, ev.ID, ev.Name, ev.Input)
+	case claude.MessageUsage:
+		t.messageUsage(ev)
 	case claude.ToolResult:
 		return t.toolResult(dst, ev)
 	case claude.RateLimit:
@@ -240,9 +245,37 @@ func (t *ClaudeTranslator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp
 	return append(dst, acp.Notice{Severity: sev, Title: title})
 }
 
+// messageUsage keeps the usage of the main agent's latest model call, of
+// which a message's later events know more than its earlier ones. A
+// subagent's calls are left out: its context is not the session's.
+func (t *ClaudeTranslator) messageUsage(m claude.MessageUsage) {
+	if m.ParentToolUseID != "" {
+		return
+	}
+	r, err := usage.FromAnthropic(m.Usage)
+	if err != nil {
+		return
+	}
+	if t.calls == 0 || m.MessageID != "" && m.MessageID != t.callID {
+		t.call, t.callID = r, m.MessageID
+		t.calls++
+		return
+	}
+	t.call = t.call.Overlay(r) // the same message; a delta names none
+}
+
 // usage sends the session's context use and cost after a result, unless
-// the run used no tokens. Used is the last run's input and output, which
-// a run of several model calls overstates.
+// the run used no tokens.
+//
+// Used is how full the context window is now: the input of the run's last
+// model call, cache reads and writes included, plus its output, as the
+// main agent's [claude.MessageUsage] events give them. That figure never
+// falls while a conversation grows, whereas a run's sum over its calls
+// counts the context once per call. The events' output count is final
+// only with --include-partial-messages, as the bridge runs the CLI (the
+// assistant lines alone give the count at the message's start), so for a
+// run of one call the output is the result's, that call's own. A run that
+// reported no call's usage falls back to the run's own input and output.
 func (t *ClaudeTranslator) usage(dst []acp.Update, r claude.Result) []acp.Update {
 	res, err := usage.FromClaudeResult(r)
 	if err != nil {
@@ -254,7 +287,14 @@ func (t *ClaudeTranslator) usage(dst []acp.Update, r claude.Result) []acp.Update
 		t.cost = res.TotalCost
 	}
 	snap := t.acc.Snapshot()
-	used, _ := snap.ContextUsed()
+	last := t.call
+	if t.calls == 1 {
+		last.Output = res.Run.Output
+	}
+	used, ok := last.ContextUsed()
+	if !ok {
+		used, _ = snap.ContextUsed()
+	}
 	size, _ := snap.ContextWindow.Get()
 	u := acp.UsageUpdate{Used: used, Size: size}
 	if pico, ok := t.cost.Get(); ok {
@@ -285,6 +325,7 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 	res := acp.PromptResult{Usage: t.runUsage}
 	t.streamedText, t.streamedThinking, t.wroteText = false, false, false
 	t.tools, t.partial, t.apiErr, t.result, t.runUsage = nil, nil, nil, nil, nil
+	t.calls, t.call, t.callID = 0, usage.Report{}, ""
 
 	switch {
 	case cancelled:

@@ -3,6 +3,7 @@ package bridge_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -227,5 +228,106 @@ func TestClaudeToolKind(t *testing.T) {
 		if got := bridge.ClaudeToolKind(name); got != want {
 			t.Errorf("ClaudeToolKind(%q) = %q, want %q", name, got, want)
 		}
+	}
+}
+
+// TestClaudeTranslatorUsed checks the used figure of each turn's
+// usage_update: how full the context window is, the last model call's
+// input (cache included) and output, never the run's sum over its calls.
+func TestClaudeTranslatorUsed(t *testing.T) {
+	msg := func(id string, fresh, write, read, out int) claude.Event {
+		return claude.MessageUsage{MessageID: id, Usage: json.RawMessage(fmt.Sprintf(
+			`{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":%d}`, fresh, write, read, out))}
+	}
+	delta := func(out int) claude.Event {
+		return claude.MessageUsage{Usage: json.RawMessage(fmt.Sprintf(`{"output_tokens":%d}`, out))}
+	}
+	sub := func(id string, fresh int) claude.Event {
+		return claude.MessageUsage{MessageID: id, ParentToolUseID: "toolu_task",
+			Usage: json.RawMessage(fmt.Sprintf(`{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":0,"output_tokens":1}`, fresh))}
+	}
+	result := func(fresh, write, read, out int) claude.Event {
+		return claude.Result{Subtype: "success", Usage: json.RawMessage(fmt.Sprintf(
+			`{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":%d}`, fresh, write, read, out)),
+			ModelUsage: json.RawMessage(`{"claude-sonnet-4-5":{"contextWindow":200000}}`)}
+	}
+	tests := []struct {
+		name  string
+		turns [][]claude.Event
+		want  []uint64
+	}{
+		{
+			// The real tool-use capture: two calls, their sum 43,510.
+			name: "a run of two calls, then one of one",
+			turns: [][]claude.Event{
+				{msg("msg_1", 4337, 17346, 0, 1), msg("msg_2", 4357, 0, 17424, 1), result(8694, 17346, 17424, 46)},
+				{msg("msg_3", 4565, 0, 18259, 1), result(4565, 0, 18259, 16)},
+			},
+			want: []uint64{4357 + 17424 + 1, 4565 + 18259 + 16},
+		},
+		{
+			name: "streamed: a delta gives the last call's final output",
+			turns: [][]claude.Event{{
+				msg("msg_1", 4336, 17342, 0, 1), msg("msg_1", 4336, 17342, 0, 1), delta(30),
+				msg("msg_2", 10, 0, 21708, 1), msg("msg_2", 10, 0, 21708, 1), delta(16),
+				result(4346, 17342, 21708, 46),
+			}},
+			want: []uint64{10 + 21708 + 16},
+		},
+		{
+			name: "a subagent's calls are not the session's context",
+			turns: [][]claude.Event{{
+				msg("msg_1", 4338, 17348, 0, 1), sub("msg_s1", 2443), sub("msg_s2", 9000),
+				msg("msg_2", 4408, 0, 17629, 1), result(8746, 17348, 17629, 107),
+			}},
+			want: []uint64{4408 + 17629 + 1},
+		},
+		{
+			name:  "one call: its output is the result's, the final count",
+			turns: [][]claude.Event{{msg("msg_1", 4336, 17342, 0, 1), result(4336, 17342, 0, 16)}},
+			want:  []uint64{4336 + 17342 + 16},
+		},
+		{
+			name:  "one call seen, a result of more: the input is the call's",
+			turns: [][]claude.Event{{msg("msg_1", 4337, 17346, 0, 1), result(8694, 17346, 17424, 46)}},
+			want:  []uint64{4337 + 17346 + 46},
+		},
+		{
+			name:  "no call's usage: the run's own",
+			turns: [][]claude.Event{{result(100, 0, 200, 5)}},
+			want:  []uint64{305},
+		},
+		{
+			name: "a call whose usage is incomplete: the run's own",
+			turns: [][]claude.Event{{
+				msg("msg_1", 1, 2, 3, 4),
+				claude.MessageUsage{MessageID: "msg_2", Usage: json.RawMessage(`{"output_tokens":9}`)},
+				result(100, 0, 200, 5),
+			}},
+			want: []uint64{305},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tr bridge.ClaudeTranslator
+			var got []uint64
+			for _, turn := range tt.turns {
+				var updates []acp.Update
+				for _, ev := range turn {
+					updates = tr.Translate(updates, ev, now)
+				}
+				for _, u := range updates {
+					if u, ok := u.(acp.UsageUpdate); ok {
+						got = append(got, u.Used)
+					}
+				}
+				if _, err := tr.End(false, "", nil, now); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("used by turn (-want +got):\n%s", diff)
+			}
+		})
 	}
 }
