@@ -4,6 +4,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"flag"
 	"os"
@@ -278,7 +279,18 @@ func TestOversizedLine(t *testing.T) {
 
 	e := startEditor(t, fakeclaudeBin, path)
 	e.initialize(textScenario.caps)
-	e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")
+	// Moving 64 MiB through race-instrumented programs takes tens of
+	// seconds on a busy machine: more than the usual bound, which would
+	// cancel the turn.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*waitLimit)
+	defer cancel()
+	_, err := acp.SessionPrompt.Call(ctx, e.conn, acp.PromptParams{
+		SessionID: e.newSession(),
+		Prompt:    []acp.ContentBlock{acp.TextContent{Text: "Say hello and tell me what 2 + 2 is."}},
+	})
+	if err != nil {
+		t.Fatalf("session/prompt: %v", err)
+	}
 	e.p.stdin.Close()
 	if err := e.p.wait(); err != nil {
 		t.Errorf("claude-acp exit: %v; want status 0", err)
