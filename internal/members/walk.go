@@ -1,0 +1,39 @@
+package members
+
+import (
+	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/tidwall/gjson"
+)
+
+// Walk validates obj, which has no surrounding white space, as one JSON
+// object and calls member for each of its members in order, in the same
+// pass: each value is validated as it is found, and the whole object is
+// never scanned twice. name is unescaped; val is the raw value, a slice
+// of obj, which gjson.Parse(View(val)) reads without allocating. Walk
+// reports false, having called member for the members before the fault,
+// when obj is not a valid JSON object; [jsonscan.CheckObject] then says
+// where and why.
+func Walk(obj []byte, member func(name string, val []byte)) bool {
+	if len(obj) == 0 || obj[0] != '{' {
+		return false
+	}
+	i := jsonscan.SkipSpace(obj, 1)
+	if i < len(obj) && obj[i] == '}' {
+		return jsonscan.SkipSpace(obj, i+1) == len(obj)
+	}
+	for {
+		key, escaped, val, next := jsonscan.Member(obj, i, jsonscan.MaxDepth-1)
+		if next < 0 {
+			return false
+		}
+		name := View(key)
+		if escaped {
+			name = gjson.Parse(`"` + name + `"`).Str // rare: allocation is fine
+		}
+		member(name, val)
+		if obj[next] == '}' {
+			return jsonscan.SkipSpace(obj, next+1) == len(obj)
+		}
+		i = jsonscan.SkipSpace(obj, next+1) // past ','
+	}
+}
