@@ -18,8 +18,9 @@ import (
 )
 
 // Transcripts lists every .jsonl transcript under dir, at any depth but
-// outside fuzz corpora, as paths that start with dir. It fails the test
-// when there are none.
+// outside fuzz corpora and stored sessions (folders named "fuzz" and
+// "store"), as paths that start with dir. It fails the test when there
+// are none.
 func Transcripts(t testing.TB, dir string) []string {
 	t.Helper()
 	var paths []string
@@ -27,7 +28,7 @@ func Transcripts(t testing.TB, dir string) []string {
 		if err != nil {
 			return err
 		}
-		if d.IsDir() && d.Name() == "fuzz" {
+		if d.IsDir() && (d.Name() == "fuzz" || d.Name() == "store") {
 			return filepath.SkipDir
 		}
 		if strings.HasSuffix(path, ".jsonl") {
