@@ -1,0 +1,210 @@
+package claude_test
+
+import (
+	"errors"
+	"io"
+	"iter"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/fakecli"
+	"github.com/acpkit/acpkit/internal/parsetest"
+	"github.com/google/go-cmp/cmp"
+)
+
+// goldenEntry is an Entry as the golden files show it: its events with
+// their type names, and only the length of a raw line.
+type goldenEntry struct {
+	Error string `json:",omitempty"`
+	claude.Entry
+	Events []fakecli.Typed[claude.Event] `json:",omitempty"`
+	Raw    int                           `json:",omitempty"`
+}
+
+// renderEntries describes what seq yields, for a golden file.
+func renderEntries(t *testing.T, seq iter.Seq2[claude.Entry, error]) []byte {
+	t.Helper()
+	out := []goldenEntry{}
+	for e, err := range seq {
+		g := goldenEntry{Entry: e, Events: fakecli.Describe(e.Events, "claude"), Raw: len(e.Raw)}
+		if err != nil {
+			g.Error = err.Error()
+		}
+		out = append(out, g)
+	}
+	data, err := fakecli.Encode(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// TestReadEntries reads every stored session of the captures and compares
+// the entries with the file's golden file. Run with -update to rewrite
+// them.
+func TestReadEntries(t *testing.T) {
+	for _, p := range storeFiles(t) {
+		t.Run(strings.TrimPrefix(filepath.ToSlash(p), "testdata/store/"), func(t *testing.T) {
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			seq := claude.ReadEntries(f)
+			if dir, file := path.Split(filepath.ToSlash(p)); strings.HasSuffix(dir, "/subagents/") {
+				meta := readMeta(t, filepath.Join(filepath.FromSlash(dir), strings.TrimSuffix(file, ".jsonl")+".meta.json"))
+				seq = claude.ReadSubagent(f, meta.ToolUseID)
+			}
+			parsetest.Check(t, p, renderEntries(t, seq), *update)
+		})
+	}
+}
+
+// TestReadEntriesBadLines checks that a file with a corrupt line, an
+// unknown line type, a line that is not an object and a last line cut
+// short yields every good entry and an error for each bad line, in place.
+func TestReadEntriesBadLines(t *testing.T) {
+	file := `{"type":"user","uuid":"u1","message":{"role":"user","content":"hi"},"timestamp":"2026-12-01T20:50:37.365Z"}
+{"type":"assistant","uuid":"a1","message":{"content":[{"type":"text","text":"he
+{"type":"future-kind","x":1}
+
+[1,2]
+{"type":"assistant","uuid":"a2","message":{"content":[{"type":"text","text":"hello"}]}}
+{"type":"assistant","uuid":"a3","message":{"con`
+	type result struct {
+		Line  int64
+		Type  string
+		ID    string
+		Raw   string
+		Error string
+	}
+	var got []result
+	for e, err := range claude.ReadEntries(strings.NewReader(file)) {
+		r := result{Line: e.Line, Type: e.Type, ID: e.ID, Raw: string(e.Raw)}
+		if err != nil {
+			var le *claude.LineError
+			var se *claude.SyntaxError
+			if !errors.As(err, &le) || !errors.As(err, &se) {
+				t.Fatalf("error %v is not a *LineError wrapping a *SyntaxError", err)
+			}
+			r.Line, r.Error = le.Line, err.Error()
+		}
+		got = append(got, r)
+	}
+	want := []result{
+		{Line: 1, Type: "user", ID: "u1"},
+		{Line: 2, Error: "claude: skipped line 2 (byte 108): invalid stream-json line (79 bytes): unexpected end of input at offset 79"},
+		{Line: 3, Type: "future-kind", Raw: `{"type":"future-kind","x":1}`},
+		{Line: 5, Error: "claude: skipped line 5 (byte 218): invalid stream-json line (5 bytes): not a JSON object at offset 0"},
+		{Line: 6, Type: "assistant", ID: "a2"},
+		{Line: 7, Error: "claude: skipped line 7 (byte 312): invalid stream-json line (47 bytes): unexpected end of input at offset 47"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("entries (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadEntriesReadError checks that an error from the reader ends the
+// sequence after the entries read before it.
+func TestReadEntriesReadError(t *testing.T) {
+	boom := errors.New("boom")
+	r := io.MultiReader(strings.NewReader(`{"type":"mode","mode":"normal"}`+"\n"), &failingReader{boom})
+	var types []string
+	var last error
+	for e, err := range claude.ReadEntries(r) {
+		types = append(types, e.Type)
+		last = err
+	}
+	if diff := cmp.Diff([]string{"mode", ""}, types); diff != "" || !errors.Is(last, boom) {
+		t.Errorf("got %v, last error %v; want [mode ''] and boom", types, last)
+	}
+}
+
+type failingReader struct{ err error }
+
+func (r *failingReader) Read([]byte) (int, error) { return 0, r.err }
+
+// shown keeps the events a replay shows, in both views: the complete
+// blocks, tool results and API errors, without signs of life, streamed
+// pieces and the result, which the store does not keep.
+func shown(events []claude.Event) []claude.Event {
+	var out []claude.Event
+	for _, e := range events {
+		switch e.(type) {
+		case claude.Text, claude.Thinking, claude.ToolUse, claude.UnknownBlock, claude.ToolResult, claude.APIError:
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestStoreEqualsLive checks that the events of each stored session, its
+// subagents' interleaved, are the events the live stream of the same runs
+// showed, in the same order and with the same times.
+func TestStoreEqualsLive(t *testing.T) {
+	tests := []struct {
+		session string   // under testdata/store, without .jsonl
+		live    []string // the runs that wrote it, in order
+	}{
+		{"plain/projects/-tmp-cc-store-plain-work/5474356c-702e-48b0-8ecb-5f54d4bff9a2", []string{"plain/live-r1"}},
+		{"tools/projects/-tmp-cc-store-tools-work/eaca3c35-d13e-4c1d-a95b-a66cef48d210", []string{"tools/live-r1"}},
+		{"thinking/projects/-tmp-cc-store-thinking-work/dc485482-1765-4952-9d28-514fd2a660b5", []string{"thinking/live-r1"}},
+		{"cancel/projects/-tmp-cc-store-cancel-work/10e3cd16-479b-4860-9d83-0d44031f097b", []string{"cancel/live-r1"}},
+		{"permission-deny-stdio/projects/-tmp-cc-store-permission-deny-stdio-work/69755242-e22e-4c09-92a9-29c0b2b99807", []string{"permission-deny-stdio/live-r1"}},
+		{"cwd-unusual/projects/-tmp-cc-store-cwd-unusual-My-Project-v2------1--hidden-dir-x-y----nai-ve/acf7b234-4136-4efe-b45a-4971f38faadb", []string{"cwd-unusual/live-r1"}},
+		{"subagent/projects/-tmp-cc-store-subagent-work/6d0706c6-94f5-4004-a4aa-42746a618990", []string{"subagent/live-r1"}},
+		{"resume/projects/-tmp-cc-store-resume-work/06bc54a4-f6e8-415f-a965-41995b28a3b2", []string{"resume/live-r1", "resume/live-r2", "resume/live-r3"}},
+		{"resume/projects/-tmp-cc-store-resume-work/30bae6ba-d396-42f8-8b00-011c53ca0896", []string{"resume/live-r1", "resume/live-r2", "resume/live-r3", "resume/live-r4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.session, func(t *testing.T) {
+			var want []claude.Event
+			for _, run := range tt.live {
+				// Line by line: a streaming-input run holds several turns.
+				lines, _ := parsetest.Lines(t, "testdata/store/"+run+".jsonl")
+				for _, line := range lines {
+					events, _, err := claude.ParseLine(line, nil)
+					if err != nil {
+						t.Fatal(err)
+					}
+					want = append(want, shown(events)...)
+				}
+			}
+			var got []claude.Event
+			for e, err := range sessionEntries(t, "testdata/store/"+tt.session) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, ev := range shown(e.Events) {
+					// The live stream leaves out a subagent's final
+					// answer, which comes back as its call's result; a
+					// translation shows no subagent text anyway.
+					if txt, ok := ev.(claude.Text); ok && txt.ParentToolUseID != "" && e.Sidechain {
+						continue
+					}
+					got = append(got, ev)
+				}
+			}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("stored events differ from the live ones (-live +stored):\n%s", diff)
+			}
+		})
+	}
+}
+
+// sessionEntries reads the stored session at base (its path without
+// .jsonl) with its subagents interleaved.
+func sessionEntries(t *testing.T, base string) iter.Seq2[claude.Entry, error] {
+	t.Helper()
+	subs := []iter.Seq2[claude.Entry, error]{}
+	metas, _ := filepath.Glob(filepath.Join(base, claude.SubagentsDir, "agent-*.meta.json"))
+	for _, m := range metas {
+		meta := readMeta(t, m)
+		subs = append(subs, claude.ReadSubagent(open(t, strings.TrimSuffix(m, ".meta.json")+".jsonl"), meta.ToolUseID))
+	}
+	return claude.Interleave(claude.ReadEntries(open(t, base+".jsonl")), subs...)
+}
