@@ -90,4 +90,23 @@
 // conversation as the SDKs do, registering the client's hooks, its
 // in-process MCP servers and a JSON schema for the answer
 // ([InitializeOptions]).
+//
+// # Stored sessions
+//
+// Claude Code keeps every session on disk, one JSON object per line, and
+// a resumed session goes on in its file. [ReadEntries] reads such a file
+// from an [io.Reader], streaming, and yields one [Entry] per line: the
+// person's [Prompt], the [Event] values the live stream shows of the
+// model's output and the tool results, titles, and the CLI's bookkeeping,
+// flagged Internal; a line of a type it does not know keeps its bytes in
+// Raw, and a corrupt line is reported where it is, never fatal.
+// [ReadSubagent] reads a subagent's file, whose events the live stream
+// marks with the call that launched it, and [Interleave] merges the
+// subagents into their session in the order the live stream showed.
+//
+// [ReadInfo] reads what a list of sessions shows (id, cwd, title, last
+// time) from the head and the tail of a file, through an [io.ReaderAt].
+// [ProjectFolder], [SessionFile], [SessionDir] and [SubagentFile] say
+// where the CLI keeps a session, and [ValidSessionID] checks an id before
+// it becomes part of a path.
 package claude
