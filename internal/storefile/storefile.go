@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"strconv"
 	"unicode"
 )
 
@@ -171,4 +172,37 @@ func OneLine(text string) string {
 		}
 	}
 	return string(out)
+}
+
+// ValidUUID reports whether s is a UUID's text form, 32 hexadecimal
+// digits in either case, in groups of 8-4-4-4-12 separated by hyphens:
+// the form of the three CLIs' session ids, which holds no byte a path
+// could read as a separator, a dot or anything else.
+func ValidUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// QuoteID quotes an id for an error message, cut to its first 64 bytes,
+// so that a hostile id neither floods a log nor hides in it.
+func QuoteID(id string) string {
+	if len(id) > 64 {
+		return strconv.Quote(id[:64]) + "…"
+	}
+	return strconv.Quote(id)
 }

@@ -123,3 +123,20 @@ func TestOneLine(t *testing.T) {
 		}
 	}
 }
+
+func TestValidUUID(t *testing.T) {
+	for _, s := range []string{"5474356c-702e-48b0-8ecb-5f54d4bff9a2", "01A23365-0657-7662-80B4-4726987395B1"} {
+		if !ValidUUID(s) {
+			t.Errorf("ValidUUID(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "../x", "5474356c-702e-48b0-8ecb-5f54d4bff9a", "5474356c-702e-48b0-8ecb-5f54d4bff9a2 ",
+		"5474356c+702e-48b0-8ecb-5f54d4bff9a2", "5474356c-702e-48b0-8ecb-5f54d4bff9ag", "5474356c-702e-48b0-8ecb-5f54d4bff9\x00a"} {
+		if ValidUUID(s) {
+			t.Errorf("ValidUUID(%q) = true", s)
+		}
+	}
+	if got := QuoteID(strings.Repeat("a", 100)); got != `"`+strings.Repeat("a", 64)+`"…` {
+		t.Errorf("QuoteID of a long id = %s", got)
+	}
+}
