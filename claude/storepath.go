@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"github.com/acpkit/acpkit/internal/storefile"
 )
 
 // Where Claude Code keeps its sessions. The paths below are relative to
@@ -34,28 +36,7 @@ var ErrInvalidSessionID = errors.New("claude: invalid session id")
 // separated by hyphens, such as "5474356c-702e-48b0-8ecb-5f54d4bff9a2".
 // Such an id is safe as one element of a path: it holds no separator, no
 // dot and no other byte a path could misread.
-func ValidSessionID(id string) bool { return validUUID(id) }
-
-// validUUID reports whether s is a UUID's text form, in either case.
-func validUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
-}
+func ValidSessionID(id string) bool { return storefile.ValidUUID(id) }
 
 // maxFolderLength is how much of a cwd's folder name Claude Code keeps
 // before it cuts the name and appends a hash, leaving room under the 255
@@ -214,13 +195,9 @@ func ParseSessionFile(name string) (id string, ok bool) {
 	return id, true
 }
 
-// invalidID is the error for an id that is not valid, quoting at most its
-// first 64 bytes.
+// invalidID is the error for an id that is not valid.
 func invalidID(id string) error {
-	if len(id) > 64 {
-		return fmt.Errorf("%w: %q…", ErrInvalidSessionID, id[:64])
-	}
-	return fmt.Errorf("%w: %q", ErrInvalidSessionID, id)
+	return fmt.Errorf("%w: %s", ErrInvalidSessionID, storefile.QuoteID(id))
 }
 
 // SubagentMeta is what a subagent's ".meta.json" file says of it.
