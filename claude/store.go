@@ -174,34 +174,19 @@ func ReadSubagent(r io.Reader, toolUseID string) iter.Seq2[Entry, error] {
 
 func readEntries(r io.Reader, parent string, maxLine int) iter.Seq2[Entry, error] {
 	return func(yield func(Entry, error) bool) {
-		er := entryReader{parent: parent}
-		lr := lines.NewReader(r, maxLine)
-		for {
-			line, err := lr.Next()
-			n, off := lr.Pos()
-			switch err := err.(type) {
-			case nil:
-			case *lines.TooLongError:
-				if !yield(Entry{}, &LineError{Line: n, Offset: off, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}) {
-					return
-				}
-				continue
-			default:
-				if err != io.EOF {
-					yield(Entry{}, err)
-				}
-				return
-			}
+		er := entryReader{parent: parent} // one per pass over the file
+		feed := func(line []byte, out []Entry, n, off int64) ([]Entry, error) {
 			e, err := er.read(line)
 			if err != nil {
-				e, err = Entry{}, &LineError{Line: n, Offset: off, Err: err}
-			} else {
-				e.Line, e.Offset = n, off
+				return out, &LineError{Line: n, Offset: off, Err: err}
 			}
-			if !yield(e, err) {
-				return
-			}
+			e.Line, e.Offset = n, off
+			return append(out, e), nil
 		}
+		tooLong := func(err *lines.TooLongError, n, off int64) error {
+			return &LineError{Line: n, Offset: off, Err: &LineTooLongError{Length: err.Length, Max: err.Max}}
+		}
+		lines.Events(r, maxLine, feed, tooLong, func() bool { return false })(yield)
 	}
 }
 
