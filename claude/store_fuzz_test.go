@@ -12,33 +12,6 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// fileLine is a line of a file as the store readers number it.
-type fileLine struct {
-	n, off int64
-	text   []byte // without its terminator
-}
-
-// fileLines splits data into its lines, blank ones left out unless longer
-// than maxLine (a reader reports those), each with its 1-based number and
-// offset.
-func fileLines(data []byte, maxLine int) []fileLine {
-	var out []fileLine
-	off := int64(0)
-	for n := int64(1); len(data) > 0; n++ {
-		text, rest, found := bytes.Cut(data, []byte("\n"))
-		next := off + int64(len(text))
-		if found {
-			next++
-		}
-		text = bytes.TrimSuffix(text, []byte("\r"))
-		if len(text) > maxLine || len(bytes.Trim(text, " \t\r")) > 0 {
-			out = append(out, fileLine{n, off, text})
-		}
-		data, off = rest, next
-	}
-	return out
-}
-
 func FuzzReadEntries(f *testing.F) {
 	for _, s := range []string{
 		`{"parentUuid":null,"isSidechain":false,"type":"user","message":{"role":"user","content":"Say hello."},"uuid":"895750f0-7065-4da2-b5bf-c78db87780e6","timestamp":"2026-12-01T20:50:37.365Z","cwd":"/w","sessionId":"5474356c-702e-48b0-8ecb-5f54d4bff9a2"}`,
@@ -61,7 +34,7 @@ func FuzzReadEntries(f *testing.F) {
 	const maxLine = 64 << 10
 	f.Fuzz(func(t *testing.T, data []byte) {
 		orig := bytes.Clone(data)
-		lines := fileLines(data, maxLine)
+		lines := parsetest.FileLines(data, maxLine)
 		i := 0
 		for e, err := range readEntries(bytes.NewReader(data), "toolu_parent", maxLine) {
 			if i == len(lines) {
@@ -81,22 +54,22 @@ func FuzzReadEntries(f *testing.F) {
 }
 
 // checkEntry holds the properties of what the reader yields for line l.
-func checkEntry(t *testing.T, l fileLine, e Entry, err error, maxLine int) {
+func checkEntry(t *testing.T, l parsetest.FileLine, e Entry, err error, maxLine int) {
 	t.Helper()
 	var le *LineError
 	if err != nil {
-		if !errors.As(err, &le) || le.Line != l.n || le.Offset != l.off {
-			t.Fatalf("line %d at %d: error %v, want a *LineError there", l.n, l.off, err)
+		if !errors.As(err, &le) || le.Line != l.N || le.Offset != l.Offset {
+			t.Fatalf("line %d at %d: error %v, want a *LineError there", l.N, l.Offset, err)
 		}
 		var se *SyntaxError
 		var tl *LineTooLongError
 		switch {
 		case errors.As(err, &tl):
-			if len(l.text) <= maxLine || tl.Length != int64(len(l.text)) {
-				t.Fatalf("line of %d bytes reported too long: %v", len(l.text), err)
+			if len(l.Text) <= maxLine || tl.Length != int64(len(l.Text)) {
+				t.Fatalf("line of %d bytes reported too long: %v", len(l.Text), err)
 			}
 		case errors.As(err, &se):
-			trimmed := bytes.TrimSpace(l.text)
+			trimmed := bytes.TrimSpace(l.Text)
 			if json.Valid(trimmed) && trimmed[0] == '{' && utf8.Valid(trimmed) {
 				t.Fatalf("a JSON object reported invalid: %v", err)
 			}
@@ -109,10 +82,10 @@ func checkEntry(t *testing.T, l fileLine, e Entry, err error, maxLine int) {
 		}
 		return
 	}
-	if e.Line != l.n || e.Offset != l.off {
-		t.Fatalf("entry at line %d offset %d, want %d at %d", e.Line, e.Offset, l.n, l.off)
+	if e.Line != l.N || e.Offset != l.Offset {
+		t.Fatalf("entry at line %d offset %d, want %d at %d", e.Line, e.Offset, l.N, l.Offset)
 	}
-	trimmed := bytes.TrimSpace(l.text)
+	trimmed := bytes.TrimSpace(l.Text)
 	var top map[string]json.RawMessage
 	if json.Unmarshal(trimmed, &top) != nil {
 		return // validity is jsonscan's, checked by the parsers' fuzz targets

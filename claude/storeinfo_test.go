@@ -3,24 +3,12 @@ package claude_test
 import (
 	"io"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/parsetest"
 	"github.com/google/go-cmp/cmp"
 )
-
-// countingReaderAt counts the bytes read through it.
-type countingReaderAt struct {
-	r io.ReaderAt
-	n atomic.Int64
-}
-
-func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(n))
-	return n, err
-}
 
 // TestReadInfo reads the list facts of every captured session. The
 // expected values were read from the files by a script that parses every
@@ -65,7 +53,7 @@ func TestReadInfo(t *testing.T) {
 		t.Run(tt.file, func(t *testing.T) {
 			f := open(t, "testdata/store/"+tt.file)
 			n := size(t, f)
-			r := &countingReaderAt{r: f}
+			r := &parsetest.CountingReaderAt{R: f}
 			got, err := claude.ReadInfo(r, n)
 			if err != nil {
 				t.Fatal(err)
@@ -73,7 +61,7 @@ func TestReadInfo(t *testing.T) {
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("ReadInfo (-want +got):\n%s", diff)
 			}
-			t.Logf("read %d of %d bytes", r.n.Load(), n)
+			t.Logf("read %d of %d bytes", r.Read(), n)
 		})
 	}
 }
@@ -130,7 +118,7 @@ func TestReadInfoCases(t *testing.T) {
 // large transcript, and not the rest.
 func TestReadInfoLarge(t *testing.T) {
 	data := largeTranscript(20 << 20)
-	r := &countingReaderAt{r: strings.NewReader(data)}
+	r := &parsetest.CountingReaderAt{R: strings.NewReader(data)}
 	got, err := claude.ReadInfo(r, int64(len(data)))
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +126,7 @@ func TestReadInfoLarge(t *testing.T) {
 	if got.CWD != "/home/dev/project" || got.Title != "Turn 0: please look at the code." || got.Updated == 0 {
 		t.Errorf("ReadInfo = %+v", got)
 	}
-	if n := r.n.Load(); n > 64<<10 {
+	if n := r.Read(); n > 64<<10 {
 		t.Errorf("ReadInfo read %d bytes of %d, want at most 64 KiB", n, len(data))
 	}
 }

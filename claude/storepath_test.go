@@ -83,27 +83,10 @@ func TestProjectFolderCaptured(t *testing.T) {
 }
 
 // storeFiles lists the session files under testdata/store: every file
-// Claude Code 2.1.328 stored in the captures (see testdata/store/README.md),
-// subagents' included.
+// Claude Code 2.1.328 stored in the captures (see
+// testdata/store/README.md), subagents' included.
 func storeFiles(t *testing.T) []string {
-	t.Helper()
-	var paths []string
-	err := filepath.WalkDir("testdata/store", func(p string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if !d.IsDir() && strings.HasSuffix(p, ".jsonl") && strings.Contains(filepath.ToSlash(p), "/projects/") {
-			paths = append(paths, p)
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(paths) == 0 {
-		t.Fatal("no stored sessions in testdata/store")
-	}
-	return paths
+	return parsetest.StoreFiles(t, "testdata/store", "/projects/")
 }
 
 // firstCWD returns the first "cwd" of the session file at p.
