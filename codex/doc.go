@@ -58,4 +58,21 @@
 // at 2:00 PM" in the local time of the machine the CLI runs on, and an API
 // rate limit "try again in 11.054s". [ParseResetTime] reads either, with
 // the caller passing the current time and the zone.
+//
+// # Stored sessions
+//
+// Codex keeps every thread on disk as a rollout file, one JSON record per
+// line, and a resumed thread goes on in its first file. [ReadEntries]
+// reads such a file from an [io.Reader], streaming, and yields one
+// [Entry] per line: the person's [Prompt], the [Event] values the live
+// stream shows of each completed item, the thread's name, and the CLI's
+// bookkeeping and model-facing history, flagged Internal; a record of a
+// type it does not know keeps its bytes in Raw, and a corrupt line is
+// reported where it is, never fatal.
+//
+// [ReadInfo] reads what a list of sessions shows (id, cwd, title, last
+// time) from the head and the tail of a file, through an [io.ReaderAt].
+// [SessionFile], [SessionFilePattern] and [ParseSessionFile] say where
+// the CLI keeps a thread, and [ValidSessionID] checks an id before it
+// becomes part of a path.
 package codex
