@@ -1,0 +1,31 @@
+package gemini
+
+import (
+	"strconv"
+	"strings"
+)
+
+// LineError reports a line of a stored session that [ReadEntries] skipped,
+// and where it was, so that a log can say "line 17 skipped". Err is why:
+// a [*SyntaxError] or a [*LineTooLongError], which [errors.As] and
+// [errors.Is] find through it.
+type LineError struct {
+	// Line is the line's 1-based number in the file, blank lines
+	// included.
+	Line int64
+	// Offset is the byte offset of the line's first byte in the file.
+	Offset int64
+	Err    error
+}
+
+// Error says which line was skipped and why, without quoting it.
+func (e *LineError) Error() string {
+	msg := "gemini: skipped line " + strconv.FormatInt(e.Line, 10) + " (byte " + strconv.FormatInt(e.Offset, 10) + ")"
+	if e.Err == nil {
+		return msg
+	}
+	return msg + ": " + strings.TrimPrefix(e.Err.Error(), "gemini: ")
+}
+
+// Unwrap returns Err.
+func (e *LineError) Unwrap() error { return e.Err }
