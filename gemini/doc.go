@@ -60,4 +60,25 @@
 // [CommandLine] builds the arguments from [Options] and returns the prompt
 // as the bytes to write to the CLI's standard input, where no prompt can be
 // mistaken for a flag.
+//
+// # Stored sessions
+//
+// The Gemini CLI keeps every session on disk as a log of JSON records, one
+// per line, and a resumed session goes on in its file. [ReadEntries] reads
+// such a file from an [io.Reader], streaming, and yields one [Entry] per
+// record: a message, with the person's [Prompt] or the [Event] values the
+// live stream shows of the model's answer and tool calls, a change to the
+// session's fields, a rewind, or the session's metadata; a record it does
+// not know keeps its bytes in Raw, and a corrupt line is reported where
+// it is, never fatal. Because a later record may replace any message, or
+// the whole list, the conversation is known only once the file is read:
+// [Conversation] applies the records as the CLI does and holds the
+// messages still in the list.
+//
+// [ReadInfo] reads what a list of sessions shows (id, project hash, title,
+// last time) from the head and the tail of a file, through an
+// [io.ReaderAt]. [ChatsDir], [SessionFile], [SessionFilePattern],
+// [ReadProjects] and [ProjectHash] say where the CLI keeps a session and
+// for which cwd, and [ValidSessionID] checks an id before it becomes part
+// of a path.
 package gemini
