@@ -50,6 +50,13 @@ func FuzzReadEntries(f *testing.F) {
 		if !bytes.Equal(orig, data) {
 			t.Fatal("the reader changed its input")
 		}
+		info, err := ReadInfo(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatalf("ReadInfo: %v", err)
+		}
+		if strings.ContainsAny(info.Title, "\n\r\t") || utf8.RuneCountInString(info.Title) > 201 || !utf8.ValidString(info.Title) {
+			t.Fatalf("title %q is not one short line", info.Title)
+		}
 	})
 }
 
