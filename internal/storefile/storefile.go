@@ -206,3 +206,18 @@ func QuoteID(id string) string {
 	}
 	return strconv.Quote(id)
 }
+
+// HeadTail is the read of a session list's facts: the lines of r's head,
+// in order, to head while needHead reports true, and then, unless the
+// head was the whole file, the lines of its tail, from the last, to tail
+// while needTail reports true; each end reads at most limit bytes (see
+// [Head] and [Tail]). It reports whether it read the tail, whose facts
+// then replace the head's, and returns the first error from r.
+func HeadTail(r io.ReaderAt, size int64, limit int, head func([]byte), needHead func() bool, tail func([]byte), needTail func() bool) (readTail bool, err error) {
+	read, err := Head(r, size, limit, head, needHead)
+	if err != nil || read >= size {
+		return false, err
+	}
+	_, err = Tail(r, size, limit, tail, needTail)
+	return err == nil, err
+}

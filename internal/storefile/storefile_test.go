@@ -140,3 +140,20 @@ func TestValidUUID(t *testing.T) {
 		t.Errorf("QuoteID of a long id = %s", got)
 	}
 }
+
+func TestHeadTailOnce(t *testing.T) {
+	long := strings.Repeat("m\n", 2*FirstRead)
+	for _, tt := range []struct {
+		data     string
+		readTail bool
+	}{{"a\nb\n", false}, {"a\n" + long + "b\n", true}} {
+		var head, tail []string
+		r := strings.NewReader(tt.data)
+		got, err := HeadTail(r, r.Size(), 1<<20,
+			func(l []byte) { head = append(head, string(l)) }, func() bool { return len(head) < 1 },
+			func(l []byte) { tail = append(tail, string(l)) }, func() bool { return len(tail) < 1 })
+		if err != nil || got != tt.readTail || head[0] != "a" || tt.readTail && tail[0] != "b" || !tt.readTail && tail != nil {
+			t.Errorf("HeadTail(%d bytes) = %v, %v; head %q…, tail %q…", len(tt.data), got, err, head[:1], tail)
+		}
+	}
+}
