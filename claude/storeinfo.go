@@ -60,19 +60,16 @@ func ReadInfo(r io.ReaderAt, size int64) (Info, error) {
 			s.head(e)
 		}
 	}
-	read, err := storefile.Head(r, size, InfoLimit, head, s.needHead)
+	tail := func(line []byte) {
+		if e, err := s.er.read(line); err == nil {
+			s.tail(e)
+		}
+	}
+	readTail, err := storefile.HeadTail(r, size, InfoLimit, head, s.needHead, tail, func() bool { return s.tailUpdated == 0 })
 	if err != nil {
 		return Info{}, err
 	}
-	if read < size {
-		tail := func(line []byte) {
-			if e, err := s.er.read(line); err == nil {
-				s.tail(e)
-			}
-		}
-		if _, err := storefile.Tail(r, size, InfoLimit, tail, func() bool { return s.tailUpdated == 0 }); err != nil {
-			return Info{}, err
-		}
+	if readTail {
 		s.updated = s.tailUpdated // the head's is not the last
 	}
 	return s.info(), nil

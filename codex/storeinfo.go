@@ -49,19 +49,17 @@ func ReadInfo(r io.ReaderAt, size int64) (Info, error) {
 			s.head(e)
 		}
 	}
-	read, err := storefile.Head(r, size, InfoLimit, head, func() bool { return s.sessionID == "" || s.prompt == "" })
+	tail := func(line []byte) {
+		if e, err := s.er.read(line); err == nil {
+			s.tail(e)
+		}
+	}
+	needHead := func() bool { return s.sessionID == "" || s.prompt == "" }
+	readTail, err := storefile.HeadTail(r, size, InfoLimit, head, needHead, tail, func() bool { return s.tailUpdated == 0 })
 	if err != nil {
 		return Info{}, err
 	}
-	if read < size {
-		tail := func(line []byte) {
-			if e, err := s.er.read(line); err == nil {
-				s.tail(e)
-			}
-		}
-		if _, err := storefile.Tail(r, size, InfoLimit, tail, func() bool { return s.tailUpdated == 0 }); err != nil {
-			return Info{}, err
-		}
+	if readTail {
 		s.updated = s.tailUpdated // the head's is not the last
 	}
 	return Info{SessionID: s.sessionID, CWD: s.cwd, Title: firstNonEmpty(s.tailTitle, s.headTitle, s.prompt), Updated: s.updated}, nil

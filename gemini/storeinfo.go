@@ -52,19 +52,17 @@ func ReadInfo(r io.ReaderAt, size int64) (Info, error) {
 			s.head(e)
 		}
 	}
-	read, err := storefile.Head(r, size, InfoLimit, head, func() bool { return s.in.SessionID == "" || s.prompt == "" })
+	tail := func(line []byte) {
+		if e, err := readRecord(line); err == nil {
+			s.tail(e)
+		}
+	}
+	needHead := func() bool { return s.in.SessionID == "" || s.prompt == "" }
+	readTail, err := storefile.HeadTail(r, size, InfoLimit, head, needHead, tail, func() bool { return s.tailUpdated == 0 })
 	if err != nil {
 		return Info{}, err
 	}
-	if read < size {
-		tail := func(line []byte) {
-			if e, err := readRecord(line); err == nil {
-				s.tail(e)
-			}
-		}
-		if _, err := storefile.Tail(r, size, InfoLimit, tail, func() bool { return s.tailUpdated == 0 }); err != nil {
-			return Info{}, err
-		}
+	if readTail {
 		s.in.Updated = s.tailUpdated // the head's is not the last
 	}
 	s.in.Title = s.prompt
