@@ -103,25 +103,6 @@ func firstCWD(t *testing.T, p string) string {
 	return ""
 }
 
-func open(t *testing.T, p string) *os.File {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-func size(t *testing.T, f *os.File) int64 {
-	t.Helper()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
-}
-
 func TestIsProjectFolder(t *testing.T) {
 	long := "/home/u/" + strings.Repeat("a", 250)
 	prefix := "-home-u-" + strings.Repeat("a", 192)
@@ -264,3 +245,7 @@ func readMeta(t *testing.T, p string) claude.SubagentMeta {
 	}
 	return m
 }
+
+func open(t *testing.T, p string) *os.File { return parsetest.Open(t, p) }
+
+func size(t *testing.T, f *os.File) int64 { return parsetest.Size(t, f) }

@@ -20,7 +20,9 @@ func largeRollout(size int) string {
 	b.Grow(size + 64<<10)
 	const id = "01a23365-0657-7662-80b4-4726987395b1"
 	t0 := time.Date(2026, 12, 1, 20, 56, 0, 0, time.UTC)
-	ts := func(s int) string { return t0.Add(time.Duration(s) * time.Millisecond).Format("2006-01-02T15:04:05.000Z") }
+	ts := func(s int) string {
+		return t0.Add(time.Duration(s) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+	}
 	prompt := strings.Repeat("[redacted: Codex CLI prompt text] ", 640)
 	fmt.Fprintf(&b, `{"timestamp":"%s","ordinal":0,"type":"session_meta","payload":{"session_id":"%s","id":"%s","timestamp":"%s","cwd":"/home/dev/project","originator":"codex_exec","cli_version":"0.169.0","source":"exec","base_instructions":{"text":"%s"},"history_mode":"paginated"}}`+"\n", ts(0), id, id, ts(0), prompt)
 	output := strings.Repeat("ok  \tgithub.com/acpkit/acpkit/codex\t0.412s\n", 40)

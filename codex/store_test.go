@@ -20,25 +20,6 @@ func storeFiles(t *testing.T) []string {
 	return parsetest.StoreFiles(t, "testdata/store", "/sessions/")
 }
 
-func open(t *testing.T, p string) *os.File {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-func size(t *testing.T, f *os.File) int64 {
-	t.Helper()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
-}
-
 // goldenEntry is an Entry as the golden files show it: its events with
 // their type names, and only the length of a raw line.
 type goldenEntry struct {
@@ -282,3 +263,7 @@ func TestReadEntriesItems(t *testing.T) {
 		t.Errorf("items (-want +got):\n%s", diff)
 	}
 }
+
+func open(t *testing.T, p string) *os.File { return parsetest.Open(t, p) }
+
+func size(t *testing.T, f *os.File) int64 { return parsetest.Size(t, f) }

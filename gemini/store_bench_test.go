@@ -18,7 +18,9 @@ func largeSession(size int) string {
 	var b strings.Builder
 	b.Grow(size + 64<<10)
 	t0 := time.Date(2026, 12, 1, 21, 6, 0, 0, time.UTC)
-	ts := func(ms int) string { return t0.Add(time.Duration(ms) * time.Millisecond).Format("2006-01-02T15:04:05.000Z") }
+	ts := func(ms int) string {
+		return t0.Add(time.Duration(ms) * time.Millisecond).Format("2006-01-02T15:04:05.000Z")
+	}
 	fmt.Fprintf(&b, `{"sessionId":"181cb93b-9be0-4ddf-8212-3da9bd3ff8d1","projectHash":"%s","startTime":"%s","lastUpdated":"%s","kind":"main"}`+"\n",
 		"4d1a0f6a3c5b2e1d0c9b8a7f6e5d4c3b2a1f0e9d8c7b6a5f4e3d2c1b0a9f8e7d", ts(0), ts(0))
 	fmt.Fprintf(&b, `{"$set":{"messages":[{"id":"d049","timestamp":"%s","type":"user","content":[{"text":"<session_context>\nThis is the Gemini CLI.\n</session_context>"}]}],"lastUpdated":"%s"}}`+"\n", ts(1), ts(1))

@@ -17,25 +17,6 @@ import (
 // Gemini CLI 0.61.0 stored in the captures (see testdata/store/README.md).
 func storeFiles(t *testing.T) []string { return parsetest.StoreFiles(t, "testdata/store", "/chats/") }
 
-func open(t *testing.T, p string) *os.File {
-	t.Helper()
-	f, err := os.Open(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	return f
-}
-
-func size(t *testing.T, f *os.File) int64 {
-	t.Helper()
-	fi, err := f.Stat()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
-}
-
 // goldenEntry is an Entry as the golden files show it: its events with
 // their type names, the messages of a $set alike, and only the length of
 // a raw line.
@@ -305,3 +286,6 @@ func TestConversation(t *testing.T) {
 	}
 }
 
+func open(t *testing.T, p string) *os.File { return parsetest.Open(t, p) }
+
+func size(t *testing.T, f *os.File) int64 { return parsetest.Size(t, f) }

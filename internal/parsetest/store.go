@@ -77,3 +77,24 @@ func FileLines(data []byte, maxLine int) []FileLine {
 	}
 	return out
 }
+
+// Open opens the file at path for the test, which closes it at its end.
+func Open(t testing.TB, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
+
+// Size returns the size of the open file f.
+func Size(t testing.TB, f *os.File) int64 {
+	t.Helper()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
