@@ -106,7 +106,7 @@
 //
 // [ReadInfo] reads what a list of sessions shows (id, cwd, title, last
 // time) from the head and the tail of a file, through an [io.ReaderAt].
-// [ProjectFolder], [SessionFile], [SessionDir] and [SubagentFile] say
-// where the CLI keeps a session, and [ValidSessionID] checks an id before
+// [ProjectFolder], [SessionFile], [SessionFilePattern], [SessionDir] and
+// [SubagentFile] say where the CLI keeps a session, and [ValidSessionID] checks an id before
 // it becomes part of a path.
 package claude

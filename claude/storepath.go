@@ -129,6 +129,16 @@ func SessionFile(cwd, id string) (string, error) {
 	return ProjectFolder(cwd) + "/" + id + ".jsonl", nil
 }
 
+// SessionFilePattern returns the pattern, for [io/fs.Glob] over the
+// projects folder, that matches the file of session id whatever its cwd,
+// for a session known by its id alone. It fails as [SessionFile] does.
+func SessionFilePattern(id string) (string, error) {
+	if !ValidSessionID(id) {
+		return "", invalidID(id)
+	}
+	return "*/" + id + ".jsonl", nil
+}
+
 // SessionDir returns the path of the folder beside the file of session
 // id that holds the session's subagents and its custom-title.json,
 // relative to the projects folder, as [SessionFile] does.

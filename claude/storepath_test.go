@@ -3,6 +3,7 @@ package claude_test
 import (
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -78,6 +79,11 @@ func TestProjectFolderCaptured(t *testing.T) {
 		want, err := claude.SessionFile(cwd, id)
 		if !ok || err != nil || want != folder+"/"+filepath.Base(p) {
 			t.Errorf("ParseSessionFile(%q) = %q, %v; SessionFile = %q, %v", filepath.Base(p), id, ok, want, err)
+		}
+		projects := filepath.Dir(filepath.Dir(p))
+		pattern, _ := claude.SessionFilePattern(id)
+		if matches, err := fs.Glob(os.DirFS(projects), pattern); err != nil || len(matches) != 1 || matches[0] != want {
+			t.Errorf("Glob(%q) = %q, %v; want [%q]", pattern, matches, err, want)
 		}
 	}
 }
@@ -158,7 +164,8 @@ func TestValidSessionID(t *testing.T) {
 		if claude.ValidSessionID(id) {
 			t.Errorf("ValidSessionID(%q) = true", id)
 		}
-		for name, f := range map[string]func(string, string) (string, error){"SessionFile": claude.SessionFile, "SessionDir": claude.SessionDir} {
+		pattern := func(_, id string) (string, error) { return claude.SessionFilePattern(id) }
+		for name, f := range map[string]func(string, string) (string, error){"SessionFile": claude.SessionFile, "SessionDir": claude.SessionDir, "SessionFilePattern": pattern} {
 			p, err := f("/w", id)
 			if !errors.Is(err, claude.ErrInvalidSessionID) || p != "" {
 				t.Errorf("%s(%q) = %q, %v; want ErrInvalidSessionID", name, id, p, err)
