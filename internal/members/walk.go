@@ -1,6 +1,8 @@
 package members
 
 import (
+	"bytes"
+
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/tidwall/gjson"
 )
@@ -35,5 +37,44 @@ func Walk(obj []byte, member func(name string, val []byte)) bool {
 			return jsonscan.SkipSpace(obj, next+1) == len(obj)
 		}
 		i = jsonscan.SkipSpace(obj, next+1) // past ','
+	}
+}
+
+// Each calls member for each member of obj, a JSON object that has
+// already been validated (by [Walk], or as part of a value that was),
+// in order, without validating it again and without reading the values,
+// so that a reader looks only at the members it keeps: name is unescaped,
+// val the raw value, a slice of obj. On bytes that are not a valid object
+// it stops early; it never panics and never reads past obj.
+func Each(obj []byte, member func(name string, val []byte)) {
+	if len(obj) == 0 || obj[0] != '{' {
+		return
+	}
+	i := jsonscan.SkipSpace(obj, 1)
+	for i < len(obj) && obj[i] == '"' {
+		end := jsonscan.Skip(obj, i)
+		if end < 0 {
+			return
+		}
+		key := obj[i+1 : end-1]
+		i = jsonscan.SkipSpace(obj, end)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = jsonscan.SkipSpace(obj, i+1)
+		vend := jsonscan.Skip(obj, i)
+		if vend < 0 {
+			return
+		}
+		name := View(key)
+		if bytes.IndexByte(key, '\\') >= 0 {
+			name = gjson.Parse(`"` + name + `"`).Str // rare: allocation is fine
+		}
+		member(name, obj[i:vend])
+		i = jsonscan.SkipSpace(obj, vend)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i = jsonscan.SkipSpace(obj, i+1)
 	}
 }

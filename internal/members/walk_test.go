@@ -37,5 +37,29 @@ func TestWalk(t *testing.T) {
 		if diff := cmp.Diff(tt.want, got); diff != "" {
 			t.Errorf("Walk(%q) members (-want +got):\n%s", tt.obj, diff)
 		}
+		if tt.ok { // Each reads the same members of a valid object
+			var each []string
+			Each([]byte(tt.obj), func(name string, val []byte) { each = append(each, name+"="+string(val)) })
+			if diff := cmp.Diff(tt.want, each); diff != "" {
+				t.Errorf("Each(%q) members (-Walk +Each):\n%s", tt.obj, diff)
+			}
+		}
 	}
+}
+
+// FuzzEach checks that Each never fails on bytes that are not valid, and
+// agrees with Walk on those that are.
+func FuzzEach(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1,"b":[2,{"c":3}],"a":"x"}`, `{ "\u0062" : null }`, `{"a":"\"}`, `{"a"`, `{"a":}`, `{"a":1,`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		var each, walk []string
+		Each(obj, func(name string, val []byte) { each = append(each, name+"="+string(val)) })
+		if Walk(obj, func(name string, val []byte) { walk = append(walk, name+"="+string(val)) }) {
+			if diff := cmp.Diff(walk, each); diff != "" {
+				t.Fatalf("Each(%q) members (-Walk +Each):\n%s", obj, diff)
+			}
+		}
+	})
 }
