@@ -196,7 +196,8 @@ var (
 
 func (er *entryReader) read(line []byte) (Entry, error) {
 	line = bytes.TrimSpace(line)
-	var typ, ts, payload gjson.Result
+	var typ, ts gjson.Result
+	var payload []byte
 	ok := members.Walk(line, func(name string, val []byte) {
 		switch name {
 		case "type":
@@ -204,7 +205,7 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 		case "timestamp":
 			ts = gjson.Parse(members.View(val))
 		case "payload":
-			payload = gjson.Parse(members.View(val))
+			payload = val
 		}
 	})
 	if !ok {
@@ -243,44 +244,47 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 // payloadFields are the members of a line's payload that the reader
 // keeps; of a repeated name, the last value.
 type payloadFields struct {
-	typ, id, turnID, cwd, historyMode   gjson.Result
-	item, message, text, images, reason gjson.Result
-	threadName, plan                    gjson.Result
+	typ, id, turnID, cwd, historyMode gjson.Result
+	message, text, images, reason     gjson.Result
+	threadName, plan                  gjson.Result
+	item                              []byte // raw: read only for item_completed
 }
 
-func readPayload(p gjson.Result) payloadFields {
+// readPayload reads the members it keeps of a payload, validated with its
+// line, without reading the others: a payload may hold a long history.
+func readPayload(p []byte) payloadFields {
 	var f payloadFields
-	if !p.IsObject() {
-		return f
-	}
-	p.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "type":
-			f.typ = v
-		case "id":
-			f.id = v
-		case "turn_id":
-			f.turnID = v
-		case "cwd":
-			f.cwd = v
-		case "history_mode":
-			f.historyMode = v
+	members.Each(p, func(name string, val []byte) {
+		var dst *gjson.Result
+		switch name {
 		case "item":
-			f.item = v
+			f.item = val
+		case "type":
+			dst = &f.typ
+		case "id":
+			dst = &f.id
+		case "turn_id":
+			dst = &f.turnID
+		case "cwd":
+			dst = &f.cwd
+		case "history_mode":
+			dst = &f.historyMode
 		case "message":
-			f.message = v
+			dst = &f.message
 		case "text":
-			f.text = v
+			dst = &f.text
 		case "images":
-			f.images = v
+			dst = &f.images
 		case "reason":
-			f.reason = v
+			dst = &f.reason
 		case "thread_name":
-			f.threadName = v
+			dst = &f.threadName
 		case "plan":
-			f.plan = v
+			dst = &f.plan
 		}
-		return true
+		if dst != nil {
+			*dst = gjson.Parse(members.View(val))
+		}
 	})
 	return f
 }
@@ -336,49 +340,52 @@ type storedItem struct {
 // item reads the item of an item_completed line into e. Stored items have
 // the CLI's own shapes (TurnItem), not those `codex exec --json` prints;
 // each becomes the event ParseLine reads from the printed one.
-func (er *entryReader) item(e *Entry, item gjson.Result) {
-	if !item.IsObject() {
+func (er *entryReader) item(e *Entry, item []byte) {
+	if len(item) == 0 || item[0] != '{' {
 		return
 	}
 	var f storedItem
-	item.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
+	members.Each(item, func(name string, val []byte) {
+		var dst *gjson.Result
+		switch name {
 		case "type":
-			f.typ = v
+			dst = &f.typ
 		case "id":
-			f.id = v
+			dst = &f.id
 		case "content":
-			f.content = v
+			dst = &f.content
 		case "summary_text":
-			f.summary = v
+			dst = &f.summary
 		case "raw_content":
-			f.rawContent = v
+			dst = &f.rawContent
 		case "command":
-			f.command = v
+			dst = &f.command
 		case "aggregated_output":
-			f.output = v
+			dst = &f.output
 		case "exit_code":
-			f.exitCode = v
+			dst = &f.exitCode
 		case "status":
-			f.status = v
+			dst = &f.status
 		case "changes":
-			f.changes = v
+			dst = &f.changes
 		case "query":
-			f.query = v
+			dst = &f.query
 		case "action":
-			f.action = v
+			dst = &f.action
 		case "server":
-			f.server = v
+			dst = &f.server
 		case "tool":
-			f.tool = v
+			dst = &f.tool
 		case "arguments":
-			f.arguments = v
+			dst = &f.arguments
 		case "result":
-			f.res = v
+			dst = &f.res
 		case "error":
-			f.err = v
+			dst = &f.err
 		}
-		return true
+		if dst != nil {
+			*dst = gjson.Parse(members.View(val))
+		}
 	})
 	id := str(f.id)
 	e.ID = id
@@ -426,7 +433,7 @@ func (er *entryReader) item(e *Entry, item gjson.Result) {
 		e.Events = []Event{MCPToolCall{ItemID: id, Phase: PhaseCompleted, Kind: ToolKindOther, Server: str(f.server), Tool: str(f.tool),
 			Arguments: valueCopy(f.arguments), Result: valueCopy(f.res), Error: msg, Status: Status(str(f.status))}}
 	default:
-		e.Events = []Event{UnknownItem{ItemID: id, Phase: PhaseCompleted, Type: str(f.typ), Raw: members.Raw(item)}}
+		e.Events = []Event{UnknownItem{ItemID: id, Phase: PhaseCompleted, Type: str(f.typ), Raw: json.RawMessage(string(item))}}
 	}
 }
 
