@@ -228,42 +228,52 @@ type recordFields struct {
 	directories                           gjson.Result
 }
 
-func (f *recordFields) set1(name string, v gjson.Result) {
+// field returns the member of f that a record's member name is kept in;
+// nil for the members the reader does not keep.
+func (f *recordFields) field(name string) *gjson.Result {
 	switch name {
 	case "id":
-		f.id = v
+		return &f.id
 	case "type":
-		f.typ = v
+		return &f.typ
 	case "timestamp":
-		f.timestamp = v
+		return &f.timestamp
 	case "content":
-		f.content = v
+		return &f.content
 	case "displayContent":
-		f.display = v
+		return &f.display
 	case "thoughts":
-		f.thoughts = v
+		return &f.thoughts
 	case "model":
-		f.model = v
+		return &f.model
 	case "toolCalls":
-		f.toolCalls = v
+		return &f.toolCalls
 	case "$set":
-		f.set = v
+		return &f.set
 	case "$rewindTo":
-		f.rewindTo = v
+		return &f.rewindTo
 	case "sessionId":
-		f.sessionID = v
+		return &f.sessionID
 	case "projectHash":
-		f.projectHash = v
+		return &f.projectHash
 	case "startTime":
-		f.startTime = v
+		return &f.startTime
 	case "lastUpdated":
-		f.lastUpdated = v
+		return &f.lastUpdated
 	case "summary":
-		f.summary = v
+		return &f.summary
 	case "kind":
-		f.kind = v
+		return &f.kind
 	case "directories":
-		f.directories = v
+		return &f.directories
+	}
+	return nil
+}
+
+// keep keeps a member read from a gjson.Result.
+func (f *recordFields) keep(name string, v gjson.Result) {
+	if dst := f.field(name); dst != nil {
+		*dst = v
 	}
 }
 
@@ -275,7 +285,9 @@ func readRecord(line []byte) (Entry, error) {
 	line = bytes.TrimSpace(line)
 	var f recordFields
 	ok := members.Walk(line, func(name string, val []byte) {
-		f.set1(name, gjson.Parse(members.View(val)))
+		if dst := f.field(name); dst != nil {
+			*dst = gjson.Parse(members.View(val))
+		}
 	})
 	if !ok {
 		off, why, _ := jsonscan.CheckObject(line)
@@ -293,7 +305,7 @@ func readRecord(line []byte) (Entry, error) {
 	case f.set.IsObject():
 		var s recordFields
 		f.set.ForEach(func(k, v gjson.Result) bool {
-			s.set1(k.Str, v)
+			s.keep(k.Str, v)
 			return true
 		})
 		m := metadata(&s)
@@ -303,7 +315,7 @@ func readRecord(line []byte) (Entry, error) {
 				if id := members.Get(v, "id"); v.IsObject() && id.Type == gjson.String {
 					var mf recordFields
 					v.ForEach(func(k, v gjson.Result) bool {
-						mf.set1(k.Str, v)
+						mf.keep(k.Str, v)
 						return true
 					})
 					m.Messages = append(m.Messages, message(&mf))
