@@ -1,8 +1,10 @@
 // Package storefile holds what the readers of the CLIs' stored sessions
 // (in claude, codex and gemini) share: reading the lines at a file's head
 // and at its tail through an [io.ReaderAt], so that a session list reads
-// a few kilobytes of each file rather than all of it, and the one-line
-// title made of a prompt.
+// a few kilobytes of each file rather than all of it ([Head], [Tail],
+// [HeadTail]); the one-line title made of a prompt ([OneLine]); and the
+// check of a session id before it becomes part of a path ([ValidUUID],
+// [QuoteID]).
 package storefile
 
 import (
@@ -19,12 +21,14 @@ import (
 const FirstRead = 16 << 10
 
 // Head calls line for each line of r's first size bytes, from the start,
-// in order. It reads [FirstRead] bytes, passes every complete line they
-// hold, and reads as many bytes again as it holds, doubling, while more
-// reports true, the file goes on, and limit bytes have not been read in
-// all. A line is passed without its terminator ("\n" or "\r\n"); blank
-// lines are skipped; the last line of the file counts even without a
-// terminator. The slice passed is valid only during the call.
+// in order. It reads [FirstRead] bytes and passes every complete line they
+// hold; then, while more reports true, the file goes on and fewer than
+// limit bytes have been read in all, it reads on, as many bytes as the
+// line it has begun holds and at least FirstRead, so that a long line
+// takes a few doubling reads. A line is passed without its terminator
+// ("\n" or "\r\n"); blank lines are skipped; the last line of the file
+// counts even without a terminator. The slice passed is valid only
+// during the call.
 //
 // Head returns the number of bytes it read and the first error from r,
 // [io.ErrUnexpectedEOF] when r holds fewer than size bytes.
