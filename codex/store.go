@@ -187,6 +187,22 @@ var internalEvents = map[string]string{
 	"entered_review_mode": "entered_review_mode", "exited_review_mode": "exited_review_mode",
 }
 
+// subtypes are the payload types that recur on most lines, kept once so
+// that reporting them does not allocate.
+var subtypes = map[string]string{
+	"item_completed": "item_completed", "message": "message", "reasoning": "reasoning",
+	"function_call": "function_call", "function_call_output": "function_call_output",
+	"custom_tool_call": "custom_tool_call", "custom_tool_call_output": "custom_tool_call_output",
+}
+
+// subtype returns a payload's type, from subtypes when it is one of them.
+func subtype(r gjson.Result) string {
+	if s, ok := subtypes[r.Str]; ok && r.Type == gjson.String {
+		return s
+	}
+	return str(r)
+}
+
 // legacyEvents are the event_msg subtypes that hold the conversation in a
 // legacy rollout, and the item types that hold it in a paginated one.
 var (
@@ -218,7 +234,7 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 		return e, nil
 	}
 	p := readPayload(payload)
-	e.Subtype, e.TurnID = str(p.typ), str(p.turnID)
+	e.Subtype, e.TurnID = subtype(p.typ), str(p.turnID)
 	if s, ok := internalTypes[typ.Str]; ok {
 		e.Type, e.Internal = s, true
 		e.ID = str(p.id)
