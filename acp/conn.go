@@ -749,7 +749,7 @@ func (c *Conn) readLine() (line []byte, err error) {
 			go c.endReading(errors.New("acp: reading: the reader exited its goroutine"))
 		}
 	}()
-	line, err = c.lr.Next()
+	line, err = c.nextLine()
 	returned = true
 	return line, err
 }

@@ -204,6 +204,10 @@ func (lr *Reader) consume(n int64) {
 	lr.next += n
 }
 
+// Max returns the longest line the Reader accepts, in bytes excluding the
+// terminator.
+func (lr *Reader) Max() int { return lr.max }
+
 // Pos returns the position of the line that the last call to Next returned
 // or reported as a [*TooLongError]: its 1-based number and the byte offset
 // of its first byte in the input. Blank lines count, and an oversized

@@ -1,0 +1,97 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/google/go-cmp/cmp"
+)
+
+// messages is an acp.MessageReader over a channel of messages, and a
+// writer that records each Write as one message.
+type messages struct {
+	in chan string
+
+	mu     sync.Mutex
+	writes []string
+	wrote  chan struct{}
+}
+
+func newMessages() *messages {
+	return &messages{in: make(chan string), wrote: make(chan struct{}, 100)}
+}
+
+func (m *messages) ReadMessage() ([]byte, error) {
+	msg, ok := <-m.in
+	if !ok {
+		return nil, io.EOF
+	}
+	return []byte(msg), nil
+}
+
+func (m *messages) Read([]byte) (int, error) { panic("Read called on a MessageReader") }
+
+func (m *messages) Write(p []byte) (int, error) {
+	m.mu.Lock()
+	m.writes = append(m.writes, string(p))
+	m.mu.Unlock()
+	m.wrote <- struct{}{}
+	return len(p), nil
+}
+
+func TestConnMessageReader(t *testing.T) {
+	m := newMessages()
+	conn := acp.NewConn(t.Context(), m, m, echo, &acp.ConnOptions{MaxLineLength: 100})
+	// A message may hold JSON's newlines; a blank one is skipped; one too
+	// long is answered as a line too long is.
+	m.in <- "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"echo\",\n  \"params\": {\"a\": \"x\\ny\"}\n}"
+	<-m.wrote
+	m.in <- " \n\t"
+	m.in <- `{"jsonrpc":"2.0","id":2,"method":"echo","params":{"long":"` + strings.Repeat("x", 100) + `"}}`
+	<-m.wrote
+	m.in <- `{"jsonrpc":"2.0","id":3,"method":"echo","params":[3]}`
+	<-m.wrote
+	close(m.in)
+	if err := conn.Wait(); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	want := []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"a":"x\ny"}}` + "\n",
+		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: line of 161 bytes exceeds the maximum of 100"}}` + "\n",
+		`{"jsonrpc":"2.0","id":3,"result":[3]}` + "\n",
+	}
+	if diff := cmp.Diff(want, m.writes); diff != "" {
+		t.Errorf("writes (-want +got):\n%s", diff)
+	}
+}
+
+// TestConnWritesWholeMessages checks the promise MessageReader's doc makes
+// to writers: each Write is one message and its newline, even when many
+// are sent at once from many goroutines.
+func TestConnWritesWholeMessages(t *testing.T) {
+	m := newMessages()
+	conn := acp.NewConn(t.Context(), m, m, nil, nil)
+	var wg sync.WaitGroup
+	const n = 50
+	for i := range n {
+		wg.Go(func() {
+			conn.Notify(context.Background(), "note", map[string]any{"i": i, "text": strings.Repeat("y", i*100)})
+		})
+	}
+	wg.Wait()
+	for range n {
+		<-m.wrote
+	}
+	close(m.in)
+	conn.Wait()
+	for _, w := range m.writes {
+		if strings.Count(w, "\n") != 1 || !strings.HasSuffix(w, "\n") || !json.Valid([]byte(w)) {
+			t.Errorf("a Write was not one message and its newline: %.80q", w)
+		}
+	}
+}
