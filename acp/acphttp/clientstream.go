@@ -1,0 +1,528 @@
+package acphttp
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/tidwall/gjson"
+)
+
+// maxErrorBody bounds, in bytes, what a client keeps of an error
+// response's body, as the official SDK does.
+const maxErrorBody = 8 << 10
+
+// inboxLength is how many messages from the server a client holds before
+// its streams stop reading, until the Conn takes them.
+const inboxLength = 64
+
+// DialStreamableHTTP returns a connection to the agent at url over the
+// RFD's Streamable HTTP profile, whose peer is served by client (nil
+// answers every request with [acp.ErrMethodNotFound]). It sends nothing
+// until the connection's first message, which must be initialize: its
+// POST opens the connection, and the connection's GET stream opens
+// then. A session's stream opens when a response names the session
+// (session/new's), or before the first message for it (session/load's).
+//
+// Failures are reported as the official SDK reports them. A request the
+// server refuses (a status other than 202) gets a JSON-RPC error response
+// whose data is {"status", "body"}, the body cut to 8 KiB; a 409 for a
+// session fails that session's requests until session/load or
+// session/resume attaches it again. 401, 403, 404 and 410, and any
+// failure to send a notification or a response, mean the connection is
+// gone: it ends, and Wait returns the error. Close sends DELETE.
+//
+// The reconnect path is DialWebSocket's.
+func DialStreamableHTTP(url string, client acp.Handler, opts *DialOptions) (*acp.Conn, error) {
+	o, err := opts.resolve()
+	if err != nil {
+		return nil, err
+	}
+	c := &streamClient{
+		url:      url,
+		hc:       o.HTTPClient,
+		header:   o.Header,
+		max:      o.MaxMessageBytes,
+		sessions: make(map[string]*sessionStream),
+		routes:   make(map[string]string),
+		pending:  make(map[string]string),
+		wake:     make(chan struct{}, 1),
+		room:     make(chan struct{}, 1),
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return acp.NewConn(context.Background(), c, c, client, o.Conn), nil
+}
+
+// streamClient is the MessageReader and writer of a client's Streamable
+// HTTP connection. Write runs on the Conn's writing goroutine, which
+// alone sets connID; the streams' goroutines push what they read.
+type streamClient struct {
+	url    string
+	hc     *http.Client
+	header http.Header
+	max    int
+	connID string
+
+	ctx    context.Context // the streams'; cancelled by Close
+	cancel context.CancelFunc
+	tasks  sync.WaitGroup // streams and the DELETE
+	once   sync.Once
+
+	mu       sync.Mutex
+	inbox    [][]byte
+	wake     chan struct{} // signalled when inbox grows or ends
+	room     chan struct{} // signalled when inbox shrinks
+	end      error         // why the input ended; io.EOF for cleanly
+	ended    bool
+	sessions map[string]*sessionStream
+	routes   map[string]string // the server's request ids, to their session
+	pending  map[string]string // our requests on a session, to it
+	failed   map[string]error  // sessions refused 409, until reattached
+}
+
+// A sessionStream is the GET stream of one session.
+type sessionStream struct {
+	ready chan struct{} // closed once the stream is open, or failed
+	err   error         // why it failed, set before ready closes
+}
+
+func (c *streamClient) Read([]byte) (int, error) {
+	return 0, errors.New("acphttp: Read on a MessageReader")
+}
+
+// ReadMessage returns the next message from the server: from a stream,
+// initialize's response, or an error the client made for a request the
+// server refused. At the end it waits for the streams to stop.
+func (c *streamClient) ReadMessage() ([]byte, error) {
+	for {
+		c.mu.Lock()
+		if len(c.inbox) > 0 {
+			msg := c.inbox[0]
+			c.inbox[0] = nil
+			c.inbox = c.inbox[1:]
+			c.mu.Unlock()
+			select {
+			case c.room <- struct{}{}:
+			default:
+			}
+			return msg, nil
+		}
+		if c.ended {
+			err := c.end
+			c.mu.Unlock()
+			c.cancel()
+			c.tasks.Wait()
+			return nil, err
+		}
+		c.mu.Unlock()
+		<-c.wake
+	}
+}
+
+// push queues a message for the Conn. A stream's push waits while the
+// inbox is full; the client's own errors do not.
+func (c *streamClient) push(msg []byte, stream bool) bool {
+	for {
+		c.mu.Lock()
+		if c.ended {
+			c.mu.Unlock()
+			return false
+		}
+		if !stream || len(c.inbox) < inboxLength {
+			c.inbox = append(c.inbox, msg)
+			c.mu.Unlock()
+			c.signal()
+			return true
+		}
+		c.mu.Unlock()
+		select {
+		case <-c.room:
+		case <-c.ctx.Done():
+			return false
+		}
+	}
+}
+
+func (c *streamClient) signal() {
+	select {
+	case c.wake <- struct{}{}:
+	default:
+	}
+}
+
+// stop ends the input with err, io.EOF for a clean end.
+func (c *streamClient) stop(err error) {
+	c.mu.Lock()
+	if !c.ended {
+		c.ended, c.end = true, err
+	}
+	c.mu.Unlock()
+	c.signal()
+}
+
+// Close ends the connection: it stops the streams and sends DELETE.
+func (c *streamClient) Close() error {
+	c.once.Do(func() {
+		c.stop(io.EOF)
+		c.cancel()
+		if c.connID != "" {
+			id := c.connID
+			c.tasks.Go(func() {
+				req, err := c.request(context.Background(), http.MethodDelete, nil, id, "")
+				if err != nil {
+					return
+				}
+				if resp, err := c.hc.Do(req); err == nil {
+					drain(resp)
+				}
+			})
+		}
+	})
+	return nil
+}
+
+func drain(resp *http.Response) {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+}
+
+// request builds a request with the client's headers and the RFD's.
+func (c *streamClient) request(ctx context.Context, method string, body []byte, conn, session string) (*http.Request, error) {
+	var r io.Reader
+	if body != nil {
+		r = bytes.NewReader(body)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, c.url, r)
+	if err != nil {
+		return nil, err
+	}
+	for k, v := range c.header {
+		req.Header[k] = v
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if conn != "" {
+		req.Header.Set(HeaderConnectionID, conn)
+	}
+	if session != "" {
+		req.Header.Set(HeaderSessionID, session)
+	}
+	return req, nil
+}
+
+// statusError is a status a server answered with other than the one
+// expected, and the start of its body.
+type statusError struct {
+	status int
+	body   []byte
+}
+
+func (e *statusError) Error() string {
+	return fmt.Sprintf("acphttp: %d %s: %s", e.status, http.StatusText(e.status), bytes.TrimSpace(e.body))
+}
+
+func newStatusError(resp *http.Response) *statusError {
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	return &statusError{status: resp.StatusCode, body: body}
+}
+
+// gone reports whether a status means the whole connection is unusable.
+func gone(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusGone:
+		return true
+	}
+	return false
+}
+
+// fail answers our request id with err, as a JSON-RPC error the Conn
+// hands to the Request waiting for it.
+func (c *streamClient) fail(id string, err error) {
+	e := &acp.Error{Code: acp.CodeInternalError, Message: err.Error()}
+	var se *statusError
+	if errors.As(err, &se) {
+		body := string(se.body)
+		data := map[string]any{"status": se.status, "body": body}
+		if gjson.Valid(body) {
+			data["body"] = gjsonRaw(body)
+		}
+		e = acp.Errorf(acp.CodeInternalError, "%s", se.Error()).WithData(data)
+	}
+	line, merr := acp.MarshalErrorResponse(rawID(id), e)
+	if merr != nil {
+		line, _ = acp.MarshalErrorResponse(rawID(id), &acp.Error{Code: e.Code, Message: e.Message})
+	}
+	c.push(line, false)
+}
+
+// gjsonRaw is a JSON body kept as it is in error data.
+type gjsonRaw string
+
+func (r gjsonRaw) MarshalJSON() ([]byte, error) { return []byte(r), nil }
+
+// Write sends one of the Conn's messages: initialize's POST opens the
+// connection; any other is POSTed with its headers.
+func (c *streamClient) Write(line []byte) (int, error) {
+	msg := bytes.Clone(bytes.TrimSuffix(line, []byte("\n")))
+	m := inspect(msg)
+	if c.connID == "" {
+		if m.kind != kindRequest || m.method != acp.Initialize.Name {
+			return 0, errors.New("acphttp: the first message must be initialize")
+		}
+		c.initialize(m, msg)
+		return len(line), nil
+	}
+	session := m.session
+	if m.kind == kindResponse {
+		c.mu.Lock()
+		session = c.routes[m.id]
+		delete(c.routes, m.id)
+		c.mu.Unlock()
+	}
+	if session != "" && m.kind != kindResponse {
+		if attachMethod(m.method) {
+			c.mu.Lock()
+			delete(c.failed, session)
+			c.mu.Unlock()
+		}
+		if err := c.openSession(session); err != nil {
+			if m.kind == kindRequest {
+				c.fail(m.id, err)
+			}
+			return len(line), nil
+		}
+		if m.kind == kindRequest {
+			c.mu.Lock()
+			c.pending[m.id] = session
+			c.mu.Unlock()
+		}
+	}
+	err := c.post(msg, session)
+	if err == nil {
+		return len(line), nil
+	}
+	var se *statusError
+	isStatus := errors.As(err, &se)
+	if isStatus && se.status == http.StatusConflict && session != "" {
+		c.failSession(session, err)
+	}
+	if m.kind == kindRequest && (!isStatus || !gone(se.status)) {
+		c.mu.Lock()
+		_, still := c.pending[m.id]
+		delete(c.pending, m.id)
+		c.mu.Unlock()
+		if still || session == "" {
+			c.fail(m.id, err)
+		}
+		if isStatus {
+			return len(line), nil
+		}
+	}
+	if isStatus && se.status == http.StatusConflict {
+		return len(line), nil // a notification for a session that is gone
+	}
+	return 0, err
+}
+
+// post POSTs msg, expecting 202.
+func (c *streamClient) post(msg []byte, session string) error {
+	req, err := c.request(c.ctx, http.MethodPost, msg, c.connID, session)
+	if err != nil {
+		return err
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		return newStatusError(resp)
+	}
+	drain(resp)
+	return nil
+}
+
+// initialize POSTs the initialize request: a 200 opens the connection and
+// its stream, anything else answers the request with the error.
+func (c *streamClient) initialize(m message, msg []byte) {
+	req, err := c.request(c.ctx, http.MethodPost, msg, "", "")
+	if err != nil {
+		c.fail(m.id, err)
+		return
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		c.fail(m.id, err)
+		return
+	}
+	if resp.StatusCode != http.StatusOK {
+		c.fail(m.id, newStatusError(resp))
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	resp.Body.Close()
+	switch {
+	case err != nil:
+	case len(body) > c.max:
+		err = fmt.Errorf("%w: initialize's response", ErrMessageTooLarge)
+	case inspect(body).kind != kindResponse || inspect(body).id != m.id:
+		err = errors.New("acphttp: initialize's response is not its JSON-RPC response")
+	}
+	id := resp.Header.Get(HeaderConnectionID)
+	if id == "" {
+		id = gjson.GetBytes(body, "result.connectionId").Str
+	}
+	if err == nil && (id == "" || len(id) > maxIDLength) {
+		err = errors.New("acphttp: initialize's response has no " + HeaderConnectionID)
+	}
+	if err != nil {
+		c.fail(m.id, err)
+		return
+	}
+	c.connID = id
+	c.push(body, false)
+	opened := make(chan error, 1)
+	c.tasks.Go(func() { c.stream("", opened) })
+}
+
+// openSession opens session's stream unless it is open, and waits for it.
+func (c *streamClient) openSession(session string) error {
+	c.mu.Lock()
+	if err := c.failed[session]; err != nil {
+		c.mu.Unlock()
+		return err
+	}
+	s := c.sessions[session]
+	if s == nil {
+		s = &sessionStream{ready: make(chan struct{})}
+		c.sessions[session] = s
+		opened := make(chan error, 1)
+		c.tasks.Go(func() { c.stream(session, opened) })
+		c.tasks.Go(func() {
+			select {
+			case s.err = <-opened:
+			case <-c.ctx.Done():
+				s.err = acp.ErrClosed
+			}
+			close(s.ready)
+		})
+	}
+	c.mu.Unlock()
+	<-s.ready
+	return s.err
+}
+
+// failSession fails the requests in flight on session with err, and every
+// later one until session/load or session/resume attaches it again.
+func (c *streamClient) failSession(session string, err error) {
+	c.mu.Lock()
+	if c.failed == nil {
+		c.failed = make(map[string]error)
+	}
+	c.failed[session] = err
+	c.mu.Unlock()
+	c.failPending(session, err)
+}
+
+// failPending fails the requests in flight on session.
+func (c *streamClient) failPending(session string, err error) {
+	c.mu.Lock()
+	var ids []string
+	for id, s := range c.pending {
+		if s == session {
+			ids = append(ids, id)
+			delete(c.pending, id)
+		}
+	}
+	c.mu.Unlock()
+	for _, id := range ids {
+		c.fail(id, err)
+	}
+}
+
+// stream reads one GET stream, the connection's ("") or a session's, and
+// reports on opened whether it opened. The connection's stream ending
+// ends the connection; a session's ending fails its requests in flight,
+// and the next message for the session opens it again.
+func (c *streamClient) stream(session string, opened chan<- error) {
+	err := c.readStream(session, opened)
+	if session == "" {
+		if err == nil || c.ctx.Err() != nil {
+			err = io.EOF
+		}
+		c.stop(err)
+		return
+	}
+	c.mu.Lock()
+	delete(c.sessions, session)
+	c.mu.Unlock()
+	var se *statusError
+	switch {
+	case c.ctx.Err() != nil:
+	case errors.As(err, &se) && se.status == http.StatusConflict:
+		c.failSession(session, err)
+	case errors.As(err, &se) && gone(se.status):
+		c.stop(err)
+	default:
+		if err == nil {
+			err = errors.New("acphttp: the session's stream closed")
+		}
+		c.failPending(session, err)
+	}
+}
+
+func (c *streamClient) readStream(session string, opened chan<- error) error {
+	req, err := c.request(c.ctx, http.MethodGet, nil, c.connID, session)
+	if err != nil {
+		opened <- err
+		return err
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		opened <- err
+		return err
+	}
+	if resp.StatusCode != http.StatusOK {
+		se := newStatusError(resp)
+		opened <- se
+		return se
+	}
+	defer resp.Body.Close()
+	opened <- nil
+	sse := newSSEReader(resp.Body, c.max)
+	for {
+		data, err := sse.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		m := inspect(data)
+		switch m.kind {
+		case kindRequest:
+			if session != "" {
+				c.mu.Lock()
+				c.routes[m.id] = session
+				c.mu.Unlock()
+			}
+		case kindResponse:
+			c.mu.Lock()
+			delete(c.pending, m.id)
+			c.mu.Unlock()
+			if s := gjson.GetBytes(data, "result.sessionId"); s.Type == gjson.String && s.Str != "" && len(s.Str) <= maxIDLength {
+				c.tasks.Go(func() { c.openSession(s.Str) })
+			}
+		}
+		if !c.push(data, true) {
+			return nil
+		}
+	}
+}

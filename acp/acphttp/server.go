@@ -1,0 +1,198 @@
+package acphttp
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+
+	"github.com/acpkit/acpkit/acp"
+)
+
+// The RFD's headers.
+const (
+	HeaderConnectionID = "Acp-Connection-Id"
+	HeaderSessionID    = "Acp-Session-Id"
+)
+
+// A Server serves one ACP agent at one HTTP endpoint (/acp by convention)
+// over both profiles of the RFD: a WebSocket upgrade, and Streamable
+// HTTP's POST, GET and DELETE. Each connection a client opens is an
+// [acp.Conn] of its own over the agent's handler, as on stdio. The Server
+// opens no listener: the program mounts it on its own [http.Server].
+//
+// Its methods are safe for concurrent use.
+type Server struct {
+	agent acp.Handler
+	opts  ServerOptions
+	lim   limits
+	log   *slog.Logger
+
+	ctx    context.Context // parent of every Conn's; cancelled by Close
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	streams map[string]*httpConn // Streamable HTTP connections by id
+	sockets map[*wsConn]struct{}
+	closing bool
+	owners  sync.WaitGroup // one per connection: its owner goroutine
+}
+
+// NewServer returns a Server for agent, the handler each connection's
+// [acp.Conn] serves (often an [acp.Methods]). opts must give an
+// Authenticate and a Clock.
+func NewServer(agent acp.Handler, opts *ServerOptions) (*Server, error) {
+	if opts == nil || opts.Authenticate == nil {
+		return nil, errors.New("acphttp: ServerOptions needs an Authenticate (NoAuthentication to serve anyone)")
+	}
+	s := &Server{agent: agent, opts: *opts, lim: opts.limits()}
+	if s.lim.tick() > 0 && opts.Clock == nil {
+		return nil, errors.New("acphttp: ServerOptions needs a Clock for IdleTimeout, MaxOutputStall and KeepAlive")
+	}
+	s.log = opts.Logger
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.ctx, s.cancel = context.WithCancel(context.Background())
+	s.streams = make(map[string]*httpConn)
+	s.sockets = make(map[*wsConn]struct{})
+	return s, nil
+}
+
+// connOptions returns the options of a new connection's Conn.
+func (s *Server) connOptions() *acp.ConnOptions {
+	var o acp.ConnOptions
+	if s.opts.Conn != nil {
+		o = *s.opts.Conn
+	}
+	o.MaxLineLength = s.lim.maxMessage
+	return &o
+}
+
+// ServeHTTP serves one request: it authenticates it, then routes it as
+// the RFD's table does.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if err := s.opts.Authenticate(r); err != nil {
+		s.log.Info("acphttp: request refused", "method", r.Method, "remote", r.RemoteAddr, "error", err)
+		w.Header().Set("WWW-Authenticate", "Bearer")
+		http.Error(w, "Unauthorized", http.StatusUnauthorized)
+		return
+	}
+	switch r.Method {
+	case http.MethodGet:
+		if headerHasToken(r.Header, "Upgrade", "websocket") {
+			s.serveWebSocket(w, r)
+			return
+		}
+		s.serveStream(w, r)
+	case http.MethodPost:
+		s.servePost(w, r)
+	case http.MethodDelete:
+		s.serveDelete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
+	}
+}
+
+// headerHasToken reports whether a comma-separated header holds token,
+// compared without case.
+func headerHasToken(h http.Header, name, token string) bool {
+	for _, v := range h.Values(name) {
+		for t := range strings.SplitSeq(v, ",") {
+			if strings.EqualFold(strings.TrimSpace(t), token) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// errBusy is why a connection cannot be opened: the Server holds
+// MaxConnections, or is shutting down.
+var errBusy = errors.New("acphttp: the server takes no more connections")
+
+// reserve admits a new connection, which its owner goroutine runs, and
+// registers it with add. The caller calls s.owners.Done when the
+// connection has ended.
+func (s *Server) reserve(add func()) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || len(s.streams)+len(s.sockets) >= s.lim.maxConns {
+		return errBusy
+	}
+	add()
+	s.owners.Add(1)
+	return nil
+}
+
+// newID returns a connection id: 128 random bits, in base32.
+func newID() string { return rand.Text() }
+
+// setCookie sends the affinity cookie, if any.
+func (s *Server) setCookie(w http.ResponseWriter) {
+	if s.opts.AffinityCookie != nil {
+		http.SetCookie(w, s.opts.AffinityCookie)
+	}
+}
+
+// Shutdown stops the Server gracefully: it takes no new connection, and
+// shuts each connection down as [acp.Conn.Shutdown] does, so that every
+// request the agent has read is answered (a prompt "cancelled") before
+// its streams or its WebSocket close (code 1001). It returns when every
+// connection has ended, or ctx ends first: it then closes what is left
+// as Close does and returns ctx's error.
+//
+// Call it before, or from [http.Server.RegisterOnShutdown] with,
+// http.Server.Shutdown, which waits for active requests (the streams)
+// and not for WebSockets.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.mu.Lock()
+	s.closing = true
+	var conns []connection
+	for _, c := range s.streams {
+		conns = append(conns, c)
+	}
+	for c := range s.sockets {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Go(func() { c.shutdown(ctx) })
+	}
+	done := make(chan struct{})
+	go func() {
+		wg.Wait()
+		s.owners.Wait()
+		close(done)
+	}()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		s.Close()
+		<-done
+		return ctx.Err()
+	}
+}
+
+// Close closes every connection at once, cancelling the requests in
+// progress and dropping what is unsent, and waits for them to end.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.cancel()
+	s.owners.Wait()
+	return nil
+}
+
+// A connection is one client's, over either profile.
+type connection interface {
+	// shutdown ends the connection as acp.Conn.Shutdown does.
+	shutdown(ctx context.Context)
+}

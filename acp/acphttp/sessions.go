@@ -1,0 +1,173 @@
+package acphttp
+
+import (
+	"fmt"
+	"sync"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/tidwall/gjson"
+)
+
+// A sessionState is how far a connection holds a session.
+type sessionState int
+
+const (
+	// attaching: a session/load or session/resume for it is with the
+	// agent, which decides whether this client may have it. Nothing else
+	// for the session is let through until it answers.
+	attaching sessionState = iota + 1
+	// held: the agent created the session for this connection or
+	// attached it; the client may use it.
+	held
+)
+
+// An exchange is a request of the client's that the agent has not yet
+// answered.
+type exchange struct {
+	method  string
+	session string // the session it acts on, "" for none
+	size    int    // its bytes, counted against MaxBufferedBytes
+	// wasHeld says, for an attach, whether the session was held before.
+	wasHeld bool
+	// stream is the session whose stream carries the response over
+	// Streamable HTTP, "" for the connection's.
+	stream string
+}
+
+// A refusal is why the transport answers a client's message itself
+// rather than pass it to the agent. status is the HTTP status for
+// Streamable HTTP; err is the JSON-RPC error for a request.
+type refusal struct {
+	status int
+	err    *acp.Error
+}
+
+func (r *refusal) Error() string { return r.err.Message }
+
+// ledger keeps, for one connection, the sessions it holds and the
+// requests it has in flight: it is what keeps a connection from reaching
+// another's sessions and bounds what it can make the agent hold. Its
+// methods are safe for concurrent use.
+type ledger struct {
+	maxSessions int
+	maxHeld     int // bytes of requests in flight
+
+	mu       sync.Mutex
+	sessions map[string]sessionState
+	inflight map[string]exchange // by raw id
+	creating int                 // session/new and session/fork in flight
+	heldSize int                 // bytes of the requests in inflight
+}
+
+func newLedger(maxSessions, maxHeld int) *ledger {
+	return &ledger{
+		maxSessions: maxSessions,
+		maxHeld:     maxHeld,
+		sessions:    make(map[string]sessionState),
+		inflight:    make(map[string]exchange),
+	}
+}
+
+// admit decides whether the client's message m, of size bytes, may reach
+// the agent, and records a request it lets through. stream is the session
+// whose stream will carry a request's response ("" for the connection
+// stream). It refuses a message for a session the connection does not
+// hold, a request whose id is in flight, and what would pass a limit.
+func (l *ledger) admit(m message, size int) (*refusal, string) {
+	if m.kind != kindRequest && m.kind != kindNotification {
+		return nil, "" // responses and invalid messages go to the Conn
+	}
+	if m.ambiguous {
+		return &refusal{400, acp.Errorf(acp.CodeInvalidParams, "Invalid params: sessionId must be one string member named exactly sessionId")}, ""
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	state := l.sessions[m.session]
+	attach := attachMethod(m.method)
+	if m.session != "" && state != held && !(attach && m.kind == kindRequest && state == 0) {
+		return &refusal{409, acp.Errorf(acp.CodeResourceNotFound, "Resource not found: session %s is not open on this connection; session/load or session/resume attaches it", echoID(m.session))}, ""
+	}
+	if m.kind == kindNotification {
+		return nil, ""
+	}
+	if _, dup := l.inflight[m.id]; dup {
+		return &refusal{400, acp.Errorf(acp.CodeInvalidRequest, "Invalid request: id %s is already in use", echoID(m.id))}, ""
+	}
+	if l.heldSize > 0 && l.heldSize+size > l.maxHeld {
+		return &refusal{429, acp.Errorf(acp.CodeInternalError, "Internal error: the connection has %d bytes of requests in progress, and may have %d", l.heldSize, l.maxHeld)}, ""
+	}
+	creates := createMethod(m.method) || attach && state == 0
+	if creates && len(l.sessions)+l.creating >= l.maxSessions {
+		return &refusal{429, acp.Errorf(acp.CodeInternalError, "Internal error: the connection holds %d sessions, the most it may; session/close one first", l.maxSessions)}, ""
+	}
+	x := exchange{method: m.method, session: m.session, size: size, wasHeld: state == held}
+	if m.session != "" && m.method != "session/load" {
+		x.stream = m.session // session/load's response comes on the connection stream
+	}
+	switch {
+	case createMethod(m.method):
+		l.creating++
+	case attach && state == 0:
+		l.sessions[m.session] = attaching
+	}
+	l.inflight[m.id] = x
+	l.heldSize += size
+	return nil, x.stream
+}
+
+// answered records the agent's response line to the request with raw id,
+// and returns the stream that carries it ("" for the connection's) and
+// whether the id was one of the client's requests in flight.
+func (l *ledger) answered(id string, line []byte) (stream string, ok bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	x, ok := l.inflight[id]
+	if !ok {
+		return "", false
+	}
+	delete(l.inflight, id)
+	l.heldSize -= x.size
+	if !createMethod(x.method) && !attachMethod(x.method) && x.method != "session/close" {
+		return x.stream, true
+	}
+	success := gjson.GetBytes(line, "result").Exists()
+	switch {
+	case createMethod(x.method):
+		l.creating--
+		if s := gjson.GetBytes(line, "result.sessionId"); success && s.Type == gjson.String && len(s.Str) <= maxIDLength {
+			l.sessions[s.Str] = held
+		}
+	case attachMethod(x.method):
+		switch {
+		case success:
+			l.sessions[x.session] = held
+		case !x.wasHeld:
+			delete(l.sessions, x.session)
+		}
+	case x.method == "session/close" && success:
+		delete(l.sessions, x.session)
+	}
+	return x.stream, true
+}
+
+// idle reports whether no request of the client's is in flight.
+func (l *ledger) idle() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.inflight) == 0
+}
+
+// holds reports whether the connection holds session s, or is attaching it.
+func (l *ledger) holds(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.sessions[s] != 0
+}
+
+// echoID quotes at most 64 bytes of a client's id for an error message.
+func echoID(s string) string {
+	if len(s) > 64 {
+		s = s[:64] + "…"
+	}
+	return fmt.Sprintf("%q", s)
+}
