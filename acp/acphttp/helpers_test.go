@@ -2,6 +2,7 @@ package acphttp_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -185,3 +186,5 @@ func dial(t *testing.T, p int, url string, h acp.Handler, o *acphttp.DialOptions
 func prompt(ctx context.Context, conn *acp.Conn, session, text string) (acp.PromptResult, error) {
 	return acp.SessionPrompt.Call(ctx, conn, acp.PromptParams{SessionID: session, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}})
 }
+
+func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
