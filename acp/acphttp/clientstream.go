@@ -155,6 +155,19 @@ func (c *streamClient) signal() {
 	}
 }
 
+// spawn runs f on a goroutine that ReadMessage waits for at the end,
+// unless the input has ended; the check and the count are one step, so
+// that no goroutine starts once ReadMessage may be waiting.
+func (c *streamClient) spawn(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.ended {
+		return false
+	}
+	c.tasks.Go(f)
+	return true
+}
+
 // stop ends the input with err, io.EOF for a clean end.
 func (c *streamClient) stop(err error) {
 	c.mu.Lock()
@@ -168,11 +181,11 @@ func (c *streamClient) stop(err error) {
 // Close ends the connection: it stops the streams and sends DELETE.
 func (c *streamClient) Close() error {
 	c.once.Do(func() {
-		c.stop(io.EOF)
-		c.cancel()
-		if c.connID != "" {
-			id := c.connID
-			c.tasks.Go(func() {
+		c.mu.Lock()
+		id := c.connID
+		c.mu.Unlock()
+		if id != "" {
+			c.spawn(func() {
 				req, err := c.request(context.Background(), http.MethodDelete, nil, id, "")
 				if err != nil {
 					return
@@ -182,6 +195,8 @@ func (c *streamClient) Close() error {
 				}
 			})
 		}
+		c.stop(io.EOF)
+		c.cancel()
 	})
 	return nil
 }
@@ -385,10 +400,12 @@ func (c *streamClient) initialize(m message, msg []byte) {
 		c.fail(m.id, err)
 		return
 	}
+	c.mu.Lock()
 	c.connID = id
+	c.mu.Unlock()
 	c.push(body, false)
 	opened := make(chan error, 1)
-	c.tasks.Go(func() { c.stream("", opened) })
+	c.spawn(func() { c.stream("", opened) })
 }
 
 // openSession opens session's stream unless it is open, and waits for it.
@@ -400,18 +417,27 @@ func (c *streamClient) openSession(session string) error {
 	}
 	s := c.sessions[session]
 	if s == nil {
+		if c.ended {
+			c.mu.Unlock()
+			return acp.ErrClosed
+		}
 		s = &sessionStream{ready: make(chan struct{})}
 		c.sessions[session] = s
 		opened := make(chan error, 1)
-		c.tasks.Go(func() { c.stream(session, opened) })
-		c.tasks.Go(func() {
+		c.tasks.Add(2) // under c.mu, as spawn does
+		go func() {
+			defer c.tasks.Done()
+			c.stream(session, opened)
+		}()
+		go func() {
+			defer c.tasks.Done()
 			select {
 			case s.err = <-opened:
 			case <-c.ctx.Done():
 				s.err = acp.ErrClosed
 			}
 			close(s.ready)
-		})
+		}()
 	}
 	c.mu.Unlock()
 	<-s.ready
@@ -518,7 +544,7 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 			delete(c.pending, m.id)
 			c.mu.Unlock()
 			if s := gjson.GetBytes(data, "result.sessionId"); s.Type == gjson.String && s.Str != "" && len(s.Str) <= maxIDLength {
-				c.tasks.Go(func() { c.openSession(s.Str) })
+				c.spawn(func() { c.openSession(s.Str) })
 			}
 		}
 		if !c.push(data, true) {
