@@ -83,6 +83,8 @@ type streamClient struct {
 	routes   map[string]string // the server's request ids, to their session
 	pending  map[string]string // our requests on a session, to it
 	failed   map[string]error  // sessions refused 409, until reattached
+	open     int               // session streams running
+	mainEOF  bool              // the connection's stream ended cleanly
 }
 
 // A sessionStream is the GET stream of one session.
@@ -417,7 +419,7 @@ func (c *streamClient) openSession(session string) error {
 	}
 	s := c.sessions[session]
 	if s == nil {
-		if c.ended {
+		if c.ended || c.mainEOF {
 			c.mu.Unlock()
 			return acp.ErrClosed
 		}
@@ -425,6 +427,7 @@ func (c *streamClient) openSession(session string) error {
 		c.sessions[session] = s
 		opened := make(chan error, 1)
 		c.tasks.Add(2) // under c.mu, as spawn does
+		c.open++
 		go func() {
 			defer c.tasks.Done()
 			c.stream(session, opened)
@@ -479,15 +482,30 @@ func (c *streamClient) failPending(session string, err error) {
 func (c *streamClient) stream(session string, opened chan<- error) {
 	err := c.readStream(session, opened)
 	if session == "" {
-		if err == nil || c.ctx.Err() != nil {
-			err = io.EOF
+		if err != nil && c.ctx.Err() == nil {
+			c.stop(err)
+			return
 		}
-		c.stop(err)
+		// The server ended the connection: its session streams end too,
+		// once they have delivered what they hold, and the last one to
+		// end ends the input.
+		c.mu.Lock()
+		c.mainEOF = true
+		last := c.open == 0
+		c.mu.Unlock()
+		if last {
+			c.stop(io.EOF)
+		}
 		return
 	}
 	c.mu.Lock()
 	delete(c.sessions, session)
+	c.open--
+	last := c.open == 0 && c.mainEOF
 	c.mu.Unlock()
+	if last {
+		defer c.stop(io.EOF)
+	}
 	var se *statusError
 	switch {
 	case c.ctx.Err() != nil:

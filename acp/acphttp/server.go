@@ -129,6 +129,18 @@ func (s *Server) reserve(add func()) error {
 	return nil
 }
 
+// live marks a reserved connection's Conn started, so that Shutdown
+// sees it; one that starts once Shutdown has begun is closed at once.
+func (s *Server) live(ready *bool, conn *acp.Conn) {
+	s.mu.Lock()
+	*ready = true
+	closing := s.closing
+	s.mu.Unlock()
+	if closing {
+		conn.Close()
+	}
+}
+
 // newID returns a connection id: 128 random bits, in base32.
 func newID() string { return rand.Text() }
 
@@ -154,10 +166,14 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	s.closing = true
 	var conns []connection
 	for _, c := range s.streams {
-		conns = append(conns, c)
+		if c.ready {
+			conns = append(conns, c)
+		}
 	}
 	for c := range s.sockets {
-		conns = append(conns, c)
+		if c.ready {
+			conns = append(conns, c)
+		}
 	}
 	s.mu.Unlock()
 	var wg sync.WaitGroup

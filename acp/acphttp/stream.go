@@ -47,6 +47,7 @@ type httpConn struct {
 	posts    int  // POSTs in progress
 	attached int  // streams open
 	closed   bool // no more output: streams end once drained
+	ready    bool // conn is set; guarded by s.mu
 
 	idle, stalled quiet // the watchdog's alone
 	sinceKeep     time.Duration
@@ -87,7 +88,10 @@ func jsonError(w http.ResponseWriter, status int, id acp.ID, e *acp.Error) {
 func (s *Server) lookup(id string) *httpConn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.streams[id]
+	if h := s.streams[id]; h != nil && h.ready {
+		return h
+	}
+	return nil
 }
 
 // servePost takes one message from the client.
@@ -229,6 +233,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, m message, b
 		return
 	}
 	h.conn = acp.NewConn(s.ctx, h, h, s.agent, s.connOptions())
+	s.live(&h.ready, h.conn)
 	go h.run()
 	var resp []byte
 	if h.deliver(r.Context(), body) {

@@ -37,6 +37,7 @@ type wsConn struct {
 	pingCtx  context.Context
 	stopPing context.CancelFunc
 
+	ready     bool // conn is set; guarded by s.mu
 	closeOnce sync.Once
 	draining  atomic.Bool // shutting down: close once every request is answered
 	closing   atomic.Bool // the server has begun closing the socket
@@ -79,6 +80,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	c.ws = ws
 	c.pingCtx, c.stopPing = context.WithCancel(s.ctx)
 	c.conn = acp.NewConn(s.ctx, c, c, s.agent, s.connOptions())
+	s.live(&c.ready, c.conn)
 	dog := startWatchdog(s.opts.Clock, s.lim.tick(), c.check)
 	err = c.conn.Wait()
 	dog.halt()

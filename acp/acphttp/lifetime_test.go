@@ -1,0 +1,174 @@
+package acphttp_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/coder/websocket"
+)
+
+// TestShutdown checks that a server shutdown answers a prompt in
+// progress "cancelled", then ends the connection cleanly.
+func TestShutdown(t *testing.T) {
+	for p, profile := range profiles {
+		t.Run(profile.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				agent := newTestAgent()
+				env := newPipeEnv(t, agent.methods(), acphttp.ServerOptions{})
+				conn := env.dial(t, p, newTestClient().methods())
+				ns, err := acp.SessionNew.Call(t.Context(), conn, acp.NewSessionParams{Cwd: "/"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				done := make(chan acp.PromptResult)
+				go func() {
+					r, err := prompt(t.Context(), conn, ns.SessionID, "hang")
+					if err != nil {
+						t.Errorf("prompt: %v", err)
+					}
+					done <- r
+				}()
+				<-agent.started
+				if err := env.srv.Shutdown(t.Context()); err != nil {
+					t.Errorf("Shutdown: %v", err)
+				}
+				if r := <-done; r.StopReason != acp.StopReasonCancelled {
+					t.Errorf("prompt: %v, want cancelled", r.StopReason)
+				}
+				if err := conn.Wait(); err != nil {
+					t.Errorf("the client's Wait: %v", err)
+				}
+				if !errors.Is(agent.cancels[0], acp.ErrClosed) {
+					t.Errorf("the prompt's cause: %v", agent.cancels[0])
+				}
+			})
+		})
+	}
+}
+
+// TestDepartureWebSocket checks that a client that vanishes mid-turn
+// cancels the turn.
+func TestDepartureWebSocket(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := newTestAgent()
+		env := newPipeEnv(t, agent.methods(), acphttp.ServerOptions{})
+		ws, _, err := websocket.Dial(t.Context(), env.url, &websocket.DialOptions{HTTPClient: env.client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []string{
+			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`,
+		} {
+			ws.Write(t.Context(), websocket.MessageText, []byte(m))
+			ws.Read(t.Context())
+		}
+		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hang"}]}}`))
+		go func() {
+			for {
+				if _, _, err := ws.Read(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+		<-agent.started
+		ws.CloseNow() // no close frame: the client is simply gone
+		synctest.Wait()
+		if len(agent.cancels) != 1 || !errors.Is(agent.cancels[0], acp.ErrClosed) {
+			t.Errorf("the prompt's end: %v", agent.cancels)
+		}
+	})
+}
+
+// TestIdleStreamable checks that a Streamable HTTP connection with no
+// stream open and nothing in progress ends after IdleTimeout, cancelling
+// its turn, and that one with its stream open does not.
+func TestIdleStreamable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		agent := newTestAgent()
+		env := newPipeEnv(t, agent.methods(), acphttp.ServerOptions{IdleTimeout: time.Minute})
+		client := newTestClient()
+		present := env.dial(t, 1, client.methods())
+		c := rawClient{t, env.url}
+		c.t = t
+		gone := rawInit(t, env)
+		post := func(id, body string, header ...string) int {
+			req, _ := http.NewRequest(http.MethodPost, env.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set(acphttp.HeaderConnectionID, id)
+			for i := 0; i+1 < len(header); i += 2 {
+				req.Header.Set(header[i], header[i+1])
+			}
+			resp, err := env.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			return resp.StatusCode
+		}
+		post(gone, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+		synctest.Wait()
+		post(gone, `{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hang"}]}}`, acphttp.HeaderSessionID, "sess-1")
+		<-agent.started
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if status := post(gone, `{"jsonrpc":"2.0","method":"x"}`); status != http.StatusNotFound {
+			t.Errorf("POST to an idle connection: %d, want 404", status)
+		}
+		if len(agent.cancels) != 1 || !errors.Is(agent.cancels[0], acp.ErrClosed) {
+			t.Errorf("the idle connection's prompt: %v", agent.cancels)
+		}
+		if _, err := acp.SessionNew.Call(t.Context(), present, acp.NewSessionParams{Cwd: "/"}); err != nil {
+			t.Errorf("the connection with its stream open: %v", err)
+		}
+	})
+}
+
+// rawInit opens a Streamable HTTP connection by hand, and no stream.
+func rawInit(t *testing.T, env *pipeEnv) string {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, env.url, strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := env.client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.Header.Get(acphttp.HeaderConnectionID)
+}
+
+// TestIdleWebSocket checks that a WebSocket whose client answers nothing,
+// not even pings, closes after IdleTimeout (1008), and that a client
+// that answers pings stays.
+func TestIdleWebSocket(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		env := newPipeEnv(t, newTestAgent().methods(), acphttp.ServerOptions{IdleTimeout: time.Minute})
+		present := env.dial(t, 0, nil)
+		ws, _, err := websocket.Dial(t.Context(), env.url, &websocket.DialOptions{HTTPClient: env.client})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer ws.CloseNow()
+		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+		ws.Read(t.Context())
+		// Nobody reads ws now: its pings go unanswered.
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		// An in-memory pipe holds no close frame for a client that does
+		// not read, as a socket would: the close may come without one.
+		_, _, err = ws.Read(t.Context())
+		if code := websocket.CloseStatus(err); err == nil || code != websocket.StatusPolicyViolation && code != -1 {
+			t.Errorf("a silent client: %v, want close 1008", err)
+		}
+		if _, err := acp.SessionNew.Call(t.Context(), present, acp.NewSessionParams{Cwd: "/"}); err != nil {
+			t.Errorf("a client that answers pings: %v", err)
+		}
+	})
+}

@@ -1,0 +1,101 @@
+package acphttp_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
+)
+
+// pipeListener is a net.Listener of in-memory connections, so that a
+// server and its clients run inside a synctest bubble, where only
+// durable blocking lets fake time pass.
+type pipeListener struct {
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func newPipeListener() *pipeListener {
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error {
+	l.once.Do(func() { close(l.done) })
+	return nil
+}
+
+func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+
+func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
+	server, client := net.Pipe()
+	select {
+	case l.conns <- server:
+		return client, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+type pipeAddr struct{}
+
+func (pipeAddr) Network() string { return "pipe" }
+func (pipeAddr) String() string  { return "pipe" }
+
+// pipeEnv is a Server on an http.Server over a pipeListener, and an
+// http.Client that reaches it.
+type pipeEnv struct {
+	srv    *acphttp.Server
+	url    string
+	client *http.Client
+}
+
+// newPipeEnv starts the servers; everything stops at the end of the
+// test, which must run inside the bubble.
+func newPipeEnv(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) *pipeEnv {
+	t.Helper()
+	if opts.Authenticate == nil {
+		opts.Authenticate = acphttp.NoAuthentication
+	}
+	opts.Clock = realClock{}
+	srv, err := acphttp.NewServer(agent, &opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := newPipeListener()
+	hs := &http.Server{Handler: srv}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		hs.Serve(l)
+	}()
+	tr := &http.Transport{DialContext: l.dial}
+	t.Cleanup(func() {
+		srv.Close()
+		hs.Close()
+		<-served
+		tr.CloseIdleConnections()
+	})
+	return &pipeEnv{srv: srv, url: "http://pipe/acp", client: &http.Client{Transport: tr}}
+}
+
+// dial connects with profile p and initializes.
+func (e *pipeEnv) dial(t *testing.T, p int, h acp.Handler) *acp.Conn {
+	t.Helper()
+	return dial(t, p, e.url, h, &acphttp.DialOptions{HTTPClient: e.client})
+}
