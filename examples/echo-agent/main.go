@@ -4,11 +4,19 @@
 //
 // Usage:
 //
-//	echo-agent [-delay 100ms] [-max-line bytes] [-v]
+//	echo-agent [-delay 100ms] [-max-line bytes] [-v] [-listen ADDR [-token-file F]]
 //
 // It exits with status 0 when stdin ends, which is how a client stops it.
 // SIGINT or SIGTERM stops it too, with status 130 or 143. Either way,
 // prompts still running are cancelled and answered "cancelled" first.
+//
+// With -listen it serves remotely instead, at http://ADDR/acp, over both
+// profiles of ACP's remote transport (WebSocket and Streamable HTTP), one
+// connection per client; with -token-file F every request must carry
+// "Authorization: Bearer " and the file's contents, and without it ADDR
+// must be a loopback address. It logs the URL it serves, and exits with
+// status 0 on SIGINT or SIGTERM once the prompts in progress are answered.
+// examples/remote-client is a client for it.
 //
 // Besides the standard methods it serves goose's steering extension
 // (_goose/unstable/session/steer), the legacy session/set_model, and reports
@@ -46,6 +54,8 @@ func main() {
 	delay := flag.Duration("delay", 0, "wait this long before echoing each word")
 	maxLine := flag.Int("max-line", acp.DefaultMaxLineLength, "longest input line accepted, in `bytes`; longer ones are answered with an error and skipped")
 	verbose := flag.Bool("v", false, "log debug messages")
+	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
+	tokenFile := flag.String("token-file", "", "with -listen, require \"Authorization: Bearer\" and this `file`'s contents")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -55,6 +65,9 @@ func main() {
 	// stdout carries the protocol, so logs go to stderr only.
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	if *listen != "" {
+		os.Exit(serveRemote(*listen, *tokenFile, *delay, *maxLine, log))
+	}
 	os.Exit(serve(*delay, *maxLine, log))
 }
 
