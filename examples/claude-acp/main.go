@@ -7,7 +7,11 @@
 // processes, wires stdio and handles signals.
 //
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
-//		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS'] [-- CLI ARGS]
+//		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS']
+//		[-listen ADDR [-token-file F]] [-- CLI ARGS]
+//
+// With -listen it serves editors remotely at http://ADDR/acp instead of
+// on stdio (see remote.go).
 //
 // Arguments after "--" are added to every CLI command line. -wrap runs each
 // CLI through a launcher such as an OS sandbox: its words come first, with
@@ -49,6 +53,8 @@ func main() {
 	idle := flag.Duration("idle", 5*time.Minute, "stop a session's CLI after this long without a prompt; 0 means never")
 	wrap := flag.String("wrap", "", "a launcher every CLI start goes through, as `'CMD ARGS'`; {cwd} is replaced by the session's directory")
 	verbose := flag.Bool("v", false, "log debug messages")
+	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
+	tokenFile := flag.String("token-file", "", "with -listen, require \"Authorization: Bearer\" and this `file`'s contents")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -84,6 +90,9 @@ func main() {
 	if err != nil {
 		log.Error("claude-acp", "error", err)
 		os.Exit(1)
+	}
+	if *listen != "" {
+		os.Exit(serveRemote(agent, *listen, *tokenFile, log))
 	}
 	os.Exit(serve(agent, log))
 }

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/bridge"
+	"github.com/acpkit/acpkit/internal/serveacp"
+)
+
+// serveRemote serves editors at http://addr/acp over ACP's remote
+// transport, WebSocket or Streamable HTTP, until SIGINT or SIGTERM. With
+// tokenFile every request must carry "Authorization: Bearer" and the
+// file's contents; without it addr must be a loopback address. Each
+// editor's connection reaches only the sessions it opened. On a signal,
+// prompts in progress are answered "cancelled" and every CLI is stopped
+// before it exits, with status 0; it exits 1 when it cannot serve.
+func serveRemote(agent *bridge.Agent, addr, tokenFile string, log *slog.Logger) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var methods acp.Methods
+	agent.Register(&methods)
+	err := serveacp.Serve(ctx, serveacp.Config{Addr: addr, TokenFile: tokenFile, Agent: methods, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
+	agent.Close()
+	if err != nil {
+		log.Error("claude-acp: serving", "error", err)
+		return 1
+	}
+	log.Info("claude-acp stopped")
+	return 0
+}
