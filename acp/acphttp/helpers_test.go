@@ -188,3 +188,12 @@ func prompt(ctx context.Context, conn *acp.Conn, session, text string) (acp.Prom
 }
 
 func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
+
+// counter counts the updates a client receives.
+type counter struct{ n atomic.Int64 }
+
+func (c *counter) methods() acp.Methods {
+	var m acp.Methods
+	acp.SessionUpdate.Handle(&m, func(context.Context, *acp.Conn, acp.SessionNotification) { c.n.Add(1) })
+	return m
+}

@@ -1,0 +1,5 @@
+//go:build !race
+
+package acphttp_test
+
+const raceEnabled = false
