@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -54,6 +55,15 @@ func (a *testAgent) methods() acp.Methods {
 			if t, ok := b.(acp.TextContent); ok {
 				text += t.Text
 			}
+		}
+		if n, ok := strings.CutPrefix(text, "bench "); ok {
+			count, _ := strconv.Atoi(n)
+			for range count {
+				if err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{SessionID: p.SessionID, Update: acp.AgentMessageChunk{Content: acp.TextContent{Text: "chunk"}}}); err != nil {
+					return acp.PromptResult{}, err
+				}
+			}
+			return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
 		}
 		switch text {
 		case "hang":
@@ -133,7 +143,7 @@ var profiles = []struct {
 
 // serve starts an httptest server for a Server over agent at /acp and
 // returns its URL.
-func serve(t *testing.T, agent acp.Handler, opts *acphttp.ServerOptions) (*acphttp.Server, string) {
+func serve(t testing.TB, agent acp.Handler, opts *acphttp.ServerOptions) (*acphttp.Server, string) {
 	t.Helper()
 	o := acphttp.ServerOptions{Authenticate: acphttp.NoAuthentication, Clock: realClock{}}
 	if opts != nil {

@@ -168,3 +168,15 @@ func startTSAgent(t testing.TB, dir string) string {
 	go io.Copy(io.Discard, stdout)
 	return "http://127.0.0.1:" + port + "/acp"
 }
+
+// tsSDKBench is tsSDK for benchmarks: "" when node is missing.
+func tsSDKBench(b *testing.B) string {
+	if _, err := exec.LookPath("node"); err != nil {
+		return ""
+	}
+	tsOnce.Do(func() { tsDir, tsErr = installTSSDK() })
+	if tsErr != nil {
+		b.Fatalf("installing the TypeScript SDK: %v", tsErr)
+	}
+	return tsDir
+}
