@@ -172,3 +172,71 @@ func TestIdleWebSocket(t *testing.T) {
 		}
 	})
 }
+
+// TestOutputStall checks that a connection whose client stops reading
+// closes after MaxOutputStall, freeing the agent's handler.
+func TestOutputStall(t *testing.T) {
+	t.Run("websocket", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			agent := newTestAgent()
+			env := newPipeEnv(t, agent.methods(), acphttp.ServerOptions{MaxOutputStall: time.Minute, IdleTimeout: -1})
+			ws, _, err := websocket.Dial(t.Context(), env.url, &websocket.DialOptions{HTTPClient: env.client})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.CloseNow()
+			for _, m := range []string{
+				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
+				`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`,
+			} {
+				ws.Write(t.Context(), websocket.MessageText, []byte(m))
+				ws.Read(t.Context())
+			}
+			// The client asks for a thousand updates and reads none.
+			ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"bench 1000"}]}}`))
+			time.Sleep(2 * time.Minute)
+			synctest.Wait()
+			if _, _, err := ws.Read(t.Context()); err == nil {
+				// What the pipe held comes first; the end follows.
+				for err == nil {
+					_, _, err = ws.Read(t.Context())
+				}
+			}
+			env.srv.Close() // returns only once every connection has ended
+		})
+	})
+	t.Run("streamable", func(t *testing.T) {
+		synctest.Test(t, func(t *testing.T) {
+			env := newPipeEnv(t, newTestAgent().methods(), acphttp.ServerOptions{MaxOutputStall: time.Minute, IdleTimeout: -1, KeepAlive: -1})
+			id := rawInit(t, env)
+			// The connection's stream opens, and is never read.
+			req, _ := http.NewRequest(http.MethodGet, env.url, nil)
+			req.Header.Set("Accept", "text/event-stream")
+			req.Header.Set(acphttp.HeaderConnectionID, id)
+			resp, err := env.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			post := func() int {
+				req, _ := http.NewRequest(http.MethodPost, env.url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set(acphttp.HeaderConnectionID, id)
+				resp, err := env.client.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				resp.Body.Close()
+				return resp.StatusCode
+			}
+			if status := post(); status != http.StatusAccepted {
+				t.Fatalf("session/new: %d", status)
+			}
+			time.Sleep(2 * time.Minute)
+			synctest.Wait()
+			if status := post(); status != http.StatusNotFound {
+				t.Errorf("POST after the stall: %d, want 404", status)
+			}
+		})
+	})
+}
