@@ -22,11 +22,13 @@ type message struct {
 	kind   kind
 	id     string // the raw id of a request or response
 	method string
-	// session is params.sessionId; ambiguous is set when params hold more
+	// session is params.sessionId. ambiguous is set when params hold more
 	// than one member that a decoder could take for it (a repeated name,
 	// or one in another case, which encoding/json matches), or one that is
-	// not a string. Such a message is refused: the transport and the agent
-	// must not read two different sessions from it.
+	// not a string, or when the message has a member that encoding/json
+	// would take for id, method or params. Such a message is refused: the
+	// transport and the agent must not read two different sessions from
+	// it.
 	session   string
 	ambiguous bool
 }
@@ -41,6 +43,11 @@ func inspect(msg []byte) message {
 	}
 	var id, method, params, result, errv gjson.Result
 	root.ForEach(func(k, v gjson.Result) bool {
+		for _, name := range [...]string{"id", "method", "params"} {
+			if k.Str != name && strings.EqualFold(k.Str, name) {
+				m.ambiguous = true // encoding/json would read it as name
+			}
+		}
 		switch k.Str {
 		case "id":
 			id = v

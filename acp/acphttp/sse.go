@@ -79,6 +79,14 @@ func (s *sseReader) Next() ([]byte, error) {
 func (s *sseReader) readLine() ([]byte, error) {
 	s.line = s.line[:0]
 	limit := s.max + len("data: ")
+	if s.start {
+		s.start = false
+		// Peek waits for the BOM's three bytes, which may come in more
+		// than one read.
+		if b, _ := s.r.Peek(3); bytes.Equal(b, []byte("\xef\xbb\xbf")) {
+			s.r.Discard(3)
+		}
+	}
 	for {
 		if s.r.Buffered() == 0 {
 			if _, err := s.r.Peek(1); err != nil {
@@ -90,13 +98,6 @@ func (s *sseReader) readLine() ([]byte, error) {
 			s.skipLF = false
 			if chunk[0] == '\n' {
 				s.r.Discard(1)
-				continue
-			}
-		}
-		if s.start {
-			s.start = false
-			if bytes.HasPrefix(chunk, []byte("\xef\xbb\xbf")) {
-				s.r.Discard(3)
 				continue
 			}
 		}
