@@ -7,7 +7,8 @@ import (
 
 // A watchdog calls check every period, on the Clock's goroutine, until it
 // is halted. Each connection has one; it is how the connection notices
-// time passing without reading a clock.
+// time passing without reading a clock. Checks run one at a time, and
+// none runs once halt has returned.
 type watchdog struct {
 	clock  Clock
 	period time.Duration
@@ -32,21 +33,16 @@ func startWatchdog(clock Clock, period time.Duration, check func()) *watchdog {
 
 func (w *watchdog) fire() {
 	w.mu.Lock()
-	halted := w.halted
-	w.mu.Unlock()
-	if halted {
+	defer w.mu.Unlock()
+	if w.halted {
 		return
 	}
 	w.check()
-	w.mu.Lock()
-	if !w.halted {
-		w.stop = w.clock.AfterFunc(w.period, w.fire)
-	}
-	w.mu.Unlock()
+	w.stop = w.clock.AfterFunc(w.period, w.fire)
 }
 
-// halt stops the watchdog; a check already running finishes. It is safe
-// on a nil watchdog and more than once.
+// halt stops the watchdog, waiting for a check in progress. It is safe on
+// a nil watchdog and more than once; check must not call it.
 func (w *watchdog) halt() {
 	if w == nil {
 		return

@@ -41,8 +41,10 @@ type wsConn struct {
 	closeOnce sync.Once
 	draining  atomic.Bool // shutting down: close once every request is answered
 	closing   atomic.Bool // the server has begun closing the socket
-	code      websocket.StatusCode
-	reason    string
+
+	closeMu sync.Mutex // guards code and reason
+	code    websocket.StatusCode
+	reason  string
 }
 
 // bufs holds the buffers of messages read, between messages: an idle
@@ -124,6 +126,8 @@ func (c *wsConn) check() {
 
 // closeWith sets the close frame's code and reason, unless one is set.
 func (c *wsConn) closeWith(code websocket.StatusCode, reason string) {
+	c.closeMu.Lock()
+	defer c.closeMu.Unlock()
 	if c.closing.CompareAndSwap(false, true) {
 		c.code, c.reason = code, reason
 	}
@@ -134,7 +138,10 @@ func (c *wsConn) closeWith(code websocket.StatusCode, reason string) {
 func (c *wsConn) Close() error {
 	c.closeWith(websocket.StatusNormalClosure, "")
 	c.closeOnce.Do(func() {
-		c.ws.Close(c.code, c.reason)
+		c.closeMu.Lock()
+		code, reason := c.code, c.reason
+		c.closeMu.Unlock()
+		c.ws.Close(code, reason)
 	})
 	return nil
 }
