@@ -7,6 +7,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -85,13 +86,22 @@ func jsonError(w http.ResponseWriter, status int, id acp.ID, e *acp.Error) {
 	w.Write(line)
 }
 
-func (s *Server) lookup(id string) *httpConn {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if h := s.streams[id]; h != nil && h.ready {
-		return h
+// connection returns the connection that r's Acp-Connection-Id names, or
+// answers 400 without one and 404 for one the server does not know.
+func (s *Server) connection(w http.ResponseWriter, r *http.Request) *httpConn {
+	id := r.Header.Get(HeaderConnectionID)
+	if id == "" {
+		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderConnectionID+" (initialize opens a connection)")
+		return nil
 	}
-	return nil
+	s.mu.Lock()
+	h := s.streams[id]
+	s.mu.Unlock()
+	if h == nil || !h.ready {
+		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
+		return nil
+	}
+	return h
 }
 
 // servePost takes one message from the client.
@@ -103,7 +113,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.lim.maxMessage)))
 	if err != nil {
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-			httpError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large: a message may have at most "+itoa(s.lim.maxMessage)+" bytes")
+			httpError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large: a message may have at most "+strconv.Itoa(s.lim.maxMessage)+" bytes")
 			return
 		}
 		httpError(w, http.StatusBadRequest, "Bad Request: reading the body: "+err.Error())
@@ -121,22 +131,16 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	m := inspect(body)
-	cid := r.Header.Get(HeaderConnectionID)
 	if m.kind == kindRequest && m.method == acp.Initialize.Name {
-		if cid != "" {
+		if r.Header.Get(HeaderConnectionID) != "" {
 			httpError(w, http.StatusBadRequest, "Bad Request: initialize on an existing connection")
 			return
 		}
 		s.initialize(w, r, m, body)
 		return
 	}
-	if cid == "" {
-		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderConnectionID+" (initialize opens a connection)")
-		return
-	}
-	h := s.lookup(cid)
+	h := s.connection(w, r)
 	if h == nil {
-		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
 		return
 	}
 	sid := r.Header.Get(HeaderSessionID)
@@ -145,7 +149,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusBadRequest, "Bad Request: "+HeaderSessionID+" too long")
 		return
 	case sid == "" && (sessionMethods[m.method] || m.session != ""):
-		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderSessionID+" for "+echo(m.method))
+		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderSessionID+" for "+echoID(m.method))
 		return
 	case sid != "" && m.session != "" && sid != m.session:
 		httpError(w, http.StatusBadRequest, "Bad Request: "+HeaderSessionID+" does not match params.sessionId")
@@ -171,26 +175,6 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusAccepted)
-}
-
-func itoa(n int) string {
-	var b [20]byte
-	i := len(b)
-	for {
-		i--
-		b[i] = byte('0' + n%10)
-		if n /= 10; n == 0 {
-			return string(b[i:])
-		}
-	}
-}
-
-// echo cuts a client's string for a message.
-func echo(s string) string {
-	if len(s) > 64 {
-		return s[:64] + "…"
-	}
-	return s
 }
 
 // deliver hands a message to the Conn; false means the connection ended
@@ -442,14 +426,8 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		httpError(w, http.StatusNotAcceptable, "Not Acceptable: a stream is text/event-stream")
 		return
 	}
-	cid := r.Header.Get(HeaderConnectionID)
-	if cid == "" {
-		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderConnectionID)
-		return
-	}
-	h := s.lookup(cid)
+	h := s.connection(w, r)
 	if h == nil {
-		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
 		return
 	}
 	sid := r.Header.Get(HeaderSessionID)
@@ -600,14 +578,8 @@ func writeEvents(w io.Writer, msgs [][]byte, keep bool) error {
 
 // serveDelete closes a connection: 202.
 func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
-	cid := r.Header.Get(HeaderConnectionID)
-	if cid == "" {
-		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderConnectionID)
-		return
-	}
-	h := s.lookup(cid)
+	h := s.connection(w, r)
 	if h == nil {
-		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
 		return
 	}
 	h.conn.Close()
