@@ -31,6 +31,7 @@ type DialOptions struct {
 	// [ErrMessageTooLarge] over Streamable HTTP.
 	MaxMessageBytes int
 	// Conn configures the returned [acp.Conn]; nil gives its defaults.
+	// Its MaxLineLength is replaced by MaxMessageBytes.
 	Conn *acp.ConnOptions
 }
 

@@ -88,7 +88,10 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	dog.halt()
 	c.stopPing()
 	c.pings.Wait()
-	if err != nil {
+	switch {
+	case err != nil && s.ctx.Err() != nil:
+		c.closeWith(websocket.StatusGoingAway, "server closing")
+	case err != nil:
 		s.log.Info("acphttp: WebSocket connection ended", "connection", c.id, "error", err)
 		c.closeWith(websocket.StatusInternalError, "connection failed")
 	}
