@@ -89,7 +89,8 @@
 // the end of each turn ([TurnEnd]). [Session.Initialize] opens the
 // conversation as the SDKs do, registering the client's hooks, its
 // in-process MCP servers and a JSON schema for the answer
-// ([InitializeOptions]).
+// ([InitializeOptions]). [Session.Request] sends a control request and
+// waits for its answer, while another goroutine reads on.
 //
 // # Stored sessions
 //

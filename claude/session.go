@@ -2,6 +2,7 @@ package claude
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -26,6 +27,10 @@ var (
 	// right outcome.
 	ErrCancelled = errors.New("claude: request cancelled by the CLI")
 )
+
+// ErrOutputEnded is the error of a [Session.Request] whose answer can no
+// longer come: the CLI's output, read by [Session.Events], ended first.
+var ErrOutputEnded = errors.New("claude: the CLI's output ended before its answer")
 
 // Session is the client side of one long-lived CLI process in
 // streaming-input mode (see [SessionCommandLine]): it writes user turns,
@@ -52,8 +57,10 @@ type Session struct {
 	lastID    uint64
 	sessionID string
 	pending   []Pending
-	requests  map[string]Request // the CLI's requests waiting for an answer
-	cancelled map[string]bool    // the CLI's requests it withdrew unanswered
+	waiters   map[string]chan ControlResponse // Request calls, by request id
+	ended     bool                            // Events read the output to its end
+	requests  map[string]Request              // the CLI's requests waiting for an answer
+	cancelled map[string]bool                 // the CLI's requests it withdrew unanswered
 	running   bool
 	turns     int
 	last      TurnEnd
@@ -78,6 +85,7 @@ func NewSession(stdin io.Writer, resumeID string) *Session {
 	return &Session{
 		stdin:     stdin,
 		sessionID: resumeID,
+		waiters:   map[string]chan ControlResponse{},
 		requests:  map[string]Request{},
 		cancelled: map[string]bool{},
 	}
@@ -173,7 +181,7 @@ func (s *Session) Initialize(opts InitializeOptions) (id string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return s.call("initialize", params)
+	return s.send("initialize", params, nil)
 }
 
 // Interrupt asks the CLI to stop the current turn and returns the
@@ -182,7 +190,7 @@ func (s *Session) Initialize(opts InitializeOptions) (id string, err error) {
 // withdrawing any permission request still pending ([ControlCancel]). The
 // process stays usable.
 func (s *Session) Interrupt() (id string, err error) {
-	return s.call("interrupt", nil)
+	return s.send("interrupt", nil, nil)
 }
 
 // SetPermissionMode asks the CLI to switch to mode ("default",
@@ -200,7 +208,7 @@ func (s *Session) SetPermissionMode(mode string) (id string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return s.call("set_permission_mode", params)
+	return s.send("set_permission_mode", params, nil)
 }
 
 // SetModel asks the CLI to use model for the following turns, or its
@@ -216,25 +224,67 @@ func (s *Session) SetModel(model string) (id string, err error) {
 	if err != nil {
 		return "", err
 	}
-	return s.call("set_model", params)
+	return s.send("set_model", params, nil)
 }
 
 // Call sends a control request of any subtype ("mcp_status",
 // "get_context_usage", …) and returns its id. params, a JSON object or
 // nil, holds the request's members besides its subtype.
 func (s *Session) Call(subtype string, params json.RawMessage) (id string, err error) {
-	return s.call(subtype, params)
+	return s.send(subtype, params, nil)
 }
 
-func (s *Session) call(subtype string, params json.RawMessage) (string, error) {
+// Request sends a control request as [Session.Call] does and waits for
+// the CLI's answer: it returns the response's payload (nil when the CLI
+// sent none), or the [*ControlError] of a refusal. Feed, or an Events
+// loop, must be reading the CLI's output on another goroutine meanwhile:
+// that is where the answer arrives, as a [ControlResponse] like any other.
+//
+// When ctx ends first, Request returns ctx's error and the answer, when it
+// comes, is only reported as an event. When an Events loop reaches the end
+// of the output first, Request returns [ErrOutputEnded]; a caller that
+// feeds lines itself should pass a ctx that ends with the process.
+func (s *Session) Request(ctx context.Context, subtype string, params json.RawMessage) (json.RawMessage, error) {
+	answer := make(chan ControlResponse, 1)
+	id, err := s.send(subtype, params, answer)
+	if err != nil {
+		return nil, err
+	}
+	select {
+	case r, ok := <-answer:
+		switch {
+		case !ok:
+			return nil, ErrOutputEnded
+		case r.Err != nil:
+			return nil, r.Err
+		}
+		return r.Payload, nil
+	case <-ctx.Done():
+		s.mu.Lock()
+		delete(s.waiters, id)
+		s.mu.Unlock()
+		return nil, ctx.Err()
+	}
+}
+
+// send writes a control request; answer, when not nil, receives its
+// answer, or is closed when the output ends first.
+func (s *Session) send(subtype string, params json.RawMessage, answer chan ControlResponse) (string, error) {
 	body, err := requestBody(subtype, params)
 	if err != nil {
 		return "", err
 	}
 	s.mu.Lock()
+	if answer != nil && s.ended {
+		s.mu.Unlock()
+		return "", ErrOutputEnded
+	}
 	s.lastID++
 	id := "req_" + strconv.FormatUint(s.lastID, 10)
 	s.pending = append(s.pending, Pending{ID: id, Subtype: subtype})
+	if answer != nil {
+		s.waiters[id] = answer
+	}
 	s.mu.Unlock()
 	line, err := requestLine(id, body)
 	if err == nil {
@@ -243,6 +293,7 @@ func (s *Session) call(subtype string, params json.RawMessage) (string, error) {
 	if err != nil {
 		s.mu.Lock()
 		s.unpend(id, false)
+		delete(s.waiters, id)
 		s.mu.Unlock()
 		return "", err
 	}
@@ -471,6 +522,10 @@ func (s *Session) track(e Event) Event {
 				e.Err.Subtype = p.Subtype
 			}
 		}
+		if w := s.waiters[e.ID]; w != nil {
+			delete(s.waiters, e.ID)
+			w <- e
+		}
 		return e
 	case ControlCancel:
 		if r, ok := s.requests[e.ID]; ok {
@@ -528,5 +583,25 @@ func (s *Session) Events(r io.Reader) iter.Seq2[Event, error] {
 
 // events is Events with lines of at most maxLine bytes.
 func (s *Session) events(r io.Reader, maxLine int) iter.Seq2[Event, error] {
-	return readEvents(r, maxLine, s.feed, func() bool { return false })
+	events := readEvents(r, maxLine, s.feed, func() bool { return false })
+	return func(yield func(Event, error) bool) {
+		for e, err := range events {
+			if !yield(e, err) {
+				return
+			}
+		}
+		s.endOutput()
+	}
+}
+
+// endOutput fails the Request calls still waiting: their answers cannot
+// come any more.
+func (s *Session) endOutput() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ended = true
+	for id, w := range s.waiters {
+		delete(s.waiters, id)
+		close(w)
+	}
 }

@@ -2,9 +2,11 @@ package claude_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -573,5 +575,115 @@ func TestSessionConcurrentUse(t *testing.T) {
 	}
 	if p := s.Pending(); len(p) != n { // the initialize requests
 		t.Errorf("%d pending, want %d", len(p), n)
+	}
+}
+
+// chanWriter hands each line written to it to a channel.
+type chanWriter chan string
+
+func (w chanWriter) Write(p []byte) (int, error) {
+	w <- string(p)
+	return len(p), nil
+}
+
+// requestID returns the request_id of a control request line.
+func requestID(t *testing.T, line string) string {
+	t.Helper()
+	var m struct {
+		RequestID string `json:"request_id"`
+	}
+	if err := json.Unmarshal([]byte(line), &m); err != nil || m.RequestID == "" {
+		t.Fatalf("not a control request: %q (%v)", line, err)
+	}
+	return m.RequestID
+}
+
+func TestSessionRequest(t *testing.T) {
+	type outcome struct {
+		payload json.RawMessage
+		err     error
+	}
+	tests := []struct {
+		name    string
+		answer  func(id string) string // the CLI's line, "" for none
+		cancel  bool                   // cancel the call's context instead
+		check   func(t *testing.T, o outcome)
+		pending int // requests still pending afterwards
+	}{
+		{"success", func(id string) string {
+			return `{"type":"control_response","response":{"subtype":"success","request_id":"` + id + `","response":{"mode":"plan"}}}`
+		}, false, func(t *testing.T, o outcome) {
+			if o.err != nil || string(o.payload) != `{"mode":"plan"}` {
+				t.Errorf("Request() = %s, %v; want the payload", o.payload, o.err)
+			}
+		}, 0},
+		{"refused", func(id string) string {
+			return `{"type":"control_response","response":{"subtype":"error","request_id":"` + id + `","error":"Invalid mode","error_code":"invalid_mode"}}`
+		}, false, func(t *testing.T, o outcome) {
+			var ce *claude.ControlError
+			if !errors.As(o.err, &ce) || ce.Code != "invalid_mode" || ce.Subtype != "set_permission_mode" {
+				t.Errorf("Request() = %s, %v; want the refusal", o.payload, o.err)
+			}
+		}, 0},
+		{"cancelled", nil, true, func(t *testing.T, o outcome) {
+			if !errors.Is(o.err, context.Canceled) {
+				t.Errorf("Request() = %s, %v; want context.Canceled", o.payload, o.err)
+			}
+		}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			written := make(chanWriter, 1)
+			s := claude.NewSession(written, "")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan outcome, 1)
+			go func() {
+				payload, err := s.Request(ctx, "set_permission_mode", json.RawMessage(`{"mode":"plan"}`))
+				done <- outcome{payload, err}
+			}()
+			id := requestID(t, <-written)
+			if tt.cancel {
+				cancel()
+			} else {
+				feed(t, s, tt.answer(id))
+			}
+			tt.check(t, <-done)
+			if p := s.Pending(); len(p) != tt.pending {
+				t.Errorf("Pending() = %v, want %d", p, tt.pending)
+			}
+		})
+	}
+}
+
+// TestSessionRequestOutputEnded checks that a Request waiting when the
+// Events loop reaches the end of the output fails, and so does one made
+// after.
+func TestSessionRequestOutputEnded(t *testing.T) {
+	written := make(chanWriter, 2)
+	s := claude.NewSession(written, "")
+	out, outW := io.Pipe()
+	loop := make(chan struct{})
+	go func() {
+		defer close(loop)
+		for range s.Events(out) {
+		}
+	}()
+	failed := make(chan error, 1)
+	go func() {
+		_, err := s.Request(context.Background(), "mcp_status", nil)
+		failed <- err
+	}()
+	<-written
+	outW.Close()
+	if err := <-failed; !errors.Is(err, claude.ErrOutputEnded) {
+		t.Errorf("waiting Request() = %v, want ErrOutputEnded", err)
+	}
+	<-loop
+	if _, err := s.Request(context.Background(), "mcp_status", nil); !errors.Is(err, claude.ErrOutputEnded) {
+		t.Errorf("Request() after the end = %v, want ErrOutputEnded", err)
+	}
+	if _, err := claude.NewSession(failingWriter{}, "").Request(context.Background(), "mcp_status", nil); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+		t.Errorf("Request() = %v, want the write error", err)
 	}
 }
