@@ -3,9 +3,7 @@ package bridge
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"slices"
 	"sync"
@@ -16,47 +14,6 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/usage"
 )
-
-// Process is a running CLI, as a [Starter] started it. The Agent reads
-// Stdout to its end, then calls Wait once.
-type Process interface {
-	// Stdin is the CLI's standard input. Closing it asks the CLI to
-	// finish and exit.
-	Stdin() io.WriteCloser
-	// Stdout is the CLI's standard output.
-	Stdout() io.Reader
-	// Signal sends s to the process and everything it started.
-	Signal(s Signal) error
-	// Wait waits for the process to exit and releases what it holds. Its
-	// error describes an unsuccessful exit, for the log.
-	Wait() error
-}
-
-// Signal is how the Agent stops a process that does not stop by itself.
-type Signal int
-
-// The signals an Agent sends: Interrupt (SIGINT) when the CLI does not
-// end a cancelled turn in time, Terminate (SIGTERM) when it does not exit
-// after its input was closed, Kill (SIGKILL) as the last resort.
-const (
-	Interrupt Signal = iota + 1
-	Terminate
-	Kill
-)
-
-// Starter starts the Agent's CLI with args (without the program name) in
-// the directory dir, with its standard input and output as pipes.
-type Starter func(dir string, args []string) (Process, error)
-
-// Clock is the time source of an Agent: the current time, and timers for
-// its timeouts. A program passes [time.Now] and a wrapper of
-// [time.AfterFunc]; a test may pass a fake.
-type Clock interface {
-	Now() time.Time
-	// AfterFunc calls f in its own goroutine after d; stop cancels the
-	// call and reports whether it did.
-	AfterFunc(d time.Duration, f func()) (stop func() bool)
-}
 
 // Config configures an [Agent]. Start, NewSessionID and Clock are
 // required.
@@ -69,8 +26,8 @@ type Config struct {
 	// Clock gives the time and the timers.
 	Clock Clock
 	// CLI is the CLI that serves the sessions: [Claude] (when nil),
-	// [Codex] or [Gemini].
-	CLI *CLI
+	// [Codex], [Gemini] or one of the program's.
+	CLI CLI
 	// Model is the model a new session starts with; "" means the CLI's
 	// default.
 	Model string
@@ -103,20 +60,24 @@ type Config struct {
 	Info *acp.Implementation
 }
 
-// Agent is an ACP agent that serves each session with one long-lived
-// Claude Code CLI in streaming-input mode. Register its handlers on an
-// acp.Methods, serve them with an acp.Conn, and Close the Agent when the
-// Conn has ended. Its methods are safe for concurrent use.
+// Agent is an ACP agent that serves its sessions with a CLI. Register its
+// handlers on an acp.Methods, serve them with an acp.Conn, and Close the
+// Agent when the Conn has ended. Its methods are safe for concurrent use.
+//
+// Each session is served by a goroutine of its own that owns its state
+// and its CLI process: the handlers hand it their requests, in order.
 type Agent struct {
-	cfg Config
-	log *slog.Logger
-	wg  sync.WaitGroup // every goroutine the Agent starts
+	cfg  Config
+	cli  CLI
+	info CLIInfo
+	log  *slog.Logger
+	wg   sync.WaitGroup // every goroutine the Agent starts
 
 	mu       sync.Mutex
-	sessions map[string]session
+	sessions map[string]*session
 	order    []string // session ids in the order they were opened
 	caps     acp.ClientCapabilities
-	models   json.RawMessage // the CLI's models, from its initialize answer
+	models   []Model // the CLI's models, once one listed them
 	closed   bool
 }
 
@@ -135,7 +96,11 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Agent{cfg: cfg, log: log, sessions: map[string]session{}}, nil
+	cli := cfg.CLI
+	if cli == nil {
+		cli = Claude
+	}
+	return &Agent{cfg: cfg, cli: cli, info: cli.Info(), log: log, sessions: map[string]*session{}}, nil
 }
 
 // Register adds the Agent's handlers to m: initialize, session/new, load,
@@ -144,10 +109,10 @@ func (a *Agent) Register(m *acp.Methods) {
 	acp.Initialize.Handle(m, a.initialize)
 	acp.SessionNew.Handle(m, a.newSession)
 	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(p.SessionID, p.Cwd, p.MCPServers)
+		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
 	})
 	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(p.SessionID, p.Cwd, p.MCPServers)
+		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
 	})
 	acp.SessionList.Handle(m, a.list)
 	acp.SessionClose.Handle(m, a.close)
@@ -156,9 +121,17 @@ func (a *Agent) Register(m *acp.Methods) {
 		if err != nil {
 			return acp.EmptyResult{}, err
 		}
-		return acp.EmptyResult{}, s.setMode(ctx, conn, p.ModeID)
+		_, err = s.set(ctx, conn, configMode, p.ModeID)
+		return acp.EmptyResult{}, err
 	})
-	acp.SessionSetConfigOption.Handle(m, a.setConfigOption)
+	acp.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionConfigOptionParams) (acp.SetSessionConfigOptionResult, error) {
+		s, err := a.session(p.SessionID)
+		if err != nil {
+			return acp.SetSessionConfigOptionResult{}, err
+		}
+		v, err := s.set(ctx, conn, p.ConfigID, p.Value)
+		return acp.SetSessionConfigOptionResult{ConfigOptions: v.options}, err
+	})
 	acp.SessionPrompt.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
 		s, err := a.session(p.SessionID)
 		if err != nil {
@@ -179,7 +152,7 @@ func (a *Agent) Register(m *acp.Methods) {
 func (a *Agent) Close() {
 	a.mu.Lock()
 	a.closed = true
-	sessions := make([]session, 0, len(a.sessions))
+	sessions := make([]*session, 0, len(a.sessions))
 	for _, s := range a.sessions {
 		sessions = append(sessions, s)
 	}
@@ -216,17 +189,17 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 }
 
 func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
-	s, err := a.open(a.cfg.NewSessionID(), "", p.Cwd, p.MCPServers)
+	s, err := a.open(conn, a.cfg.NewSessionID(), "", p.Cwd, p.MCPServers)
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
-	modes, options := s.common().state()
-	return acp.NewSessionResult{SessionID: s.common().id, Modes: modes, ConfigOptions: options}, nil
+	v, err := s.describe()
+	return acp.NewSessionResult{SessionID: s.id, Modes: v.modes, ConfigOptions: v.options}, err
 }
 
 // resume binds a session to a conversation the CLI keeps, without starting
 // the CLI: a conversation it does not know fails the first prompt.
-func (a *Agent) resume(id, cwd string, servers []acp.MCPServer) (acp.LoadSessionResult, error) {
+func (a *Agent) resume(conn *acp.Conn, id, cwd string, servers []acp.MCPServer) (acp.LoadSessionResult, error) {
 	if id == "" {
 		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
@@ -235,21 +208,17 @@ func (a *Agent) resume(id, cwd string, servers []acp.MCPServer) (acp.LoadSession
 	a.mu.Unlock()
 	if s == nil {
 		var err error
-		if s, err = a.open(id, id, cwd, servers); err != nil {
+		if s, err = a.open(conn, id, id, cwd, servers); err != nil {
 			return acp.LoadSessionResult{}, err
 		}
 	}
-	modes, options := s.common().state()
-	return acp.LoadSessionResult{Modes: modes, ConfigOptions: options}, nil
+	v, err := s.describe()
+	return acp.LoadSessionResult{Modes: v.modes, ConfigOptions: v.options}, err
 }
 
-// open adds a session; resumeID is the conversation it continues, "" for
-// a new one.
-func (a *Agent) open(id, resumeID, cwd string, servers []acp.MCPServer) (session, error) {
-	mcp, err := mcpConfig(servers)
-	if err != nil {
-		return nil, err
-	}
+// open adds a session and starts its goroutine; resumeID is the
+// conversation it continues, "" for a new one.
+func (a *Agent) open(conn *acp.Conn, id, resumeID, cwd string, servers []acp.MCPServer) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -258,17 +227,34 @@ func (a *Agent) open(id, resumeID, cwd string, servers []acp.MCPServer) (session
 	if a.sessions[id] != nil {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "session %s is already open", id)
 	}
-	s := a.cli().open(&base{
-		a: a, caps: a.caps, id: id, cwd: cwd, mcp: mcp, resumeID: resumeID,
-		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
-		promptSlot: make(chan struct{}, 1),
+	log := a.log.With("session", id)
+	conv, err := a.cli.NewConversation(ConversationConfig{
+		SessionID:  id,
+		ResumeID:   resumeID,
+		MCPServers: servers,
+		ExtraArgs:  a.cfg.ExtraArgs,
+		Notices:    a.caps.AcceptsNotices(),
+		Now:        a.cfg.Clock.Now,
+		Location:   a.cfg.Location,
+		Zones:      a.cfg.Zones,
+		Logger:     log,
 	})
+	if err != nil {
+		return nil, err
+	}
+	s := &session{
+		a: a, id: id, cwd: cwd, log: log,
+		inbox: make(chan event), done: make(chan struct{}),
+		conv: conv, conn: conn,
+		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
+	}
 	a.sessions[id] = s
 	a.order = append(a.order, id)
+	a.wg.Go(s.run)
 	return s, nil
 }
 
-func (a *Agent) session(id string) (session, error) {
+func (a *Agent) session(id string) (*session, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if s := a.sessions[id]; s != nil {
@@ -282,8 +268,7 @@ func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsPara
 	defer a.mu.Unlock()
 	res := acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}
 	for _, id := range a.order {
-		s := a.sessions[id]
-		if cwd := s.common().cwd; p.Cwd == "" || p.Cwd == cwd {
+		if cwd := a.sessions[id].cwd; p.Cwd == "" || p.Cwd == cwd {
 			res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: id, Cwd: cwd})
 		}
 	}
@@ -303,35 +288,8 @@ func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.SessionParams) 
 	return acp.EmptyResult{}, nil
 }
 
-func (a *Agent) setConfigOption(ctx context.Context, conn *acp.Conn, p acp.SetSessionConfigOptionParams) (acp.SetSessionConfigOptionResult, error) {
-	s, err := a.session(p.SessionID)
-	if err != nil {
-		return acp.SetSessionConfigOptionResult{}, err
-	}
-	switch p.ConfigID {
-	case configMode:
-		err = s.setMode(ctx, conn, p.Value)
-	case configModel:
-		err = s.setModel(ctx, conn, p.Value)
-	default:
-		err = acp.Errorf(acp.CodeInvalidParams, "no config option %q", p.ConfigID)
-	}
-	if err != nil {
-		return acp.SetSessionConfigOptionResult{}, err
-	}
-	_, options := s.common().state()
-	return acp.SetSessionConfigOptionResult{ConfigOptions: options}, nil
-}
-
-// clientCaps returns what the client declared in initialize.
-func (a *Agent) clientCaps() acp.ClientCapabilities {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.caps
-}
-
-// learnModels keeps the models a CLI listed in its initialize answer.
-func (a *Agent) learnModels(models json.RawMessage) {
+// learnModels keeps the models a CLI listed.
+func (a *Agent) learnModels(models []Model) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	a.models = models
@@ -345,92 +303,45 @@ const (
 
 // modes returns the modes the Agent offers, the default first.
 func (a *Agent) modes() []acp.SessionMode {
-	c := a.cli()
-	if a.cfg.AllowBypass || c.bypass == 0 {
-		return c.modes
+	if a.cfg.AllowBypass || a.info.Bypass == "" {
+		return a.info.Modes
 	}
-	return c.modes[:len(c.modes)-1]
+	return slices.DeleteFunc(slices.Clone(a.info.Modes), func(m acp.SessionMode) bool { return m.ID == a.info.Bypass })
 }
 
-// cli returns the CLI the Agent drives.
-func (a *Agent) cli() *CLI {
-	if a.cfg.CLI == nil {
-		return Claude
+// checkSetting checks a setting's value before a session takes it.
+func (a *Agent) checkSetting(key, value string) error {
+	switch key {
+	case configMode:
+		if !slices.ContainsFunc(a.modes(), func(m acp.SessionMode) bool { return m.ID == value }) {
+			return acp.Errorf(acp.CodeInvalidParams, "no mode %q", value)
+		}
+	case configModel:
+		if !validModel(value) {
+			return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", value)
+		}
+	default:
+		return acp.Errorf(acp.CodeInvalidParams, "no config option %q", key)
 	}
-	return a.cfg.CLI
-}
-
-// modelChoice is a value of the model config option.
-type modelChoice struct {
-	Value       string `json:"value"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
+	return nil
 }
 
 // modelChoices returns the model option's values, current among them.
-func (a *Agent) modelChoices(current string) []modelChoice {
+func (a *Agent) modelChoices(current string) []choice {
 	a.mu.Lock()
-	raw := a.models
+	models := a.models
 	a.mu.Unlock()
-	var listed []struct {
-		Value       string `json:"value"`
-		DisplayName string `json:"displayName"`
-		Description string `json:"description"`
+	if len(models) == 0 {
+		models = a.info.Models
 	}
-	choices := a.cli().models
-	if json.Unmarshal(raw, &listed) == nil && len(listed) > 0 {
-		choices = nil
-		for _, m := range listed {
-			if m.Value != "" {
-				choices = append(choices, modelChoice{Value: m.Value, Name: cmp.Or(m.DisplayName, m.Value), Description: m.Description})
-			}
-		}
+	choices := make([]choice, 0, len(models)+1)
+	for _, m := range models {
+		choices = append(choices, choice{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
-	if !slices.ContainsFunc(choices, func(c modelChoice) bool { return c.Value == current }) {
-		choices = append(slices.Clip(choices), modelChoice{Value: current, Name: current})
+	if !slices.ContainsFunc(choices, func(c choice) bool { return c.Value == current }) {
+		choices = append(choices, choice{Value: current, Name: current})
 	}
 	return choices
-}
-
-// mcpConfig renders the client's MCP servers as the CLI's --mcp-config
-// JSON; "" when there are none.
-func mcpConfig(servers []acp.MCPServer) (string, error) {
-	if len(servers) == 0 {
-		return "", nil
-	}
-	type server struct {
-		Type    string            `json:"type"`
-		Command string            `json:"command,omitempty"`
-		Args    []string          `json:"args,omitempty"`
-		Env     map[string]string `json:"env,omitempty"`
-		URL     string            `json:"url,omitempty"`
-		Headers map[string]string `json:"headers,omitempty"`
-	}
-	pairs := func(nv []acp.NameValue) map[string]string {
-		if len(nv) == 0 {
-			return nil
-		}
-		m := make(map[string]string, len(nv))
-		for _, p := range nv {
-			m[p.Name] = p.Value
-		}
-		return m
-	}
-	all := map[string]server{}
-	for _, s := range servers {
-		switch s := s.(type) {
-		case acp.MCPServerStdio:
-			all[s.Name] = server{Type: "stdio", Command: s.Command, Args: s.Args, Env: pairs(s.Env)}
-		case acp.MCPServerHTTP:
-			all[s.Name] = server{Type: "http", URL: s.URL, Headers: pairs(s.Headers)}
-		case acp.MCPServerSSE:
-			all[s.Name] = server{Type: "sse", URL: s.URL, Headers: pairs(s.Headers)}
-		default:
-			return "", acp.Errorf(acp.CodeInvalidParams, "unsupported MCP server transport %T", s)
-		}
-	}
-	b, err := json.Marshal(map[string]any{"mcpServers": all})
-	return string(b), err
 }
 
 // notify sends updates for a session, logging what could not be sent.
@@ -446,7 +357,10 @@ func (a *Agent) notify(conn *acp.Conn, id string, updates []acp.Update) {
 
 // notifyUsage sends goose's usage update to a client that accepts it.
 func (a *Agent) notifyUsage(conn *acp.Conn, id string, snap usage.Snapshot) {
-	if !goose.AcceptsCustomNotifications(a.clientCaps()) {
+	a.mu.Lock()
+	caps := a.caps
+	a.mu.Unlock()
+	if !goose.AcceptsCustomNotifications(caps) {
 		return
 	}
 	err := goose.SessionUpdate.Notify(context.Background(), conn, goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})

@@ -1,7 +1,6 @@
 package bridge_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -53,13 +52,14 @@ func openFile(name string) (fs.File, error) { return os.Open(name) }
 type fakeProcess struct {
 	stdin  *io.PipeWriter
 	stdout *io.PipeReader
+	stderr *io.PipeReader
 	stop   context.CancelCauseFunc
 	exit   chan int
-	stderr *syncBuffer
 }
 
 func (f *fakeProcess) Stdin() io.WriteCloser { return f.stdin }
 func (f *fakeProcess) Stdout() io.Reader     { return f.stdout }
+func (f *fakeProcess) Stderr() io.Reader     { return f.stderr }
 
 // Signal stops the fake with the status a shell reports for the signal.
 func (f *fakeProcess) Signal(s bridge.Signal) error {
@@ -69,7 +69,7 @@ func (f *fakeProcess) Signal(s bridge.Signal) error {
 
 func (f *fakeProcess) Wait() error {
 	if code := <-f.exit; code != 0 {
-		return exitError{code: code, stderr: f.stderr.String()}
+		return exitError{code: code}
 	}
 	return nil
 }
@@ -80,30 +80,10 @@ type stopped struct{ code int }
 func (s stopped) Error() string { return fmt.Sprintf("stopped with status %d", s.code) }
 
 // exitError is a failed exit, with its code as exec.ExitError gives it.
-type exitError struct {
-	code   int
-	stderr string
-}
+type exitError struct{ code int }
 
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d: %s", e.code, e.stderr) }
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 func (e exitError) ExitCode() int { return e.code }
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // starter starts fk replaying transcript, recording each command line.
 func (fk fake) starter(transcript string, argsSeen *[][]string) bridge.Starter {
@@ -114,10 +94,11 @@ func (fk fake) starter(transcript string, argsSeen *[][]string) bridge.Starter {
 		mu.Unlock()
 		inR, inW := io.Pipe()
 		outR, outW := io.Pipe()
+		errR, errW := io.Pipe()
 		ctx, stop := context.WithCancelCause(context.Background())
-		f := &fakeProcess{stdin: inW, stdout: outR, stop: stop, exit: make(chan int, 1), stderr: &syncBuffer{}}
+		f := &fakeProcess{stdin: inW, stdout: outR, stderr: errR, stop: stop, exit: make(chan int, 1)}
 		go func() {
-			code := fk.run(ctx, args, inR, outW, f.stderr, func(k string) string {
+			code := fk.run(ctx, args, inR, outW, errW, func(k string) string {
 				if k == fk.envVar {
 					return transcript
 				}
@@ -127,6 +108,7 @@ func (fk fake) starter(transcript string, argsSeen *[][]string) bridge.Starter {
 				code = s.code
 			}
 			outW.Close()
+			errW.Close()
 			inR.Close()
 			stop(nil)
 			f.exit <- code
@@ -191,7 +173,7 @@ type step struct {
 // file of what it sees.
 type scenario struct {
 	name, transcript, option string
-	cli                      *bridge.CLI
+	cli                      bridge.CLI
 	fake                     fake
 	timeout                  time.Duration
 	notices                  bool

@@ -1,42 +1,165 @@
 package bridge
 
 import (
+	"context"
+	"io"
+	"log/slog"
+	"time"
+
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/usage"
 )
 
-// CLI is a coding-agent CLI an [Agent] can drive: how it runs (one process
-// per session or one per turn), the modes and models it offers, and how
-// its output maps onto ACP. Use [Claude], [Codex] or [Gemini].
-type CLI struct {
-	// Name is the CLI's program name, as found in PATH.
-	Name string
-	// modes are its modes, the default first; with bypass set, the last
-	// is offered only with Config.AllowBypass.
-	modes  []acp.SessionMode
-	bypass int
-	// models are offered until the CLI lists its own.
-	models []modelChoice
-	// open makes a session served by the CLI.
-	open func(*base) session
+// CLI is a coding-agent CLI that an [Agent] serves its sessions with:
+// what it offers, and for each session a [Conversation] that builds its
+// processes' command lines and speaks with them. [Claude], [Codex] and
+// [Gemini] are its implementations; a program may bring its own.
+type CLI interface {
+	// Info describes the CLI. The Agent reads it once; the slices are
+	// not modified.
+	Info() CLIInfo
+	// NewConversation returns the CLI's side of a new session. It returns
+	// an *acp.Error for a session the CLI cannot serve (an MCP server
+	// transport it does not take, say).
+	NewConversation(c ConversationConfig) (Conversation, error)
 }
 
-// Claude is the Claude Code CLI, one long-lived process per session in
-// streaming-input mode, whose permission questions go to the editor.
-var Claude = &CLI{
-	Name: "claude",
-	modes: []acp.SessionMode{
-		{ID: "default", Name: "Default", Description: "Ask before each tool that needs permission"},
-		{ID: "acceptEdits", Name: "Accept Edits", Description: "Edit files without asking"},
-		{ID: "plan", Name: "Plan Mode", Description: "Plan without changing anything"},
-		{ID: "dontAsk", Name: "Don't Ask", Description: "Refuse every tool that would need permission"},
-		{ID: "bypassPermissions", Name: "Bypass Permissions", Description: "Run every tool without asking"},
-	},
-	bypass: 1,
-	models: []modelChoice{
-		{Value: "default", Name: "Default"},
-		{Value: "opus", Name: "Opus"},
-		{Value: "sonnet", Name: "Sonnet"},
-		{Value: "haiku", Name: "Haiku"},
-	},
-	open: newClaudeSession,
+// CLIInfo is what a [CLI] offers.
+type CLIInfo struct {
+	// Name names the CLI to a person, in messages: "Claude Code".
+	Name string
+	// Program is the CLI's program name, as found in PATH: "claude".
+	Program string
+	// Modes are the modes a session can be in, the default first.
+	Modes []acp.SessionMode
+	// Bypass is the id of the mode, among Modes, that runs every tool
+	// without asking; it is offered only with [Config.AllowBypass]. ""
+	// when there is none.
+	Bypass string
+	// Models are offered until the CLI lists its own
+	// ([Host.Commands]); "default" stands for the CLI's own choice.
+	Models []Model
+	// PerTurn reports that the CLI runs one process per turn, which ends
+	// the turn when it exits; otherwise one process serves turn after
+	// turn and is stopped only when idle or closed.
+	PerTurn bool
+}
+
+// Model is a value of a session's model option.
+type Model struct {
+	ID          string // what the CLI's --model takes
+	Name        string // for a person
+	Description string // "" for none
+}
+
+// ConversationConfig is what a [Conversation] knows of its session.
+type ConversationConfig struct {
+	// SessionID is the ACP session's id, which a new conversation takes
+	// as its own where the CLI lets its client choose (Claude Code's
+	// --session-id).
+	SessionID string
+	// ResumeID is the CLI's conversation the session goes on with
+	// (session/load, session/resume); "" for a new one.
+	ResumeID string
+	// MCPServers are the MCP servers the editor gave the session.
+	MCPServers []acp.MCPServer
+	// ExtraArgs are added to every command line.
+	ExtraArgs []string
+	// Notices reports that the client takes notice updates.
+	Notices bool
+	// Now returns the current time.
+	Now func() time.Time
+	// Location is the time zone reset times are shown and read in.
+	Location *time.Location
+	// Zones resolves the time zones a CLI names in its words; nil
+	// resolves only "UTC".
+	Zones claude.ZoneResolver
+	// Logger receives what the Conversation skips or fails at.
+	Logger *slog.Logger
+}
+
+// Conversation is a CLI's side of one ACP session, for the whole session:
+// it builds the command line of each of the session's processes, writes
+// their input and reads their output, and keeps what outlives a process
+// (the conversation's id, the usage so far).
+//
+// The Agent calls its methods on the session's goroutine, one at a time;
+// only the functions SetMode and SetModel return run elsewhere. A session
+// has at most one process at a time: Start binds the Conversation to it,
+// Exited lets go of it.
+type Conversation interface {
+	// CommandLine returns the arguments (without the program name) of
+	// the session's next process, in mode and with model, each one of
+	// CLIInfo's ("default" for the CLI's own model).
+	CommandLine(mode, model string) []string
+	// Start binds the Conversation to the process just started with
+	// CommandLine's arguments. stdin is its standard input, where writes
+	// are queued and never block. The Conversation writes what the CLI
+	// needs first, then the prompt Prompt gave it, if any; a per-turn CLI
+	// then closes stdin.
+	Start(stdin io.WriteCloser)
+	// Prompt begins a turn. A process that runs gets the prompt at once;
+	// otherwise the one Start binds next does. It returns an *acp.Error,
+	// having begun nothing, for a prompt the CLI cannot take.
+	Prompt(prompt []acp.ContentBlock) error
+	// Interrupt asks the process to end the turn under way and reports
+	// whether it could; the Agent signals a CLI that cannot be asked.
+	Interrupt() bool
+	// Line handles one line of the process's standard output, without
+	// its newline; line is valid only during the call.
+	Line(h Host, line []byte)
+	// Exited lets go of the process, which has exited: err says how (nil
+	// for success, with the end of its standard error otherwise). It
+	// ends the turn under way, if any, with [Host.EndTurn].
+	Exited(h Host, err error)
+	// Answer gives the CLI the editor's answer to question q: outcome,
+	// or err when the editor could not be asked. The Agent calls it only
+	// while the question's turn runs and the CLI has not withdrawn it.
+	Answer(h Host, q Question, outcome acp.PermissionOutcome, err error)
+	// SetMode and SetModel switch the process that runs, if any, to mode
+	// or model. They return a function that waits for the CLI to confirm
+	// (the Agent calls it on a goroutine of its own: it must not touch
+	// the Conversation), or nil when there is nothing to wait for: the
+	// next CommandLine takes the change.
+	SetMode(mode string) func(context.Context) error
+	SetModel(model string) func(context.Context) error
+	// Usage returns the session's usage so far, for goose's usage update.
+	Usage() usage.Snapshot
+}
+
+// Host is the session a [Conversation] serves, as the Conversation sees it
+// during a call of the Agent's: where what the CLI says goes. Its methods
+// are to be called only during that call.
+type Host interface {
+	// Notify sends updates to the editor, in order.
+	Notify(updates ...acp.Update)
+	// Ask puts a permission question of the turn under way to the editor.
+	// Its answer comes to [Conversation.Answer], unless the question is
+	// withdrawn or the turn ends first.
+	Ask(q Question)
+	// Withdraw withdraws the question with the id: the CLI no longer
+	// waits for an answer.
+	Withdraw(id string)
+	// ModeChanged records that the CLI went on in mode, one of CLIInfo's,
+	// and tells the editor.
+	ModeChanged(mode string)
+	// Commands tells the editor the CLI's slash commands, and the models
+	// it offers (nil keeps those known), unless it was last told the same.
+	Commands(commands []acp.AvailableCommand, models []Model)
+	// EndTurn ends the turn under way, if any, with the prompt's response:
+	// a result, or an error (an *acp.Error, with [ErrorData]).
+	EndTurn(res acp.PromptResult, err error)
+	// Retire says that the process takes no further turn: the Agent stops
+	// it once the turn under way has ended, and starts another for the
+	// next prompt.
+	Retire()
+}
+
+// Question is a permission question a CLI asks about a tool call.
+type Question struct {
+	// ID names the question to its Conversation.
+	ID       string
+	ToolCall acp.PermissionToolCall
+	Options  []acp.PermissionOption
 }

@@ -3,10 +3,8 @@ package bridge
 import (
 	"encoding/json"
 	"errors"
-	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/codex"
@@ -16,126 +14,153 @@ import (
 // Codex is the OpenAI Codex CLI, one `codex exec --json` process per
 // turn. It never asks for permission: the mode is its sandbox policy,
 // which decides what the agent's commands may do.
-var Codex = &CLI{
-	Name: "codex",
-	modes: []acp.SessionMode{
+var Codex CLI = codexCLI{}
+
+type codexCLI struct{}
+
+var codexInfo = CLIInfo{
+	Name:    "Codex",
+	Program: "codex",
+	Modes: []acp.SessionMode{
 		{ID: string(codex.SandboxReadOnly), Name: "Read Only", Description: "Commands may read files but not change them"},
 		{ID: string(codex.SandboxWorkspaceWrite), Name: "Workspace Write", Description: "Commands may change files in the workspace"},
 		{ID: string(codex.SandboxDangerFullAccess), Name: "Full Access", Description: "Commands run without a sandbox"},
 	},
-	bypass: 1,
-	models: []modelChoice{{Value: "default", Name: "Default"}},
-	open:   newTurnSession(codexCLI{}),
+	Bypass:  string(codex.SandboxDangerFullAccess),
+	Models:  []Model{{ID: "default", Name: "Default"}},
+	PerTurn: true,
 }
 
-// codexCLI runs Codex once per turn.
-type codexCLI struct{}
+func (codexCLI) Info() CLIInfo { return codexInfo }
 
-func (codexCLI) commandLine(resumeID, mode, model string, extra []string, prompt string) ([]string, []byte) {
-	o := codex.Options{Resume: resumeID, Model: modelArg(model), Sandbox: codex.Sandbox(mode), SkipGitRepoCheck: true}
-	args, stdin := codex.CommandLine(o, prompt)
-	return slices.Insert(args, 1, extra...), stdin // after "exec", before its operands
+func (codexCLI) NewConversation(c ConversationConfig) (Conversation, error) {
+	return &codexConversation{cfg: c, threadID: c.ResumeID, notices: notices(c.Notices)}, nil
 }
 
-func (codexCLI) translator(b *base) turnTranslator {
-	return &codexTranslator{notices: notices(b.caps.AcceptsNotices()), loc: b.a.cfg.Location, now: b.a.cfg.Clock.Now, a: b.a}
-}
+// codexConversation is a Codex thread, one process per turn. It keeps
+// the thread's usage totals from turn to turn: Codex reports them
+// cumulatively.
+type codexConversation struct {
+	oneShot
+	cfg      ConversationConfig
+	notices  notices
+	threadID string // the thread the next turn resumes; "" for a new one
 
-// codexTranslator turns Codex's events into updates, keeping the thread's
-// usage totals from turn to turn: Codex reports them cumulatively.
-type codexTranslator struct {
-	a       *Agent
-	notices notices
-	loc     *time.Location
-	now     func() time.Time
+	// Of the turn under way.
+	turn    *codex.Turn
+	resumed string
+	res     acp.PromptResult
+	apiErr  *apiFailure
+	scratch []codex.Event
+	updates []acp.Update
 
 	prev    usage.CodexUsage // the thread's totals after the last turn
 	hasPrev bool
 	acc     usage.Accumulator
 }
 
-func (c *codexTranslator) run(resumeID string, stdout io.Reader, wait func() int, emit func([]acp.Update)) (string, acp.PromptResult, error) {
-	t := codex.NewTurn(resumeID)
-	var (
-		updates []acp.Update
-		res     acp.PromptResult
-		apiErr  *apiFailure
-	)
-	for ev, err := range t.Events(stdout) {
-		if err != nil {
-			c.a.log.Warn("Codex output skipped", "error", err)
-			continue
-		}
-		updates = updates[:0]
-		switch ev := ev.(type) {
-		case codex.Text:
-			updates = append(updates, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
-		case codex.Reasoning:
-			updates = append(updates, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
-		case codex.CommandExecution:
-			input, _ := json.Marshal(map[string]string{"command": ev.Command})
-			var out []acp.ToolCallContent
-			if ev.Output != "" {
-				out = []acp.ToolCallContent{textContent(ev.Output)}
-			}
-			updates = append(updates, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), firstLine(ev.Command), input, nil, out))
-		case codex.FileChange:
-			var paths []string
-			var locs []acp.ToolCallLocation
-			for _, ch := range ev.Changes {
-				paths = append(paths, ch.Path)
-				locs = append(locs, acp.ToolCallLocation{Path: ch.Path})
-			}
-			updates = append(updates, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), titled("Edit", strings.Join(paths, ", ")), nil, locs, nil))
-		case codex.WebSearch:
-			status := codex.StatusCompleted
-			if ev.Phase != codex.PhaseCompleted {
-				status = codex.StatusInProgress
-			}
-			updates = append(updates, itemUpdate(ev.ItemID, ev.Phase, status, acp.ToolKind(ev.Kind), searchTitle(ev.Query), nil, nil, nil))
-		case codex.MCPToolCall:
-			var out []acp.ToolCallContent
-			if len(ev.Result) > 0 {
-				out = []acp.ToolCallContent{textContent(string(ev.Result))}
-			} else if ev.Error != "" {
-				out = []acp.ToolCallContent{textContent(ev.Error)}
-			}
-			updates = append(updates, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), ev.Server+": "+ev.Tool, ev.Arguments, nil, out))
-		case codex.TodoList:
-			p := acp.Plan{Entries: []acp.PlanEntry{}}
-			for _, it := range ev.Items {
-				status := acp.PlanStatusPending
-				if it.Completed {
-					status = acp.PlanStatusCompleted
-				}
-				p.Entries = append(p.Entries, acp.PlanEntry{Content: it.Text, Priority: acp.PlanPriorityMedium, Status: status})
-			}
-			updates = append(updates, p)
-		case codex.Notice:
-			updates = c.notices.add(updates, acp.NoticeInfo, ev.Message)
-		case codex.Retry:
-			updates = c.notices.add(updates, acp.NoticeInfo, ev.Message)
-		case codex.APIError:
-			apiErr = &apiFailure{status: ev.Status}
-			updates = c.notices.add(updates, acp.NoticeError, ev.Message)
-		case codex.TurnCompleted:
-			res.Usage = c.usage(ev.Usage, resumeID)
-		}
-		if len(updates) > 0 {
-			emit(updates)
-		}
+func (c *codexConversation) CommandLine(mode, model string) []string {
+	o := codex.Options{Resume: c.threadID, Model: modelArg(model), Sandbox: codex.Sandbox(mode), SkipGitRepoCheck: true}
+	args, stdin := codex.CommandLine(o, c.text)
+	c.stdin = stdin
+	c.turn, c.resumed, c.res, c.apiErr = codex.NewTurn(c.threadID), c.threadID, acp.PromptResult{}, nil
+	return slices.Insert(args, 1, c.cfg.ExtraArgs...) // after "exec", before its operands
+}
+
+func (c *codexConversation) Line(h Host, line []byte) {
+	events, err := c.turn.Feed(line, c.scratch[:0])
+	c.scratch = events
+	if err != nil {
+		c.cfg.Logger.Warn("Codex output skipped", "error", err)
+		return
 	}
-	t.Finish(wait(), nil)
+	for _, ev := range events {
+		c.updates = c.translate(c.updates[:0], ev)
+		h.Notify(c.updates...)
+	}
+}
+
+// translate appends the updates of one event to dst.
+func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Update {
+	switch ev := ev.(type) {
+	case codex.Text:
+		dst = append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
+	case codex.Reasoning:
+		dst = append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
+	case codex.CommandExecution:
+		input, _ := json.Marshal(map[string]string{"command": ev.Command})
+		var out []acp.ToolCallContent
+		if ev.Output != "" {
+			out = []acp.ToolCallContent{textContent(ev.Output)}
+		}
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), firstLine(ev.Command), input, nil, out))
+	case codex.FileChange:
+		var paths []string
+		var locs []acp.ToolCallLocation
+		for _, ch := range ev.Changes {
+			paths = append(paths, ch.Path)
+			locs = append(locs, acp.ToolCallLocation{Path: ch.Path})
+		}
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), titled("Edit", strings.Join(paths, ", ")), nil, locs, nil))
+	case codex.WebSearch:
+		status := codex.StatusCompleted
+		if ev.Phase != codex.PhaseCompleted {
+			status = codex.StatusInProgress
+		}
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, status, acp.ToolKind(ev.Kind), searchTitle(ev.Query), nil, nil, nil))
+	case codex.MCPToolCall:
+		var out []acp.ToolCallContent
+		if len(ev.Result) > 0 {
+			out = []acp.ToolCallContent{textContent(string(ev.Result))}
+		} else if ev.Error != "" {
+			out = []acp.ToolCallContent{textContent(ev.Error)}
+		}
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), ev.Server+": "+ev.Tool, ev.Arguments, nil, out))
+	case codex.TodoList:
+		p := acp.Plan{Entries: []acp.PlanEntry{}}
+		for _, it := range ev.Items {
+			status := acp.PlanStatusPending
+			if it.Completed {
+				status = acp.PlanStatusCompleted
+			}
+			p.Entries = append(p.Entries, acp.PlanEntry{Content: it.Text, Priority: acp.PlanPriorityMedium, Status: status})
+		}
+		dst = append(dst, p)
+	case codex.Notice:
+		dst = c.notices.add(dst, acp.NoticeInfo, ev.Message)
+	case codex.Retry:
+		dst = c.notices.add(dst, acp.NoticeInfo, ev.Message)
+	case codex.APIError:
+		c.apiErr = &apiFailure{status: ev.Status}
+		dst = c.notices.add(dst, acp.NoticeError, ev.Message)
+	case codex.TurnCompleted:
+		c.res.Usage = c.usage(ev.Usage, c.resumed)
+	}
+	return dst
+}
+
+func (c *codexConversation) Exited(h Host, exit error) {
+	t := c.turn
+	c.turn = nil
+	if !c.inTurn || t == nil {
+		return
+	}
+	c.inTurn = false
+	t.Finish(exitCode(exit), nil)
 	err := t.Err()
 	var re *codex.RunError
 	msg := ""
 	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	res.StopReason, err = codexOutcome.of(err, msg, apiErr, resumeID, func(text string) (int64, error) {
-		return codex.ParseResetTime(text, c.now(), c.loc)
+	res := c.res
+	res.StopReason, err = codexOutcome.of(err, msg, c.apiErr, c.resumed, func(text string) (int64, error) {
+		return codex.ParseResetTime(text, c.cfg.Now(), c.cfg.Location)
 	})
-	return t.ThreadID(), res, err
+	if id := t.ThreadID(); id != "" {
+		c.threadID = id
+	}
+	h.EndTurn(res, err)
 }
 
 // codexOutcome reads how a Codex run ended.
@@ -147,13 +172,13 @@ var codexOutcome = runOutcome{
 	noResetTime:    codex.ErrNoResetTime,
 }
 
-func (c *codexTranslator) usageSnapshot() usage.Snapshot { return c.acc.Snapshot() }
+func (c *codexConversation) Usage() usage.Snapshot { return c.acc.Snapshot() }
 
 // usage turns the thread's totals into this turn's usage: their
 // difference from the last turn's, or the totals themselves on a new
 // thread's first turn. A resumed thread's first turn in this process has
 // no baseline, and so no usage.
-func (c *codexTranslator) usage(raw json.RawMessage, resumeID string) *acp.Usage {
+func (c *codexConversation) usage(raw json.RawMessage, resumeID string) *acp.Usage {
 	cu, err := usage.ParseCodexUsage(raw)
 	if err != nil {
 		return nil
@@ -184,23 +209,4 @@ func itemUpdate(id string, phase codex.Phase, status codex.Status, kind acp.Tool
 		return acp.ToolCall{ToolCallID: id, Title: title, Kind: kind, Status: st, RawInput: input, Locations: locs, Content: out}
 	}
 	return acp.ToolCallUpdate{ToolCallID: id, Title: title, Kind: kind, Status: st, RawInput: input, Locations: locs, Content: out}
-}
-
-// resumeNotFound is the error of a resume the CLI does not know.
-func resumeNotFound(cli, id string) error {
-	return acp.Errorf(acp.CodeResourceNotFound, "%s has no conversation %s to resume", cli, id).
-		WithData(ErrorData{Kind: KindResumeNotFound, SessionID: id})
-}
-
-// notices reports that the client takes notices.
-type notices bool
-
-// add appends a notice with msg as its title, for a client that takes
-// notices; others get nothing, since the CLI's words come back in the
-// prompt's error when they matter.
-func (n notices) add(dst []acp.Update, sev acp.NoticeSeverity, msg string) []acp.Update {
-	if !n || msg == "" {
-		return dst
-	}
-	return append(dst, acp.Notice{Severity: sev, Title: msg})
 }

@@ -3,8 +3,6 @@ package bridge
 import (
 	"encoding/json"
 	"errors"
-	"io"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/gemini"
@@ -16,127 +14,154 @@ import (
 // stream-json` process per turn. A headless run cannot ask for
 // permission: the mode is its approval mode, which decides which tools
 // run at all.
-var Gemini = &CLI{
-	Name: "gemini",
-	modes: []acp.SessionMode{
+var Gemini CLI = geminiCLI{}
+
+type geminiCLI struct{}
+
+var geminiInfo = CLIInfo{
+	Name:    "Gemini CLI",
+	Program: "gemini",
+	Modes: []acp.SessionMode{
 		{ID: "default", Name: "Default", Description: "Refuse the tools that would need approval"},
 		{ID: "auto_edit", Name: "Auto Edit", Description: "Edit files without approval"},
 		{ID: "plan", Name: "Plan", Description: "Plan without changing anything"},
 		{ID: "yolo", Name: "YOLO", Description: "Run every tool without approval"},
 	},
-	bypass: 1,
-	models: []modelChoice{{Value: "default", Name: "Default"}},
-	open:   newTurnSession(geminiCLI{}),
+	Bypass:  "yolo",
+	Models:  []Model{{ID: "default", Name: "Default"}},
+	PerTurn: true,
 }
 
-// geminiCLI runs Gemini CLI once per turn.
-type geminiCLI struct{}
+func (geminiCLI) Info() CLIInfo { return geminiInfo }
 
-func (geminiCLI) commandLine(resumeID, mode, model string, extra []string, prompt string) ([]string, []byte) {
-	o := gemini.Options{Resume: resumeID, Model: modelArg(model), ApprovalMode: mode, SkipTrust: true}
+func (geminiCLI) NewConversation(c ConversationConfig) (Conversation, error) {
+	return &geminiConversation{cfg: c, sessionID: c.ResumeID, notices: notices(c.Notices)}, nil
+}
+
+// geminiConversation is a Gemini CLI session, one process per turn.
+type geminiConversation struct {
+	oneShot
+	cfg       ConversationConfig
+	notices   notices
+	sessionID string // the session the next turn resumes; "" for a new one
+	acc       usage.Accumulator
+
+	// Of the turn under way.
+	turn     *gemini.Turn
+	resumed  string
+	res      acp.PromptResult
+	streamed bool // a PartialText came since the last Text
+	apiErr   *apiFailure
+	scratch  []gemini.Event
+	updates  []acp.Update
+}
+
+func (g *geminiConversation) CommandLine(mode, model string) []string {
+	o := gemini.Options{Resume: g.sessionID, Model: modelArg(model), ApprovalMode: mode, SkipTrust: true}
 	if mode == "default" {
 		o.ApprovalMode = ""
 	}
-	args, stdin := gemini.CommandLine(o, prompt)
-	return append(args, extra...), stdin
+	args, stdin := gemini.CommandLine(o, g.text)
+	g.stdin = stdin
+	g.turn, g.resumed, g.res, g.streamed, g.apiErr = gemini.NewTurn(g.sessionID), g.sessionID, acp.PromptResult{}, false, nil
+	return append(args, g.cfg.ExtraArgs...)
 }
 
-func (geminiCLI) translator(b *base) turnTranslator {
-	return &geminiTranslator{notices: notices(b.caps.AcceptsNotices()), now: b.a.cfg.Clock.Now, a: b.a}
+func (g *geminiConversation) Usage() usage.Snapshot { return g.acc.Snapshot() }
+
+func (g *geminiConversation) Line(h Host, line []byte) {
+	events, err := g.turn.Feed(line, g.scratch[:0])
+	g.scratch = events
+	if err != nil {
+		g.cfg.Logger.Warn("Gemini CLI output skipped", "error", err)
+		return
+	}
+	for _, ev := range events {
+		g.updates = g.translate(g.updates[:0], ev)
+		h.Notify(g.updates...)
+	}
 }
 
-// geminiTranslator turns Gemini CLI's events into updates.
-type geminiTranslator struct {
-	a       *Agent
-	notices notices
-	now     func() time.Time
-	acc     usage.Accumulator
-}
-
-func (g *geminiTranslator) usageSnapshot() usage.Snapshot { return g.acc.Snapshot() }
-
-func (g *geminiTranslator) run(resumeID string, stdout io.Reader, wait func() int, emit func([]acp.Update)) (string, acp.PromptResult, error) {
-	t := gemini.NewTurn(resumeID)
-	var (
-		updates  []acp.Update
-		res      acp.PromptResult
-		streamed bool // a PartialText came since the last Text
-		apiErr   *apiFailure
-	)
-	for ev, err := range t.Events(stdout) {
-		if err != nil {
-			g.a.log.Warn("Gemini CLI output skipped", "error", err)
-			continue
+// translate appends the updates of one event to dst.
+func (g *geminiConversation) translate(dst []acp.Update, ev gemini.Event) []acp.Update {
+	switch ev := ev.(type) {
+	case gemini.PartialText:
+		g.streamed = true
+		dst = append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
+	case gemini.Text:
+		if !g.streamed {
+			dst = append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
 		}
-		updates = updates[:0]
-		switch ev := ev.(type) {
-		case gemini.PartialText:
-			streamed = true
-			updates = append(updates, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
-		case gemini.Text:
-			if !streamed {
-				updates = append(updates, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
-			}
-			streamed = false
-		case gemini.ToolUse:
-			tc := acp.ToolCall{ToolCallID: ev.ID, Title: geminiTitle(ev.Name, ev.Input), Kind: acp.ToolKind(ev.Kind), Status: acp.ToolCallStatusInProgress}
-			if json.Valid(ev.Input) {
-				tc.RawInput = ev.Input
-			}
-			if p := firstString(ev.Input, "file_path", "absolute_path", "path", "dir_path"); p != "" {
-				tc.Locations = []acp.ToolCallLocation{{Path: p}}
-			}
-			updates = append(updates, tc)
-		case gemini.ToolResult:
-			u := acp.ToolCallUpdate{ToolCallID: ev.ID, Status: acp.ToolCallStatusCompleted}
-			out := ev.Output
-			if ev.Status != gemini.ToolSuccess {
-				u.Status = acp.ToolCallStatusFailed
-				if ev.ErrorMessage != "" {
-					out = ev.ErrorMessage
-				}
-			}
-			if out != "" {
-				u.Content = []acp.ToolCallContent{textContent(out)}
-			}
-			updates = append(updates, u)
-		case gemini.Notice:
-			sev := acp.NoticeInfo
-			switch ev.Severity {
-			case "warning":
-				sev = acp.NoticeWarning
-			case "error":
-				sev = acp.NoticeError
-			}
-			updates = g.notices.add(updates, sev, ev.Message)
-		case gemini.Retry:
-			updates = g.notices.add(updates, acp.NoticeInfo, ev.Message)
-		case gemini.APIError:
-			apiErr = &apiFailure{status: ev.Status}
-			updates = g.notices.add(updates, acp.NoticeError, ev.Message)
-		case gemini.Result:
-			if stats, err := usage.ParseGeminiStats(ev.Stats); err == nil {
-				tot := stats.Totals()
-				rep := usage.Report{Input: tot.Input, Output: tot.Output, CacheRead: tot.CacheRead, CacheWrite: tot.CacheWrite, Total: tot.Total}
-				g.acc.Add(rep)
-				res.Usage = reportUsage(rep)
+		g.streamed = false
+	case gemini.ToolUse:
+		tc := acp.ToolCall{ToolCallID: ev.ID, Title: geminiTitle(ev.Name, ev.Input), Kind: acp.ToolKind(ev.Kind), Status: acp.ToolCallStatusInProgress}
+		if json.Valid(ev.Input) {
+			tc.RawInput = ev.Input
+		}
+		if p := firstString(ev.Input, "file_path", "absolute_path", "path", "dir_path"); p != "" {
+			tc.Locations = []acp.ToolCallLocation{{Path: p}}
+		}
+		dst = append(dst, tc)
+	case gemini.ToolResult:
+		u := acp.ToolCallUpdate{ToolCallID: ev.ID, Status: acp.ToolCallStatusCompleted}
+		out := ev.Output
+		if ev.Status != gemini.ToolSuccess {
+			u.Status = acp.ToolCallStatusFailed
+			if ev.ErrorMessage != "" {
+				out = ev.ErrorMessage
 			}
 		}
-		if len(updates) > 0 {
-			emit(updates)
+		if out != "" {
+			u.Content = []acp.ToolCallContent{textContent(out)}
+		}
+		dst = append(dst, u)
+	case gemini.Notice:
+		sev := acp.NoticeInfo
+		switch ev.Severity {
+		case "warning":
+			sev = acp.NoticeWarning
+		case "error":
+			sev = acp.NoticeError
+		}
+		dst = g.notices.add(dst, sev, ev.Message)
+	case gemini.Retry:
+		dst = g.notices.add(dst, acp.NoticeInfo, ev.Message)
+	case gemini.APIError:
+		g.apiErr = &apiFailure{status: ev.Status}
+		dst = g.notices.add(dst, acp.NoticeError, ev.Message)
+	case gemini.Result:
+		if stats, err := usage.ParseGeminiStats(ev.Stats); err == nil {
+			tot := stats.Totals()
+			rep := usage.Report{Input: tot.Input, Output: tot.Output, CacheRead: tot.CacheRead, CacheWrite: tot.CacheWrite, Total: tot.Total}
+			g.acc.Add(rep)
+			g.res.Usage = reportUsage(rep)
 		}
 	}
-	t.Finish(wait(), nil)
+	return dst
+}
+
+func (g *geminiConversation) Exited(h Host, exit error) {
+	t := g.turn
+	g.turn = nil
+	if !g.inTurn || t == nil {
+		return
+	}
+	g.inTurn = false
+	t.Finish(exitCode(exit), nil)
 	err := t.Err()
 	var re *gemini.RunError
 	msg := ""
 	if errors.As(err, &re) {
 		msg = re.Message
 	}
-	res.StopReason, err = geminiOutcome.of(err, msg, apiErr, resumeID, func(text string) (int64, error) {
-		return gemini.ParseResetTime(text, g.now())
+	res := g.res
+	res.StopReason, err = geminiOutcome.of(err, msg, g.apiErr, g.resumed, func(text string) (int64, error) {
+		return gemini.ParseResetTime(text, g.cfg.Now())
 	})
-	return t.SessionID(), res, err
+	if id := t.SessionID(); id != "" {
+		g.sessionID = id
+	}
+	h.EndTurn(res, err)
 }
 
 // geminiOutcome reads how a Gemini CLI run ended.

@@ -1,112 +1,879 @@
 package bridge
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
+	"log/slog"
+	"slices"
 	"strings"
-	"sync"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 )
 
-// session is one ACP session, served by the Agent's CLI in the CLI's own
-// way: one long-lived process (Claude Code) or one process per turn.
-type session interface {
-	// prompt runs one turn to its end.
-	prompt(ctx context.Context, conn *acp.Conn, prompt []acp.ContentBlock) (acp.PromptResult, error)
-	// cancel cancels the turn under way, if any.
-	cancel()
-	// close cancels the turn under way and stops the session's process.
-	close()
-	setMode(ctx context.Context, conn *acp.Conn, mode string) error
-	setModel(ctx context.Context, conn *acp.Conn, model string) error
-	common() *base
+// This file is a session's owner: one goroutine (session.run) that holds
+// all of the session's state and takes every input as an event, one at a
+// time, in order. The Agent's handlers post an event and wait for its
+// reply; the session's process, its timers and its permission questions
+// post events too, and touch nothing else.
+//
+// The states are types. Each has one method, on, the one place that says
+// which events the state takes and which state follows:
+//
+//	state       what runs                     events it takes                  what follows
+//	cold        no CLI                        prompt                           running
+//	                                          close                            closed
+//	idle        a CLI, between turns          prompt                           running
+//	                                          idle timer                       stopping
+//	                                          CLI exit                         cold
+//	                                          close                            closing
+//	running     a turn                        CLI line, permission answer      (the turn ends) idle, stopping, running
+//	                                          CLI exit                         cold, running (the next prompt, or the same in a new CLI)
+//	                                          watchdog silence                 stopping
+//	                                          cancel                           cancelling
+//	                                          close                            closing
+//	cancelling  a cancelled turn, interrupted CLI line                         (the turn ends) idle, stopping, running
+//	                                          CLI exit                         cold, running
+//	                                          grace expiry                     cancelling (the next signal)
+//	                                          close                            closing
+//	stopping    a CLI asked to exit           CLI exit                         cold, running
+//	                                          grace expiry                     stopping (the next signal)
+//	                                          close                            closing
+//	closing     the last CLI, asked to exit   CLI line (the cancelled turn)    closing
+//	                                          CLI exit                         closed
+//	                                          grace expiry                     closing
+//	closed      nothing                       —                                —
+//
+// Every state but closing queues a prompt while a turn runs or a CLI
+// stops; a turn's end or a CLI's exit starts the oldest (see ready).
+// Every state takes a mode or model setting, and what anywhere lists.
+type session struct {
+	a     *Agent
+	id    string
+	cwd   string
+	log   *slog.Logger
+	inbox chan event
+	done  chan struct{} // closed once run has returned
+
+	// Owned by run, like everything the states hold.
+	conv        Conversation
+	conn        *acp.Conn // where updates outside a turn go: the last the session heard from
+	mode, model string
+	queue       []*promptReq // prompts waiting for the turn under way, oldest first
+	announced   []byte       // the commands and options last sent, as JSON
 }
 
-// base is what every session has, whatever serves it.
-type base struct {
-	a          *Agent
-	caps       acp.ClientCapabilities // the client's, at the session's start
-	id, cwd    string
-	mcp        string        // the --mcp-config JSON; "" for none
-	promptSlot chan struct{} // one prompt at a time
+// An event is an input of a session's goroutine: one of the types below,
+// or output or exited from its process.
+type event any
 
-	mu       sync.Mutex
-	resumeID string // the conversation the next process resumes; "" for a new one
-	mode     string
-	model    string
-	closed   bool
+// prompt is a session/prompt request.
+type prompt struct{ req *promptReq }
+
+// promptReq is a prompt, and where its answer goes.
+type promptReq struct {
+	conn   *acp.Conn
+	blocks []acp.ContentBlock
+	reply  chan promptReply // buffered: the session never waits to answer
 }
 
-func (b *base) common() *base { return b }
+type promptReply struct {
+	res acp.PromptResult
+	err error
+}
 
-// acquire waits for the session's prompt slot.
-func (b *base) acquire(ctx context.Context) (release func(), err error) {
-	select {
-	case b.promptSlot <- struct{}{}:
-		return func() { <-b.promptSlot }, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+func (r *promptReq) answer(res acp.PromptResult, err error) { r.reply <- promptReply{res, err} }
+
+// abandon is a prompt whose request ended before its answer: the editor
+// withdrew it, or the connection ended.
+type abandon struct{ req *promptReq }
+
+// cancel is session/cancel.
+type cancel struct{}
+
+// setting is a switch of the session's mode or model (key configMode or
+// configModel).
+type setting struct {
+	key, value string
+	ctx        context.Context
+	conn       *acp.Conn
+	reply      chan settingReply
+}
+
+type settingReply struct {
+	view view
+	err  error
+}
+
+// settled is a setting the CLI has confirmed, or refused with err.
+type settled struct {
+	setting
+	err error
+}
+
+// describe asks for the session's modes and options.
+type describe struct{ reply chan view }
+
+// closeSession is session/close, or the Agent's Close.
+type closeSession struct{ reply chan struct{} }
+
+// Timer expiries; each names its timer, so that a state tells its own
+// from one it stopped too late.
+type (
+	idleExpired  struct{ t *timer }
+	graceExpired struct{ t *timer }
+	watchTick    struct {
+		t    *timer
+		step time.Duration
+	}
+)
+
+// answered is the editor's answer to a permission question.
+type answered struct{ q *question }
+
+// A state is what a session is doing. Its on method takes one event and
+// returns the state that follows.
+type state interface {
+	on(s *session, ev event) state
+}
+
+// cold: no CLI runs.
+type cold struct{}
+
+func (st cold) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		if next := s.begin(ev.req, nil); next != nil {
+			return next
+		}
+	case setting:
+		s.configure(ev, nil)
+	case closeSession:
+		return s.finalize([]chan struct{}{ev.reply})
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// idle: the CLI runs between turns, until the idle timer, if any, stops
+// it.
+type idle struct {
+	p     *proc
+	timer *timer // nil without Config.Idle
+}
+
+func (st idle) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		if next := s.begin(ev.req, st.p); next != nil {
+			st.timer.stop()
+			return next
+		}
+	case output:
+		s.output(st.p, nil, ev)
+		if st.p.retired {
+			st.timer.stop()
+			st.p.stop()
+			return stopping{st.p}
+		}
+	case exited:
+		st.timer.stop()
+		s.exit(st.p, nil, ev)
+		return s.ready(nil)
+	case idleExpired:
+		if ev.t == st.timer {
+			s.log.Info("stopping the idle CLI")
+			st.p.stop()
+			return stopping{st.p}
+		}
+	case setting:
+		s.configure(ev, st.p)
+	case closeSession:
+		st.timer.stop()
+		st.p.stop()
+		return closing{p: st.p, waiting: []chan struct{}{ev.reply}}
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// running: a turn runs in the CLI.
+type running struct {
+	p *proc
+	t *turn
+}
+
+func (st running) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		s.wait(ev.req)
+	case output:
+		if h := s.output(st.p, st.t, ev); h.ended {
+			return s.turnEnded(st.p, st.t, h, false)
+		}
+	case answered:
+		if h := s.answer(st.p, st.t, ev.q); h != nil && h.ended {
+			return s.turnEnded(st.p, st.t, h, false)
+		}
+	case exited:
+		return s.turnExited(st.p, st.t, ev, false)
+	case watchTick:
+		if st.p.silent(ev) {
+			return s.timedOut(st.p, st.t)
+		}
+	case cancel:
+		s.cancelQueue()
+		return s.interrupt(st.p, st.t)
+	case abandon:
+		if ev.req == st.t.req {
+			return s.interrupt(st.p, st.t)
+		}
+		s.anywhere(ev)
+	case setting:
+		s.configure(ev, st.p)
+	case closeSession:
+		s.cancelQueue()
+		s.interrupt(st.p, st.t)
+		st.p.in.Close()
+		return closing{p: st.p, t: st.t, waiting: []chan struct{}{ev.reply}}
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// cancelling: the turn was cancelled and the CLI interrupted; it is
+// signalled, a grace period apart, until the turn ends. The CLI's
+// permission questions get no answer: the interrupt makes it withdraw
+// them, and an answer after that is one it no longer expects.
+type cancelling struct {
+	p *proc
+	t *turn
+}
+
+func (st cancelling) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		s.wait(ev.req)
+	case output:
+		if h := s.output(st.p, st.t, ev); h.ended {
+			return s.turnEnded(st.p, st.t, h, true)
+		}
+	case exited:
+		return s.turnExited(st.p, st.t, ev, true)
+	case graceExpired:
+		st.p.graceExpired(ev.t)
+	case setting:
+		s.configure(ev, st.p)
+	case closeSession:
+		s.cancelQueue()
+		st.p.in.Close()
+		return closing{p: st.p, t: st.t, waiting: []chan struct{}{ev.reply}}
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// stopping: the CLI was asked to exit (its input closed, or killed) and
+// is signalled, a grace period apart, until it does.
+type stopping struct{ p *proc }
+
+func (st stopping) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		s.wait(ev.req)
+	case output:
+		s.output(st.p, nil, ev)
+	case exited:
+		s.exit(st.p, nil, ev)
+		return s.ready(nil)
+	case graceExpired:
+		st.p.graceExpired(ev.t)
+	case setting:
+		s.configure(ev, nil) // for the next CLI
+	case closeSession:
+		s.cancelQueue()
+		return closing{p: st.p, waiting: []chan struct{}{ev.reply}}
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// closing: the session is closing. Its CLI was asked to exit, and the turn
+// under way, if any, was cancelled and ends as the CLI ends it.
+type closing struct {
+	p       *proc
+	t       *turn // nil once answered
+	waiting []chan struct{}
+}
+
+func (st closing) on(s *session, ev event) state {
+	switch ev := ev.(type) {
+	case prompt:
+		ev.req.answer(acp.PromptResult{}, s.closedError())
+	case output:
+		if h := s.output(st.p, st.t, ev); h.ended {
+			s.finish(st.p, st.t, h.res, h.err, true)
+			st.t = nil
+		}
+	case exited:
+		h := s.exit(st.p, st.t, ev)
+		if st.t != nil {
+			s.finish(st.p, st.t, h.res, h.err, true)
+		}
+		return s.finalize(st.waiting)
+	case graceExpired:
+		st.p.graceExpired(ev.t)
+	case setting:
+		ev.reply <- settingReply{err: s.closedError()}
+	case closeSession:
+		st.waiting = append(st.waiting, ev.reply)
+	default:
+		s.anywhere(ev)
+	}
+	return st
+}
+
+// closed: the session is over; run returns.
+type closed struct{}
+
+func (st closed) on(s *session, ev event) state { return st }
+
+// anywhere takes the events every state takes alike.
+func (s *session) anywhere(ev event) {
+	switch ev := ev.(type) {
+	case describe:
+		ev.reply <- s.view()
+	case settled:
+		s.settle(ev)
+	case cancel:
+		s.cancelQueue()
+	case abandon:
+		if i := slices.Index(s.queue, ev.req); i >= 0 {
+			s.queue = slices.Delete(s.queue, i, i+1)
+			ev.req.answer(acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil)
+		}
+	case idleExpired, graceExpired, watchTick, answered:
+		// From a timer or a question of a state already left.
+	default:
+		s.log.Error("bridge: a session event no state takes", "event", ev)
 	}
 }
 
-// state returns the session's modes and config options.
-func (b *base) state() (*acp.SessionModeState, []acp.SessionConfigOption) {
-	b.mu.Lock()
-	mode, model := b.mode, b.model
-	b.mu.Unlock()
-	modes := b.a.modes()
-	modeValues := make([]modelChoice, len(modes))
+// run is the session's goroutine.
+func (s *session) run() {
+	defer close(s.done)
+	var st state = cold{}
+	for {
+		if _, ok := st.(closed); ok {
+			return
+		}
+		st = st.on(s, <-s.inbox)
+	}
+}
+
+// post hands ev to the session's goroutine, and reports whether it took
+// it: it does not once the session is over.
+func (s *session) post(ev event) bool {
+	select {
+	case s.inbox <- ev:
+		return true
+	case <-s.done:
+		return false
+	}
+}
+
+// await waits for the reply to an event the session took. The session
+// answers every event it takes before it ends.
+func await[T any](s *session, reply <-chan T) (T, bool) {
+	select {
+	case r := <-reply:
+		return r, true
+	case <-s.done:
+		select {
+		case r := <-reply:
+			return r, true
+		default:
+			var zero T
+			return zero, false
+		}
+	}
+}
+
+// timer is a Clock timer whose expiry comes to the session's goroutine as
+// an event.
+type timer struct{ cancel func() bool }
+
+// after posts the event ev makes after d.
+func (s *session) after(d time.Duration, ev func(*timer) event) *timer {
+	t := &timer{}
+	e := ev(t)
+	t.cancel = s.a.cfg.Clock.AfterFunc(d, func() { s.post(e) })
+	return t
+}
+
+func (t *timer) stop() {
+	if t != nil {
+		t.cancel()
+	}
+}
+
+// The handlers' side: each posts an event and waits for its reply.
+
+func (s *session) prompt(ctx context.Context, conn *acp.Conn, blocks []acp.ContentBlock) (acp.PromptResult, error) {
+	req := &promptReq{conn: conn, blocks: blocks, reply: make(chan promptReply, 1)}
+	if !s.post(prompt{req}) {
+		return acp.PromptResult{}, s.closedError()
+	}
+	select {
+	case r := <-req.reply:
+		return r.res, r.err
+	case <-ctx.Done(): // the request was cancelled, or the connection ended
+		s.post(abandon{req})
+	}
+	r, ok := await(s, req.reply)
+	if !ok {
+		return acp.PromptResult{}, s.closedError()
+	}
+	return r.res, r.err
+}
+
+func (s *session) cancel() { s.post(cancel{}) }
+
+func (s *session) set(ctx context.Context, conn *acp.Conn, key, value string) (view, error) {
+	reply := make(chan settingReply, 1)
+	if !s.post(setting{key: key, value: value, ctx: ctx, conn: conn, reply: reply}) {
+		return view{}, s.closedError()
+	}
+	r, ok := await(s, reply)
+	if !ok {
+		return view{}, s.closedError()
+	}
+	return r.view, r.err
+}
+
+func (s *session) describe() (view, error) {
+	reply := make(chan view, 1)
+	if !s.post(describe{reply}) {
+		return view{}, s.closedError()
+	}
+	v, ok := await(s, reply)
+	if !ok {
+		return view{}, s.closedError()
+	}
+	return v, nil
+}
+
+// close closes the session: it cancels the turn under way and every
+// prompt waiting, stops the CLI, and returns once it has exited.
+func (s *session) close() {
+	reply := make(chan struct{})
+	if s.post(closeSession{reply}) {
+		await(s, reply)
+	}
+	<-s.done
+}
+
+func (s *session) closedError() error {
+	return acp.Errorf(acp.CodeResourceNotFound, "session %s is closed", s.id)
+}
+
+// The session goroutine's side.
+
+// turn is one prompt, from its start in a CLI to its answer.
+type turn struct {
+	req   *promptReq
+	ctx   context.Context // ends with the turn, and its questions with it
+	end   context.CancelFunc
+	mark  int  // writes queued to the CLI's input before the prompt's
+	lines int  // lines the CLI had written before the turn
+	fresh bool // the CLI was started for the turn
+
+	open  map[string]*question // asked, neither answered nor withdrawn
+	asked []*question          // every question asked, to wait for
+}
+
+// question is a permission question put to the editor.
+type question struct {
+	Question
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once the editor answered or the call failed
+	outcome acp.PermissionOutcome
+	err     error
+}
+
+// begin starts req's turn in p, the CLI that runs (nil to start one), and
+// returns the running state; nil when the turn did not start, its prompt
+// then answered with why.
+func (s *session) begin(req *promptReq, p *proc) state {
+	t := &turn{req: req, open: map[string]*question{}}
+	if p != nil {
+		t.mark, t.lines = p.in.queued(), p.lines
+	}
+	if err := s.conv.Prompt(req.blocks); err != nil {
+		req.answer(acp.PromptResult{}, err)
+		return nil
+	}
+	s.conn = req.conn
+	if p == nil {
+		var err error
+		if p, err = s.start(s.conv.CommandLine(s.mode, s.model)); err != nil {
+			s.conv.Exited(&host{s: s}, err) // lets go of the prompt
+			req.answer(acp.PromptResult{}, acp.Errorf(acp.CodeInternalError, "starting %s: %v", s.a.info.Name, err).WithData(ErrorData{Kind: KindCrash}))
+			return nil
+		}
+		t.fresh = true
+	}
+	t.ctx, t.end = context.WithCancel(context.Background())
+	p.startWatch(s.a.cfg.TurnTimeout)
+	return running{p, t}
+}
+
+// wait queues a prompt that comes while a turn runs or a CLI stops.
+func (s *session) wait(req *promptReq) {
+	s.log.Debug("prompt waits for the turn under way", "waiting", len(s.queue)+1)
+	s.queue = append(s.queue, req)
+}
+
+// ready is where a session goes once a turn has ended or its CLI has
+// exited, with p the CLI that runs (nil for none): the oldest waiting
+// prompt starts, or the session waits for one.
+func (s *session) ready(p *proc) state {
+	for len(s.queue) > 0 {
+		req := s.queue[0]
+		s.queue = s.queue[1:]
+		if next := s.begin(req, p); next != nil {
+			return next
+		}
+	}
+	if p == nil {
+		return cold{}
+	}
+	st := idle{p: p}
+	if d := s.a.cfg.Idle; d > 0 {
+		st.timer = s.after(d, func(t *timer) event { return idleExpired{t} })
+	}
+	return st
+}
+
+// output hands a line of the CLI's to the Conversation, for the turn t
+// (nil outside one).
+func (s *session) output(p *proc, t *turn, ev output) *host {
+	p.lines++
+	h := &host{s: s, p: p, t: t}
+	s.conv.Line(h, ev.line)
+	s.refuse(h)
+	return h
+}
+
+// exit lets go of a CLI that has exited, ending the turn t (nil for none).
+func (s *session) exit(p *proc, t *turn, ev exited) *host {
+	if ev.err != nil {
+		s.log.Warn(s.a.info.Name+" exited", "error", ev.err)
+	}
+	p.release()
+	h := &host{s: s, p: p, t: t}
+	s.conv.Exited(h, ev.err)
+	s.refuse(h)
+	if t != nil && !h.ended {
+		h.ended = true
+		h.err = acp.Errorf(acp.CodeInternalError, "%s exited without finishing the turn", s.a.info.Name).WithData(ErrorData{Kind: KindCrash})
+	}
+	return h
+}
+
+// turnEnded follows the end of turn t, which the CLI p ended; cancelled
+// reports that the editor cancelled it.
+func (s *session) turnEnded(p *proc, t *turn, h *host, cancelled bool) state {
+	s.finish(p, t, h.res, h.err, cancelled)
+	if p.retired || s.a.info.PerTurn {
+		p.stop()
+		return stopping{p}
+	}
+	return s.ready(p)
+}
+
+// turnExited follows the exit of the CLI p during turn t.
+func (s *session) turnExited(p *proc, t *turn, ev exited, cancelled bool) state {
+	if !cancelled && !t.fresh && p.lines == t.lines && ev.delivered <= t.mark {
+		// The CLI ended after its last turn, before the prompt reached
+		// it: the turn goes to another.
+		s.log.Warn(s.a.info.Name+" gone; starting it again", "error", ev.err)
+		s.exit(p, nil, ev)
+		t.end()
+		if next := s.begin(t.req, nil); next != nil {
+			return next
+		}
+		return s.ready(nil)
+	}
+	h := s.exit(p, t, ev)
+	s.finish(p, t, h.res, h.err, cancelled)
+	return s.ready(nil)
+}
+
+// timedOut fails a turn whose CLI has been silent too long, and kills the
+// CLI.
+func (s *session) timedOut(p *proc, t *turn) state {
+	d := s.a.cfg.TurnTimeout
+	s.log.Warn(s.a.info.Name+" silent too long; stopping it", "timeout", d)
+	p.signal(Kill)
+	s.finish(p, t, acp.PromptResult{}, acp.Errorf(acp.CodeInternalError, "%s wrote nothing for %s; the turn was stopped", s.a.info.Name, d).
+		WithData(ErrorData{Kind: KindTimeout}), false)
+	return stopping{p}
+}
+
+// interrupt cancels the turn t: it asks the CLI to end it, or signals the
+// CLI when it cannot be asked, and signals it harder each grace period
+// until the turn ends.
+func (s *session) interrupt(p *proc, t *turn) state {
+	p.unwatch()
+	if s.conv.Interrupt() {
+		p.escalate(Interrupt, Kill)
+	} else {
+		p.signal(Interrupt)
+		p.escalate(Kill)
+	}
+	return cancelling{p, t}
+}
+
+// finish answers the prompt of turn t. Its permission questions are
+// withdrawn first, so that the editor closes them before it sees the
+// answer. A cancelled turn ends as cancelled whatever the CLI said.
+func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, cancelled bool) {
+	p.unwatch()
+	t.end()
+	for _, q := range t.asked {
+		<-q.done
+	}
+	if cancelled {
+		res, err = acp.PromptResult{StopReason: acp.StopReasonCancelled, Usage: res.Usage}, nil
+	}
+	if err == nil {
+		s.a.notifyUsage(t.req.conn, s.id, s.conv.Usage())
+	}
+	t.req.answer(res, err)
+}
+
+// cancelQueue answers every waiting prompt as cancelled.
+func (s *session) cancelQueue() {
+	for _, req := range s.queue {
+		req.answer(acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil)
+	}
+	s.queue = nil
+}
+
+// finalize ends the session once its CLI has exited.
+func (s *session) finalize(waiting []chan struct{}) state {
+	s.cancelQueue()
+	for _, w := range waiting {
+		close(w)
+	}
+	return closed{}
+}
+
+// ask puts question q of turn t to the editor, on a goroutine of its own.
+func (s *session) ask(t *turn, q Question) {
+	ctx, cancel := context.WithCancel(t.ctx)
+	aq := &question{Question: q, cancel: cancel, done: make(chan struct{})}
+	if old := t.open[q.ID]; old != nil {
+		old.cancel() // the CLI asked again: the newer question counts
+	}
+	t.open[q.ID] = aq
+	t.asked = append(t.asked, aq)
+	conn := t.req.conn
+	s.a.wg.Go(func() {
+		defer cancel()
+		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
+			SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options,
+		})
+		aq.outcome, aq.err = res.Outcome, err
+		close(aq.done)
+		s.post(answered{aq})
+	})
+}
+
+// answer hands the editor's answer to question q of turn t to the
+// Conversation, unless the question was withdrawn; nil when it was.
+func (s *session) answer(p *proc, t *turn, q *question) *host {
+	if t.open[q.ID] != q {
+		return nil
+	}
+	delete(t.open, q.ID)
+	h := &host{s: s, p: p, t: t}
+	s.conv.Answer(h, q.Question, q.outcome, q.err)
+	s.refuse(h)
+	return h
+}
+
+// refuse answers the questions a Conversation asked outside a turn as
+// cancelled.
+func (s *session) refuse(h *host) {
+	for len(h.refused) > 0 {
+		q := h.refused[0]
+		h.refused = h.refused[1:]
+		s.conv.Answer(h, q, acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil)
+	}
+}
+
+// configure handles a mode or model setting; p is the CLI that runs and
+// takes it at once, nil for none.
+func (s *session) configure(ev setting, p *proc) {
+	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
+		ev.reply <- settingReply{err: err}
+		return
+	}
+	var confirm func(context.Context) error
+	if p != nil && ev.key == configMode {
+		confirm = s.conv.SetMode(ev.value)
+	} else if p != nil {
+		confirm = s.conv.SetModel(ev.value)
+	}
+	if confirm == nil {
+		s.settle(settled{setting: ev})
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ev.ctx)
+	stop := context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	s.a.wg.Go(func() {
+		defer cancel(nil)
+		defer stop()
+		err := confirm(ctx)
+		if err != nil && context.Cause(ctx) == errExited {
+			err = acp.Errorf(acp.CodeInternalError, "%s exited before answering", s.a.info.Name)
+		}
+		s.post(settled{ev, err})
+	})
+}
+
+// settle applies a setting the CLI took, or answers why it did not.
+func (s *session) settle(ev settled) {
+	if ev.err != nil {
+		ev.reply <- settingReply{err: ev.err}
+		return
+	}
+	switch ev.key {
+	case configMode:
+		s.modeChanged(ev.conn, ev.value)
+	case configModel:
+		s.model = ev.value
+	}
+	ev.reply <- settingReply{view: s.view()}
+}
+
+// modeChanged records the session's mode and tells the editor, as a mode
+// and as a config option.
+func (s *session) modeChanged(conn *acp.Conn, mode string) {
+	s.mode = mode
+	s.a.notify(conn, s.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
+}
+
+// view is what the editor sees of a session's settings.
+type view struct {
+	modes   *acp.SessionModeState
+	options []acp.SessionConfigOption
+}
+
+func (s *session) view() view {
+	modes := s.a.modes()
+	modeValues := make([]choice, len(modes))
 	for i, m := range modes {
-		modeValues[i] = modelChoice{Value: m.ID, Name: m.Name, Description: m.Description}
+		modeValues[i] = choice{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
 	modeJSON, _ := json.Marshal(modeValues)
-	modelJSON, _ := json.Marshal(b.a.modelChoices(model))
-	return &acp.SessionModeState{CurrentModeID: mode, AvailableModes: modes}, []acp.SessionConfigOption{
-		{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: mode, Options: modeJSON},
-		{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: model, Options: modelJSON},
+	modelJSON, _ := json.Marshal(s.a.modelChoices(s.model))
+	return view{
+		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
+		options: []acp.SessionConfigOption{
+			{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: s.mode, Options: modeJSON},
+			{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: s.model, Options: modelJSON},
+		},
 	}
 }
 
-// changeMode switches the session's mode: live applies it to a running
-// process (nil when none runs), and the next process starts with it. The
-// client hears of the change as a mode and as a config option.
-func (b *base) changeMode(conn *acp.Conn, mode string, live func() error) error {
-	valid := false
-	for _, m := range b.a.modes() {
-		valid = valid || m.ID == mode
-	}
-	if !valid {
-		return acp.Errorf(acp.CodeInvalidParams, "no mode %q", mode)
-	}
-	if live != nil {
-		if err := live(); err != nil {
-			return err
-		}
-	}
-	b.mu.Lock()
-	b.mode = mode
-	b.mu.Unlock()
-	_, options := b.state()
-	b.a.notify(conn, b.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: options}})
-	return nil
+// host is the Host of one call of the Agent's to the Conversation: t is the
+// turn under way, nil outside one.
+type host struct {
+	s *session
+	p *proc // nil when no CLI runs
+	t *turn
+
+	ended   bool // EndTurn was called
+	res     acp.PromptResult
+	err     error
+	refused []Question // asked outside a turn
 }
 
-// changeModel switches the session's model, as changeMode the mode.
-func (b *base) changeModel(model string, live func() error) error {
-	if model == "" || strings.HasPrefix(model, "-") {
-		return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", model)
+func (h *host) conn() *acp.Conn {
+	if h.t != nil {
+		return h.t.req.conn
 	}
-	if live != nil {
-		if err := live(); err != nil {
-			return err
-		}
+	return h.s.conn
+}
+
+func (h *host) Notify(updates ...acp.Update) { h.s.a.notify(h.conn(), h.s.id, updates) }
+
+func (h *host) Ask(q Question) {
+	if h.t == nil {
+		h.s.log.Warn("a permission question outside a turn, refused", "tool", q.ToolCall.Title)
+		h.refused = append(h.refused, q)
+		return
 	}
-	b.mu.Lock()
-	b.model = model
-	b.mu.Unlock()
-	return nil
+	h.s.ask(h.t, q)
+}
+
+func (h *host) Withdraw(id string) {
+	if h.t == nil {
+		return
+	}
+	if q := h.t.open[id]; q != nil {
+		delete(h.t.open, id)
+		q.cancel()
+	}
+}
+
+func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.conn(), mode) }
+
+func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
+	if models != nil {
+		h.s.a.learnModels(models)
+	}
+	if commands == nil {
+		commands = []acp.AvailableCommand{}
+	}
+	updates := []acp.Update{acp.AvailableCommandsUpdate{AvailableCommands: commands}, acp.ConfigOptionUpdate{ConfigOptions: h.s.view().options}}
+	// A CLI started again for the session (after an idle stop, a crash or
+	// a cancel it ignored) lists the same commands: say only what changed.
+	announced, _ := json.Marshal(updates)
+	if bytes.Equal(announced, h.s.announced) {
+		return
+	}
+	h.s.announced = announced
+	h.Notify(updates...)
+}
+
+func (h *host) EndTurn(res acp.PromptResult, err error) {
+	if h.t == nil || h.ended {
+		return
+	}
+	h.ended, h.res, h.err = true, res, err
+}
+
+func (h *host) Retire() {
+	if h.p != nil {
+		h.p.retired = true
+	}
+}
+
+// choice is a value of a select config option.
+type choice struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
 }
 
 // modelArg is the model to pass to a CLI: "" for its default.
@@ -117,31 +884,5 @@ func modelArg(model string) string {
 	return model
 }
 
-// promptText joins a prompt into the text of a CLI that takes text only:
-// text as it is, resources as their contents in a context tag, links as
-// Markdown links.
-func promptText(prompt []acp.ContentBlock) (string, error) {
-	var b strings.Builder
-	for _, c := range prompt {
-		if b.Len() > 0 {
-			b.WriteString("\n\n")
-		}
-		switch c := c.(type) {
-		case acp.TextContent:
-			b.WriteString(c.Text)
-		case acp.ResourceLink:
-			fmt.Fprintf(&b, "[@%s](%s)", c.Name, c.URI)
-		case acp.EmbeddedResource:
-			if c.Resource.Text == nil {
-				return "", acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", c.Resource.URI)
-			}
-			fmt.Fprintf(&b, "<context ref=%q>\n%s\n</context>", c.Resource.URI, *c.Resource.Text)
-		default:
-			return "", acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", c)
-		}
-	}
-	if b.Len() == 0 {
-		return "", acp.Errorf(acp.CodeInvalidParams, "the prompt is empty")
-	}
-	return b.String(), nil
-}
+// validModel reports whether model can go on a command line.
+func validModel(model string) bool { return model != "" && !strings.HasPrefix(model, "-") }

@@ -63,7 +63,7 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	cli := map[string]*bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
+	cli := map[string]bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
 	if cli == nil {
 		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
 		os.Exit(2)

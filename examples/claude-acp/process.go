@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bytes"
-	"fmt"
 	"io"
 	"log/slog"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -32,7 +29,8 @@ func starter(path string, wrap []string, log *slog.Logger) bridge.Starter {
 		// Wait does not wait for that longer than this.
 		cmd.WaitDelay = waitDelay
 		p := &process{cmd: cmd}
-		cmd.Stderr = &p.stderr
+		p.stderr, p.stderrW = io.Pipe()
+		cmd.Stderr = p.stderrW
 		var err error
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
 			return nil, err
@@ -54,14 +52,16 @@ const waitDelay = 2 * time.Second
 
 // process is a CLI started by os/exec.
 type process struct {
-	cmd    *exec.Cmd
-	stdin  io.WriteCloser
-	stdout io.Reader
-	stderr tail
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  *io.PipeReader
+	stderrW *io.PipeWriter // closed once the process has exited
 }
 
 func (p *process) Stdin() io.WriteCloser { return p.stdin }
 func (p *process) Stdout() io.Reader     { return p.stdout }
+func (p *process) Stderr() io.Reader     { return p.stderr }
 
 // Signal signals the process group, which the process leads.
 func (p *process) Signal(s bridge.Signal) error {
@@ -69,40 +69,11 @@ func (p *process) Signal(s bridge.Signal) error {
 	return syscall.Kill(-p.cmd.Process.Pid, sig)
 }
 
-// Wait waits for the process and, when it failed, says how, with the end
-// of what it wrote on stderr. It then kills what is left of its process
-// group, so that no grandchild outlives it.
+// Wait waits for the process, ends its standard error, and then kills
+// what is left of its process group, so that no grandchild outlives it.
 func (p *process) Wait() error {
 	err := p.cmd.Wait()
+	p.stderrW.Close()
 	syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-	if err != nil {
-		if t := p.stderr.String(); t != "" {
-			return fmt.Errorf("%w; stderr ends: %s", err, t)
-		}
-	}
 	return err
-}
-
-// tail keeps the last bytes written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailSize = 2048
-
-func (t *tail) Write(p []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, p...)
-	if len(t.buf) > tailSize {
-		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
-	}
-	return len(p), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return string(bytes.TrimSpace(t.buf))
 }

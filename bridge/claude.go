@@ -1,0 +1,428 @@
+package bridge
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/usage"
+)
+
+// Claude is the Claude Code CLI, one long-lived process per session in
+// streaming-input mode, whose permission questions go to the editor.
+// session/cancel interrupts the turn and keeps the process.
+var Claude CLI = claudeCLI{}
+
+type claudeCLI struct{}
+
+var claudeInfo = CLIInfo{
+	Name:    "Claude Code",
+	Program: "claude",
+	Modes: []acp.SessionMode{
+		{ID: "default", Name: "Default", Description: "Ask before each tool that needs permission"},
+		{ID: "acceptEdits", Name: "Accept Edits", Description: "Edit files without asking"},
+		{ID: "plan", Name: "Plan Mode", Description: "Plan without changing anything"},
+		{ID: "dontAsk", Name: "Don't Ask", Description: "Refuse every tool that would need permission"},
+		{ID: "bypassPermissions", Name: "Bypass Permissions", Description: "Run every tool without asking"},
+	},
+	Bypass: "bypassPermissions",
+	Models: []Model{
+		{ID: "default", Name: "Default"},
+		{ID: "opus", Name: "Opus"},
+		{ID: "sonnet", Name: "Sonnet"},
+		{ID: "haiku", Name: "Haiku"},
+	},
+}
+
+func (claudeCLI) Info() CLIInfo { return claudeInfo }
+
+func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
+	mcp, err := mcpConfig(c.MCPServers)
+	if err != nil {
+		return nil, err
+	}
+	return &claudeConversation{
+		cfg: c, mcp: mcp, resumeID: c.ResumeID,
+		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
+	}, nil
+}
+
+// claudeConversation is a session of Claude Code, served by one process
+// at a time.
+type claudeConversation struct {
+	cfg      ConversationConfig
+	mcp      string // the --mcp-config JSON; "" for none
+	tr       *ClaudeTranslator
+	resumeID string // the conversation the next process resumes; "" for a new one
+
+	// Of the process that runs.
+	sess    *claude.Session // nil when none runs
+	resumed string          // the id it was started to resume
+	lost    bool            // the conversation it resumed does not exist
+
+	inTurn  bool
+	prompt  []claude.Block                      // the prompt for the process Start binds next
+	asked   map[string]claude.PermissionRequest // questions put to the editor, by request id
+	scratch []claude.Event
+}
+
+func (c *claudeConversation) CommandLine(mode, model string) []string {
+	o := claude.Options{
+		Resume:                 c.resumeID,
+		PermissionMode:         mode,
+		Model:                  modelArg(model),
+		IncludePartialMessages: true,
+		MCPConfig:              c.mcp,
+	}
+	if o.PermissionMode == "default" {
+		o.PermissionMode = ""
+	}
+	if c.resumeID == "" {
+		o.ExtraArgs = append(o.ExtraArgs, "--session-id="+c.cfg.SessionID)
+	}
+	o.ExtraArgs = append(o.ExtraArgs, c.cfg.ExtraArgs...)
+	return claude.SessionCommandLine(o)
+}
+
+func (c *claudeConversation) Start(stdin io.WriteCloser) {
+	c.sess = claude.NewSession(stdin, c.resumeID)
+	c.resumed, c.lost = c.resumeID, false
+	if _, err := c.sess.Initialize(claude.InitializeOptions{}); err != nil {
+		c.cfg.Logger.Warn("initialize not written", "error", err)
+	}
+	if c.prompt != nil {
+		c.send(c.prompt)
+		c.prompt = nil
+	}
+}
+
+func (c *claudeConversation) Prompt(prompt []acp.ContentBlock) error {
+	blocks, err := userBlocks(prompt)
+	if err != nil {
+		return err
+	}
+	c.inTurn = true
+	if c.sess == nil {
+		c.prompt = blocks
+		return nil
+	}
+	c.send(blocks)
+	return nil
+}
+
+// send writes a user message; a CLI that cannot take it has exited, and
+// the Agent sees to the turn when it learns so.
+func (c *claudeConversation) send(blocks []claude.Block) {
+	if err := c.sess.Send(blocks...); err != nil {
+		c.cfg.Logger.Warn("user message not written", "error", err)
+	}
+}
+
+func (c *claudeConversation) Interrupt() bool {
+	if c.sess == nil {
+		return false
+	}
+	if _, err := c.sess.Interrupt(); err != nil {
+		c.cfg.Logger.Warn("interrupt not written", "error", err)
+		return false
+	}
+	return true
+}
+
+func (c *claudeConversation) Line(h Host, line []byte) {
+	events, err := c.sess.Feed(line, c.scratch[:0])
+	c.scratch = events
+	if err != nil {
+		c.cfg.Logger.Warn("Claude Code output skipped", "error", err)
+		return
+	}
+	var updates []acp.Update
+	for _, ev := range events {
+		switch ev := ev.(type) {
+		case claude.ControlResponse:
+			if ev.Subtype == "initialize" && ev.Err == nil {
+				c.initialized(h, ev.Payload)
+			}
+		case claude.PermissionRequest:
+			c.question(h, ev)
+		case claude.ControlCancel:
+			delete(c.asked, ev.ID)
+			h.Withdraw(ev.ID)
+		case claude.Request:
+			if err := c.sess.Decline(ev); err != nil {
+				c.cfg.Logger.Warn("CLI request not declined", "error", err)
+			}
+		case claude.TurnEnd:
+			c.endTurn(h, nil)
+		default:
+			if c.inTurn {
+				updates = c.tr.Translate(updates[:0], ev, c.cfg.Now())
+				h.Notify(updates...)
+			}
+		}
+	}
+}
+
+// initialized learns the CLI's commands and models from its answer to
+// initialize.
+func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
+	var init struct {
+		Commands []struct {
+			Name         string `json:"name"`
+			Description  string `json:"description"`
+			ArgumentHint string `json:"argumentHint"`
+		} `json:"commands"`
+		Models []struct {
+			Value       string `json:"value"`
+			DisplayName string `json:"displayName"`
+			Description string `json:"description"`
+		} `json:"models"`
+	}
+	if json.Unmarshal(payload, &init) != nil {
+		return
+	}
+	var models []Model
+	for _, m := range init.Models {
+		if m.Value != "" {
+			models = append(models, Model{ID: m.Value, Name: cmp.Or(m.DisplayName, m.Value), Description: m.Description})
+		}
+	}
+	cmds := []acp.AvailableCommand{}
+	for _, cm := range init.Commands {
+		ac := acp.AvailableCommand{Name: cm.Name, Description: cm.Description}
+		if cm.ArgumentHint != "" {
+			ac.Input = &acp.CommandInput{Hint: cm.ArgumentHint}
+		}
+		cmds = append(cmds, ac)
+	}
+	h.Commands(cmds, models)
+}
+
+// The permission options offered for each tool call.
+const (
+	optionAllow       = "allow"
+	optionAllowAlways = "allow_always"
+	optionReject      = "reject"
+)
+
+var permissionOptions = []acp.PermissionOption{
+	{OptionID: optionAllow, Name: "Allow", Kind: acp.PermissionAllowOnce},
+	{OptionID: optionAllowAlways, Name: "Always allow", Kind: acp.PermissionAllowAlways},
+	{OptionID: optionReject, Name: "Reject", Kind: acp.PermissionRejectOnce},
+}
+
+// planOptions are offered when the model asks to leave plan mode
+// (ExitPlanMode): each allow names the mode to go on in.
+var planOptions = []acp.PermissionOption{
+	{OptionID: "acceptEdits", Name: "Yes, and auto-accept edits", Kind: acp.PermissionAllowAlways},
+	{OptionID: "default", Name: "Yes, and manually approve edits", Kind: acp.PermissionAllowOnce},
+	{OptionID: optionReject, Name: "No, keep planning", Kind: acp.PermissionRejectOnce},
+}
+
+// question puts a permission request to the editor, announcing the tool
+// call first when the CLI asks about one it has not shown yet.
+func (c *claudeConversation) question(h Host, r claude.PermissionRequest) {
+	if !c.inTurn {
+		if err := c.sess.Deny(r, "No prompt is under way.", false); err != nil {
+			c.cfg.Logger.Warn("permission answer not written", "error", err)
+		}
+		return
+	}
+	updates, tc := c.tr.PermissionToolCall(nil, r)
+	h.Notify(updates...)
+	options := permissionOptions
+	if r.ToolName == toolExitPlanMode {
+		options = planOptions
+	}
+	if c.asked == nil {
+		c.asked = map[string]claude.PermissionRequest{}
+	}
+	c.asked[r.ID] = r
+	h.Ask(Question{ID: r.ID, ToolCall: tc, Options: options})
+}
+
+func (c *claudeConversation) Answer(h Host, q Question, outcome acp.PermissionOutcome, err error) {
+	r, ok := c.asked[q.ID]
+	if !ok {
+		return
+	}
+	delete(c.asked, q.ID)
+	switch {
+	case err != nil:
+		c.cfg.Logger.Warn("permission request failed", "error", err)
+		err = c.sess.Deny(r, "The editor could not ask for permission.", false)
+	case outcome.Outcome == acp.PermissionCancelled:
+		err = c.sess.Deny(r, "The user cancelled.", true)
+	case r.ToolName == toolExitPlanMode && outcome.OptionID != optionReject:
+		err = c.leavePlan(h, r, outcome.OptionID)
+	case outcome.OptionID == optionAllow:
+		err = c.sess.Allow(r, nil)
+	case outcome.OptionID == optionAllowAlways:
+		err = c.sess.Allow(r, nil, r.Suggestions...)
+	default:
+		err = c.sess.Deny(r, "The user refused permission to run this tool.", false)
+	}
+	if err != nil && !errors.Is(err, claude.ErrNotPending) {
+		c.cfg.Logger.Warn("permission answer not written", "error", err)
+	}
+}
+
+// leavePlan allows ExitPlanMode, switching the CLI to mode (one of
+// planOptions' ids) with the answer. The editor hears of the new mode
+// first, before the CLI can go on and write what follows.
+func (c *claudeConversation) leavePlan(h Host, r claude.PermissionRequest, mode string) error {
+	if mode != "acceptEdits" {
+		mode = "default"
+	}
+	update, err := json.Marshal(map[string]string{"type": "setMode", "mode": mode, "destination": "session"})
+	if err != nil {
+		return err
+	}
+	h.ModeChanged(mode)
+	return c.sess.Allow(r, nil, claude.PermissionUpdate{Raw: update})
+}
+
+// endTurn ends the turn under way with its response; exit is how the
+// process ended, when it did.
+func (c *claudeConversation) endTurn(h Host, exit error) {
+	if !c.inTurn {
+		return
+	}
+	c.inTurn, c.asked = false, nil
+	res, err := c.tr.End(false, c.resumed, exit, c.cfg.Now())
+	var e *acp.Error
+	if errors.As(err, &e) && e.Code == acp.CodeResourceNotFound {
+		// The CLI exits after a failed resume: the next prompt needs
+		// another, which asks for the same conversation.
+		c.lost = true
+		h.Retire()
+	}
+	h.EndTurn(res, err)
+}
+
+func (c *claudeConversation) Exited(h Host, err error) {
+	if c.sess != nil {
+		// A failed resume's result names a conversation that was never
+		// kept: the session stays bound to the one it asked for.
+		if id := c.sess.SessionID(); id != "" && !c.lost {
+			c.resumeID = id
+		}
+		c.sess = nil
+	}
+	c.prompt = nil
+	c.endTurn(h, err)
+}
+
+func (c *claudeConversation) SetMode(mode string) func(context.Context) error {
+	return c.control("set_permission_mode", map[string]any{"mode": mode})
+}
+
+func (c *claudeConversation) SetModel(model string) func(context.Context) error {
+	var m *string // null: the CLI's default
+	if arg := modelArg(model); arg != "" {
+		m = &arg
+	}
+	return c.control("set_model", map[string]any{"model": m})
+}
+
+// control returns a function that sends a control request to the process
+// that runs and waits for its answer; nil when none runs.
+func (c *claudeConversation) control(subtype string, params map[string]any) func(context.Context) error {
+	if c.sess == nil {
+		return nil
+	}
+	sess := c.sess
+	raw, err := json.Marshal(params)
+	return func(ctx context.Context) error {
+		if err != nil {
+			return err
+		}
+		_, err := sess.Request(ctx, subtype, raw)
+		var refused *claude.ControlError
+		if errors.As(err, &refused) {
+			return acp.Errorf(acp.CodeInvalidParams, "Claude Code refused: %s", refused.Message)
+		}
+		return err
+	}
+}
+
+func (c *claudeConversation) Usage() usage.Snapshot { return c.tr.Usage() }
+
+// userBlocks turns an ACP prompt into the content of a user message.
+func userBlocks(prompt []acp.ContentBlock) ([]claude.Block, error) {
+	var blocks []claude.Block
+	for _, b := range prompt {
+		switch b := b.(type) {
+		case acp.TextContent:
+			blocks = append(blocks, claude.TextBlock(b.Text))
+		case acp.ImageContent:
+			raw, err := json.Marshal(map[string]any{
+				"type":   "image",
+				"source": map[string]string{"type": "base64", "media_type": b.MimeType, "data": b.Data},
+			})
+			if err != nil {
+				return nil, err
+			}
+			blocks = append(blocks, claude.RawBlock(raw))
+		case acp.ResourceLink:
+			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("[@%s](%s)", b.Name, b.URI)))
+		case acp.EmbeddedResource:
+			if b.Resource.Text == nil {
+				return nil, acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", b.Resource.URI)
+			}
+			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("<context ref=%q>\n%s\n</context>", b.Resource.URI, *b.Resource.Text)))
+		default:
+			return nil, acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", b)
+		}
+	}
+	if len(blocks) == 0 {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "the prompt is empty")
+	}
+	return blocks, nil
+}
+
+// mcpConfig renders the client's MCP servers as the CLI's --mcp-config
+// JSON; "" when there are none.
+func mcpConfig(servers []acp.MCPServer) (string, error) {
+	if len(servers) == 0 {
+		return "", nil
+	}
+	type server struct {
+		Type    string            `json:"type"`
+		Command string            `json:"command,omitempty"`
+		Args    []string          `json:"args,omitempty"`
+		Env     map[string]string `json:"env,omitempty"`
+		URL     string            `json:"url,omitempty"`
+		Headers map[string]string `json:"headers,omitempty"`
+	}
+	pairs := func(nv []acp.NameValue) map[string]string {
+		if len(nv) == 0 {
+			return nil
+		}
+		m := make(map[string]string, len(nv))
+		for _, p := range nv {
+			m[p.Name] = p.Value
+		}
+		return m
+	}
+	all := map[string]server{}
+	for _, s := range servers {
+		switch s := s.(type) {
+		case acp.MCPServerStdio:
+			all[s.Name] = server{Type: "stdio", Command: s.Command, Args: s.Args, Env: pairs(s.Env)}
+		case acp.MCPServerHTTP:
+			all[s.Name] = server{Type: "http", URL: s.URL, Headers: pairs(s.Headers)}
+		case acp.MCPServerSSE:
+			all[s.Name] = server{Type: "sse", URL: s.URL, Headers: pairs(s.Headers)}
+		default:
+			return "", acp.Errorf(acp.CodeInvalidParams, "unsupported MCP server transport %T", s)
+		}
+	}
+	b, err := json.Marshal(map[string]any{"mcpServers": all})
+	return string(b), err
+}
