@@ -22,7 +22,9 @@ import (
 //	{"ask":"…","id":"…"}  a permission question about a tool
 //	{"withdraw":"…"}      the question withdrawn
 //	{"mode":"…"}          it went on in another mode
+//	{"commands":"…"}      it has no slash commands
 //	{"end":"…"}           the turn's stop reason
+//	{"retire":"…"}        it takes no further turn
 //
 // {"interrupt":true} asks it to end the turn, and the answer to a
 // question comes back as {"answer":"…","id":"…"}.
@@ -88,7 +90,7 @@ func (c *lineConversation) Interrupt() bool {
 }
 
 func (c *lineConversation) Line(h bridge.Host, line []byte) {
-	var m struct{ Say, Ask, ID, Withdraw, Mode, End string }
+	var m struct{ Say, Ask, ID, Withdraw, Mode, Commands, End, Retire string }
 	if json.Unmarshal(line, &m) != nil {
 		return
 	}
@@ -105,18 +107,19 @@ func (c *lineConversation) Line(h bridge.Host, line []byte) {
 		h.Withdraw(m.Withdraw)
 	case m.Mode != "":
 		h.ModeChanged(m.Mode)
+	case m.Commands != "":
+		h.Commands(nil, nil)
+	case m.Retire != "":
+		h.Retire()
 	case m.End != "":
 		c.inTurn = false
 		h.EndTurn(acp.PromptResult{StopReason: acp.StopReason(m.End)}, nil)
 	}
 }
 
+// Exited leaves a turn under way to the Agent, which fails it.
 func (c *lineConversation) Exited(h bridge.Host, err error) {
-	c.stdin = nil
-	if c.inTurn {
-		c.inTurn = false
-		h.EndTurn(acp.PromptResult{}, acp.Errorf(acp.CodeInternalError, "Line CLI died: %v", err))
-	}
+	c.stdin, c.inTurn = nil, false
 }
 
 func (c *lineConversation) Answer(h bridge.Host, q bridge.Question, o acp.PermissionOutcome, err error) {
@@ -128,8 +131,9 @@ func (c *lineConversation) SetModel(string) func(context.Context) error { return
 func (c *lineConversation) Usage() usage.Snapshot                       { return usage.Snapshot{} }
 
 // TestFourthCLI serves sessions with a CLI that the package does not
-// know: its modes, its command line, a question answered and one asked
-// outside a turn, a mode it switched to, an interrupt, and a crash.
+// know: its modes, its command line, a question asked twice and answered
+// once, one asked outside a turn, a mode it switched to, an interrupt, a
+// crash, and a CLI that retires between turns.
 func TestFourthCLI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{CLI: lineCLI{}}, acp.ClientCapabilities{})
@@ -147,11 +151,18 @@ func TestFourthCLI(t *testing.T) {
 		if diff := cmp.Diff([]string{"--serve", "--mode=ask"}, p.args); diff != "" {
 			t.Errorf("command line (-want +got):\n%s", diff)
 		}
-		p.write(`{"say":"Hi."}`, `{"ask":"rm -rf build","id":"q1"}`)
+		e.answer = func(ctx context.Context, p acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
+			if p.ToolCall.Title == "rm -rf build" {
+				<-ctx.Done() // asked again: this one is withdrawn
+				return acp.RequestPermissionResult{}, ctx.Err()
+			}
+			return selected("yes")(ctx)
+		}
+		p.write(`{"say":"Hi."}`, `{"ask":"rm -rf build","id":"q1"}`, `{"ask":"rm -rf build/","id":"q1"}`)
 		synctest.Wait()
-		p.write(`{"mode":"auto"}`, `{"end":"end_turn"}`)
+		p.write(`{"mode":"auto"}`, `{"commands":"none"}`, `{"end":"end_turn"}`)
 		stopReason(t, got(t, first), acp.StopReasonEndTurn)
-		p.write(`{"ask":"outside","id":"q2"}`)
+		p.write(`{"ask":"outside","id":"q2"}`, `{"withdraw":"q2"}`, `{"say":"Idle."}`)
 		synctest.Wait()
 
 		second := e.promptAsync(bg, res.SessionID, "again")
@@ -164,9 +175,19 @@ func TestFourthCLI(t *testing.T) {
 		third := e.promptAsync(bg, res.SessionID, "once more")
 		synctest.Wait()
 		p.exit(3)
-		if a := got(t, third); a.err == nil || !strings.Contains(a.err.Error(), "Line CLI died: exit status 3") {
-			t.Errorf("the prompt was answered %+v, %v; want the CLI's death", a.res, a.err)
+		if msg := failure(t, got(t, third), bridge.KindCrash); msg != "Line CLI exited without finishing the turn" {
+			t.Errorf("the prompt failed with %q", msg)
 		}
+
+		fourth := e.promptAsync(bg, res.SessionID, "last")
+		p2 := e.process()
+		p2.stayAtEOF = true
+		p2.write(`{"end":"end_turn"}`, `{"retire":"yes"}`)
+		stopReason(t, got(t, fourth), acp.StopReasonEndTurn)
+		if !p2.inputClosed() {
+			t.Error("the CLI that retired was not stopped")
+		}
+		p2.exit(0)
 		want := []string{
 			`{"prompt":"hello"}`, `{"answer":"yes","id":"q1"}`, `{"answer":"","id":"q2"}`,
 			`{"prompt":"again"}`, `{"interrupt":true}`, `{"prompt":"once more"}`,
@@ -174,7 +195,8 @@ func TestFourthCLI(t *testing.T) {
 		if diff := cmp.Diff(want, p.lines()); diff != "" {
 			t.Errorf("the CLI got (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{"agent_message_chunk", "current_mode_update", "config_option_update"}, e.kinds()); diff != "" {
+		want = []string{"agent_message_chunk", "current_mode_update", "config_option_update", "available_commands_update", "config_option_update", "agent_message_chunk"}
+		if diff := cmp.Diff(want, e.kinds()); diff != "" {
 			t.Errorf("the editor got (-want +got):\n%s", diff)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/internal/lines"
 )
@@ -267,6 +269,9 @@ func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
 		e.mu.Lock()
 		defer e.mu.Unlock()
 		e.updates = append(e.updates, n.Update)
+	})
+	goose.SessionUpdate.Handle(&editor, func(ctx context.Context, c *acp.Conn, n goose.SessionNotification) {
+		e.note("goose " + fmt.Sprintf("%T", n.Update))
 	})
 	acp.SessionRequestPermission.Handle(&editor, func(ctx context.Context, c *acp.Conn, p acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
 		e.mu.Lock()

@@ -738,3 +738,138 @@ func TestInvalidPrompts(t *testing.T) {
 		})
 	}
 }
+
+// What a session takes while its turn is being cancelled: a prompt waits
+// for it, a setting goes to the CLI, and the Agent's Close waits for the
+// turn's end too.
+func TestCancellingState(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{Grace: time.Second}, acp.ClientCapabilities{})
+		sid := e.newSession()
+		first := e.promptAsync(bg, sid, "one")
+		p := e.process()
+		p.stayAtEOF = true
+		p.ignore[bridge.Interrupt] = true
+		p.turn(textLine)
+		e.cancel(sid)
+		synctest.Wait()
+		second := e.promptAsync(bg, sid, "two")
+		mode := make(chan error, 1)
+		go func() {
+			_, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "plan"})
+			mode <- err
+		}()
+		synctest.Wait()
+		p.write(controlAnswer(p.requestID("set_permission_mode")))
+		if err := <-mode; err != nil {
+			t.Fatal(err)
+		}
+		closed := make(chan struct{})
+		go func() {
+			e.a.Close()
+			close(closed)
+		}()
+		synctest.Wait()
+		stopReason(t, got(t, second), acp.StopReasonCancelled)
+		if _, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "default"}); err == nil {
+			t.Error("a closing session took a setting")
+		}
+		if a := <-e.promptAsync(bg, sid, "three"); a.err == nil {
+			t.Error("a closing session took a prompt")
+		}
+		go func() {
+			acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid})
+		}()
+		time.Sleep(time.Second) // the interrupt's grace period: SIGINT, ignored
+		pending(t, first)
+		time.Sleep(time.Second) // then SIGKILL
+		stopReason(t, got(t, first), acp.StopReasonCancelled)
+		<-closed
+		if diff := cmp.Diff([]bridge.Signal{bridge.Interrupt, bridge.Kill}, p.gotSignals()); diff != "" {
+			t.Errorf("signals (-want +got):\n%s", diff)
+		}
+		must(t, e.closed())
+	})
+}
+
+// A CLI gone between turns is replaced; when the new one cannot start,
+// the prompt fails.
+func TestCLIGoneAndNoneStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		first := e.promptAsync(bg, sid, "one")
+		p1 := e.process()
+		p1.turn(resultLine)
+		stopReason(t, got(t, first), acp.StopReasonEndTurn)
+		p1.inR.Close()
+		e.failAt = 2
+		second := e.promptAsync(bg, sid, "two")
+		synctest.Wait()
+		p1.exit(0)
+		failure(t, got(t, second), bridge.KindCrash)
+	})
+}
+
+// The content of a Claude prompt: text, images, links and embedded text
+// become the blocks of the user message.
+func TestClaudePromptContent(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		ch := make(chan error, 1)
+		go func() {
+			_, err := acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: sid, Prompt: []acp.ContentBlock{
+				acp.TextContent{Text: "Look:"},
+				acp.ImageContent{Data: "iVBORw0K", MimeType: "image/png"},
+				acp.ResourceLink{Name: "main.go", URI: "file:///work/main.go"},
+				acp.EmbeddedResource{Resource: acp.ResourceContents{URI: "file:///work/a.txt", Text: ptr("a")}},
+			}})
+			ch <- err
+		}()
+		p := e.process()
+		want := `{"type":"user","message":{"role":"user","content":[{"type":"text","text":"Look:"},` +
+			`{"source":{"data":"iVBORw0K","media_type":"image/png","type":"base64"},"type":"image"},` +
+			`{"type":"text","text":"[@main.go](file:///work/main.go)"},` +
+			`{"type":"text","text":"<context ref=\"file:///work/a.txt\">\na\n</context>"}]},"parent_tool_use_id":null,"session_id":"default"}`
+		if got := p.lines()[1]; got != want {
+			t.Errorf("the user message is\n%s\nwant\n%s", got, want)
+		}
+		p.turn(resultLine)
+		synctest.Wait()
+		must(t, <-ch)
+	})
+}
+
+// Lines of Claude Code's that the bridge does not show: lines that are
+// not JSON, requests it does not serve (declined at once), an initialize
+// answer it cannot read.
+func TestClaudeOtherLines(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		ch := e.promptAsync(bg, sid, "hi")
+		p := e.process()
+		p.write(
+			`{"type":"control_response","response":{"subtype":"success","request_id":"`+p.requestID("initialize")+`","response":{"commands":"none"}}}`,
+			`[DEBUG] not json`,
+			`{"type":"control_request","request_id":"mcp-1","request":{"subtype":"mcp_message","server_name":"sdk","message":{"jsonrpc":"2.0","id":1,"method":"tools/list"}}}`,
+			`{"type":"control_request","request_id":"hook-1","request":{"subtype":"hook_callback","callback_id":"h1","input":{}}}`,
+			`{"type":"control_request","request_id":"new-1","request":{"subtype":"elicitation"}}`,
+			resultLine,
+		)
+		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
+		ls := p.lines()
+		for i, want := range []string{`"request_id":"mcp-1","response":{"mcp_response":{"jsonrpc":"2.0","id":1,"error":{"code":-32601`, `"request_id":"hook-1","response":{}`, `"request_id":"new-1","error":"Unsupported control request subtype: elicitation"`} {
+			if !strings.Contains(ls[2+i], want) {
+				t.Errorf("answer %d is %s, want %s in it", i, ls[2+i], want)
+			}
+		}
+		if len(e.kinds()) != 0 {
+			t.Errorf("the editor got %v", e.kinds())
+		}
+	})
+}
