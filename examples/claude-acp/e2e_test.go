@@ -479,3 +479,80 @@ func TestSessionsIndependent(t *testing.T) {
 		t.Errorf("the first session's prompt: %+v, want cancelled", res)
 	}
 }
+
+// TestWaitingPrompts sends a prompt while another runs. It waits for the
+// running turn and then runs, in the same CLI: while the first turn waits
+// for a permission answer, the second is sent, and reaches the CLI only
+// after the first turn's result. Cancelling a turn answers a prompt
+// waiting for it cancelled too: it never reaches the CLI, and the next
+// prompt runs as after a plain cancel.
+func TestWaitingPrompts(t *testing.T) {
+	const waits = "prompt waits for the turn under way"
+	t.Run("runs next", func(t *testing.T) {
+		t.Parallel()
+		claudePath, stdinLog := teeClaude(t, false)
+		e := startEditor(t, claudePath, filepath.Join("testdata", "waiting.ndjson"), "-v")
+		e.initialize(capabilities{notices: true})
+		sid := e.newSession()
+		second := make(chan (<-chan error), 1)
+		e.answer(answerAllow)
+		e.onAsk = func() {
+			second <- e.promptAsync(sid, "And now say it again.")
+			e.p.waitLog(t, waits)
+		}
+		if res, err := e.prompt(sid, "Create an empty file named x."); err != nil || res.StopReason != acp.StopReasonEndTurn {
+			t.Errorf("the first prompt: %+v, %v; want end_turn", res, err)
+		}
+		if err := within(t, <-second, "answer to the second prompt"); err != nil {
+			t.Errorf("the second prompt: %v", err)
+		}
+		e.p.stdin.Close()
+		if err := e.p.wait(); err != nil {
+			t.Errorf("claude-acp exit: %v; want status 0", err)
+		}
+		written, err := os.ReadFile(stdinLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkGolden(t, filepath.Join("testdata", "waiting.stdin.golden"), written)
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		t.Parallel()
+		claudePath, stdinLog := teeClaude(t, false)
+		e := startEditor(t, claudePath, filepath.Join("testdata", "cancel.ndjson"), "-v")
+		e.initialize(capabilities{notices: true})
+		sid := e.newSession()
+		first := make(chan acp.PromptResult, 1)
+		go func() {
+			res, _ := e.prompt(sid, "Tell me a long story.")
+			first <- res
+		}()
+		within(t, e.chunks, "agent_message_chunk")
+		second := make(chan acp.PromptResult, 1)
+		go func() {
+			res, _ := e.prompt(sid, "And another one.")
+			second <- res
+		}()
+		e.p.waitLog(t, waits)
+		e.cancel(sid)
+		if res := within(t, second, "answer to the waiting prompt"); res.StopReason != acp.StopReasonCancelled {
+			t.Errorf("the waiting prompt: %+v, want cancelled", res)
+		}
+		if res := within(t, first, "answer to the cancelled prompt"); res.StopReason != acp.StopReasonCancelled {
+			t.Errorf("the cancelled prompt: %+v, want cancelled", res)
+		}
+		if res, err := e.prompt(sid, "Say hello."); err != nil || res.StopReason != acp.StopReasonEndTurn {
+			t.Errorf("the next prompt: %+v, %v; want end_turn", res, err)
+		}
+		e.p.stdin.Close()
+		if err := e.p.wait(); err != nil {
+			t.Errorf("claude-acp exit: %v; want status 0", err)
+		}
+		written, err := os.ReadFile(stdinLog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// What the CLI got is what it gets without the waiting prompt.
+		checkGolden(t, filepath.Join("testdata", "cancel.stdin.golden"), written)
+	})
+}

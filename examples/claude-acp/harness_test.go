@@ -170,6 +170,17 @@ func (p *agentProc) waitCLIsGone(t testing.TB) {
 	}
 }
 
+// waitLog waits until claude-acp has logged a line holding text, failing
+// the test after waitLimit.
+func (p *agentProc) waitLog(t testing.TB, text string) {
+	t.Helper()
+	for deadline := time.Now().Add(waitLimit); !strings.Contains(p.stderr.String(), text); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("claude-acp did not log %q within %v", text, waitLimit)
+		}
+	}
+}
+
 // syncBuffer is a bytes.Buffer safe for concurrent use.
 type syncBuffer struct {
 	mu  sync.Mutex
@@ -222,6 +233,7 @@ type editor struct {
 	cancelled chan struct{} // closed once the editor has sent session/cancel
 
 	mu         sync.Mutex
+	onAsk      func()   // called before a permission request is answered; nil for none
 	updates    int      // session/update notifications decoded
 	answers    []string // answers to the next permission requests
 	sessionIDs []string // from session/new, in order
@@ -308,8 +320,12 @@ func (e *editor) requestPermission(ctx context.Context, _ *acp.Conn, p acp.Reque
 	} else {
 		e.t.Errorf("a permission request the test did not expect: %+v", p)
 	}
+	onAsk := e.onAsk
 	e.mu.Unlock()
 	e.asked <- struct{}{}
+	if onAsk != nil {
+		onAsk()
+	}
 	switch answer {
 	case answerCancelled:
 		select {
