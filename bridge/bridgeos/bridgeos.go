@@ -1,0 +1,132 @@
+package bridgeos
+
+import (
+	"crypto/rand"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/acpkit/acpkit/bridge"
+)
+
+// NewAgent returns a bridge.Agent configured by cfg, with the operating
+// system's defaults for what cfg leaves zero: Start runs the CLI's
+// program found in PATH ([Starter]), NewSessionID returns [NewSessionID]'s
+// ids, Clock is [Clock], Location the local time zone and Zones
+// time.LoadLocation. It fails when cfg leaves Start to it and the CLI is
+// not in PATH.
+func NewAgent(cfg bridge.Config) (*bridge.Agent, error) {
+	if cfg.Start == nil {
+		cli := cfg.CLI
+		if cli == nil {
+			cli = bridge.Claude
+		}
+		start, err := Starter(cli.Info().Program, nil)
+		if err != nil {
+			return nil, err
+		}
+		cfg.Start = start
+	}
+	if cfg.NewSessionID == nil {
+		cfg.NewSessionID = NewSessionID
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = Clock{}
+	}
+	if cfg.Location == nil {
+		cfg.Location = time.Local
+	}
+	if cfg.Zones == nil {
+		cfg.Zones = time.LoadLocation
+	}
+	return bridge.NewAgent(cfg)
+}
+
+// Starter returns a bridge.Starter that runs program (a path, or a name
+// looked up in PATH now) in the session's directory, in a process group of
+// its own so that signals reach whatever it starts. With wrap, each start
+// goes through that launcher, an OS sandbox for example: its words come
+// first, with {cwd} replaced by the session's directory, then the program
+// and its arguments.
+func Starter(program string, wrap []string) (bridge.Starter, error) {
+	path, err := exec.LookPath(program)
+	if err != nil {
+		return nil, err
+	}
+	return func(dir string, args []string) (bridge.Process, error) {
+		argv := make([]string, 0, len(wrap)+1+len(args))
+		for _, w := range wrap {
+			argv = append(argv, strings.ReplaceAll(w, "{cwd}", dir))
+		}
+		argv = append(argv, path)
+		argv = append(argv, args...)
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = dir
+		ownGroup(cmd)
+		// A child the CLI started may hold its stderr open after it exits:
+		// Wait does not wait for that longer than this.
+		cmd.WaitDelay = waitDelay
+		p := &process{cmd: cmd}
+		p.stderr, p.stderrW = io.Pipe()
+		cmd.Stderr = p.stderrW
+		if p.stdin, err = cmd.StdinPipe(); err != nil {
+			return nil, err
+		}
+		if p.stdout, err = cmd.StdoutPipe(); err != nil {
+			return nil, err
+		}
+		if err := cmd.Start(); err != nil {
+			return nil, err
+		}
+		return p, nil
+	}, nil
+}
+
+// waitDelay bounds how long Wait waits for the CLI's stderr to close
+// once the CLI has exited.
+const waitDelay = 2 * time.Second
+
+// process is a CLI started by os/exec.
+type process struct {
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	stdout  io.Reader
+	stderr  *io.PipeReader
+	stderrW *io.PipeWriter // closed once the process has exited
+}
+
+func (p *process) Stdin() io.WriteCloser { return p.stdin }
+func (p *process) Stdout() io.Reader     { return p.stdout }
+func (p *process) Stderr() io.Reader     { return p.stderr }
+
+func (p *process) Signal(s bridge.Signal) error { return signalGroup(p.cmd, s) }
+
+// Wait waits for the process, ends its standard error, and then kills
+// what is left of its process group, so that no grandchild outlives it.
+func (p *process) Wait() error {
+	err := p.cmd.Wait()
+	p.stderrW.Close()
+	killGroup(p.cmd)
+	return err
+}
+
+// Clock is the real clock.
+type Clock struct{}
+
+// Now returns time.Now().
+func (Clock) Now() time.Time { return time.Now() }
+
+// AfterFunc calls time.AfterFunc.
+func (Clock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+
+// NewSessionID returns a random (version 4) UUID, the form Claude Code's
+// --session-id requires.
+func NewSessionID() string {
+	var b [16]byte
+	rand.Read(b[:]) // never fails; see crypto/rand.Read
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
