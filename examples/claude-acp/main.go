@@ -3,8 +3,9 @@
 // in streaming-input mode, whose output becomes session updates and whose
 // permission questions go to the editor. With -cli codex or -cli gemini
 // it drives the OpenAI Codex CLI or the Gemini CLI instead, one process
-// per turn. The translation is package bridge; this program only starts
-// processes, wires stdio and handles signals.
+// per turn. The translation is package bridge, and starting processes
+// package bridgeos; this program only reads its flags, wires stdio,
+// handles signals and logs.
 //
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
 //		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS']
@@ -25,12 +26,9 @@ package main
 
 import (
 	"context"
-	"crypto/rand"
 	"flag"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
 	"os/signal"
 	"strings"
 	"syscall"
@@ -38,6 +36,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/bridge"
+	"github.com/acpkit/acpkit/bridge/bridgeos"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -68,24 +67,20 @@ func main() {
 		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
 		os.Exit(2)
 	}
-	path, err := exec.LookPath(*paths[*cliName])
+	start, err := bridgeos.Starter(*paths[*cliName], strings.Fields(*wrap))
 	if err != nil {
 		log.Error("claude-acp: the CLI was not found", "cli", *cliName, "error", err)
 		os.Exit(1)
 	}
-	agent, err := bridge.NewAgent(bridge.Config{
-		CLI:          cli,
-		Start:        starter(path, strings.Fields(*wrap), log),
-		NewSessionID: newSessionID,
-		Clock:        clock{},
-		Model:        *model,
-		ExtraArgs:    flag.Args(),
-		TurnTimeout:  *turnTimeout,
-		Idle:         *idle,
-		AllowBypass:  cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
-		Location:     time.Local,
-		Zones:        time.LoadLocation,
-		Logger:       log,
+	agent, err := bridgeos.NewAgent(bridge.Config{
+		CLI:         cli,
+		Start:       start,
+		Model:       *model,
+		ExtraArgs:   flag.Args(),
+		TurnTimeout: *turnTimeout,
+		Idle:        *idle,
+		AllowBypass: cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
+		Logger:      log,
 	})
 	if err != nil {
 		log.Error("claude-acp", "error", err)
@@ -133,23 +128,4 @@ func serve(agent *bridge.Agent, log *slog.Logger) int {
 		return 1
 	}
 	return 0
-}
-
-// clock is the real time, for the agent's timeouts.
-type clock struct{}
-
-func (clock) Now() time.Time { return time.Now() }
-
-func (clock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
-
-// newSessionID returns a random (version 4) UUID, the form the CLI's
-// --session-id requires.
-func newSessionID() string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic(err) // crypto/rand never fails on supported platforms
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
 }
