@@ -136,9 +136,10 @@
 //
 // # Usage
 //
-// [NewUsageUpdate] renders a [usage.Snapshot] as the standard usage_update:
-// tokens in the context window now, and the session's cost when it is
-// known.
+// [UsageUpdate] carries tokens in the context window now and the
+// session's cost; package usage renders a session's accounting as one
+// ([github.com/acpkit/acpkit/usage.Snapshot.ACPUpdate]), so that this
+// package depends on nothing of the module's but its internal packages.
 //
 // # Extensions
 //

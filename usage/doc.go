@@ -50,6 +50,13 @@
 // request. Money is integer picodollars ([PicoUSDPerUSD]); a cost that
 // cannot be proven is absent, never zero.
 //
+// # On the wire
+//
+// [Snapshot.ACPUpdate] renders a snapshot as ACP's standard usage_update:
+// the tokens in the context window now and, when it is exact, the
+// session's cost. Package acp/goose renders goose's richer payload from
+// the same snapshot.
+//
 // # Consumers
 //
 // A [Tracker] turns the cumulative snapshots an editor receives, several per

@@ -160,7 +160,7 @@ func FuzzUsageWire(f *testing.F) {
 			s := acc.Snapshot()
 
 			g := NewUsageUpdate(s)
-			std, _ := acp.NewUsageUpdate(s)
+			std, _ := s.ACPUpdate()
 			gl, err := notificationLine(SessionNotification{SessionID: "s", Update: g})
 			if err != nil {
 				t.Fatal(err)

@@ -19,8 +19,8 @@ func (s *session) addTurn(input, output int) (acp.UsageUpdate, goose.UsageUpdate
 		ContextWindow: usage.CountOf(contextWindow),
 	})
 	snap := s.usage.Snapshot()
-	// Both figures NewUsageUpdate needs are in every report, so its ok is
+	// Both figures ACPUpdate needs are in every report, so its ok is
 	// always true here.
-	std, _ := acp.NewUsageUpdate(snap)
+	std, _ := snap.ACPUpdate()
 	return std, goose.NewUsageUpdate(snap)
 }

@@ -1,4 +1,4 @@
-package acp_test
+package usage_test
 
 import (
 	"fmt"
@@ -7,7 +7,7 @@ import (
 	"github.com/acpkit/acpkit/usage"
 )
 
-func ExampleNewUsageUpdate() {
+func ExampleSnapshot_ACPUpdate() {
 	var acc usage.Accumulator
 	id, _ := usage.IdentityFromBaseURL("https://api.anthropic.com", "claude-haiku-4-5", "")
 	for _, in := range []uint64{1000, 1500} {
@@ -17,7 +17,7 @@ func ExampleNewUsageUpdate() {
 		acc.Add(r)
 	}
 
-	u, ok := acp.NewUsageUpdate(acc.Snapshot())
+	u, ok := acc.Snapshot().ACPUpdate()
 	if !ok {
 		return // the context use or the window is unknown
 	}
