@@ -20,7 +20,9 @@
 //     and runs a JSON-RPC connection ([github.com/acpkit/acpkit/acp.Conn])
 //     over any reader and writer, with concurrent requests, ordered
 //     notifications and cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
-//     and an agent in memory for tests.
+//     and an agent in memory for tests, and
+//     [github.com/acpkit/acpkit/acp/goose] holds goose's extensions (steer,
+//     run metadata, its usage payload).
 //   - [github.com/acpkit/acpkit/claude] reads the Claude Code CLI's
 //     stream-json output (claude -p --output-format stream-json --verbose)
 //     one line at a time and turns it into events; it also builds the
@@ -40,25 +42,35 @@
 //     consumer side.
 //   - [github.com/acpkit/acpkit/timeparse] turns epoch seconds, epoch
 //     milliseconds and RFC 3339 strings into epoch milliseconds.
+//   - [github.com/acpkit/acpkit/bridge] serves ACP sessions with one of
+//     those CLIs, or one of the program's own: one goroutine per session
+//     owns its state and its CLI process, and the CLI's output becomes
+//     session updates, stop reasons and errors.
+//     [github.com/acpkit/acpkit/bridge/bridgeos] gives a program the
+//     operating system's process starter, clock and session ids for it.
 //
-// How they fit in an agent that bridges an editor to the Claude CLI:
+// How they fit in an agent that bridges an editor to a CLI, which is what
+// package bridge does and examples/claude-acp runs:
 //
-//	editor ──stdin──▶ acp.Conn ──▶ your handlers ──▶ claude.CommandLine ──▶ claude process
-//	editor ◀─stdout── acp.Conn ◀── session/update ◀── claude.Turn.Events ◀── its stdout
+//	editor ──stdin──▶ acp.Conn ──▶ bridge.Agent ──▶ a session's goroutine ──▶ claude, codex or gemini process
+//	editor ◀─stdout── acp.Conn ◀── session/update ◀── its Conversation ◀── claude.Session.Feed, codex.Turn.Feed, …
 //	                                      ▲
 //	                            usage.Accumulator (tokens, cost)
 //
 // The library packages are pure: they read and write only the readers,
 // writers and byte slices their callers hand them, and take the current time
-// as a parameter. Only the programs under examples/ open processes, files and
-// standard I/O.
+// as a parameter or from a clock the caller gives. Where a program needs the
+// operating system, a small package named for it supplies the default
+// (bridge/bridgeos), which the pure package never imports. Only the programs
+// under examples/ open files and standard I/O.
 //
 // # Examples
 //
 // The examples directory holds small programs to copy from:
 // examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
 // complete agent with sessions, cancellation, goose's extensions and usage
-// reports; and examples/fakeclaude, examples/fakecodex and
+// reports; examples/claude-acp, package bridge behind an editor, in flags,
+// signals and logging; and examples/fakeclaude, examples/fakecodex and
 // examples/fakegemini, stand-ins for the claude, codex and gemini binaries
 // that replay recorded transcripts.
 //

@@ -16,7 +16,8 @@ import (
 )
 
 // Config configures an [Agent]. Start, NewSessionID and Clock are
-// required.
+// required; package bridgeos's NewAgent fills them in with the operating
+// system's.
 type Config struct {
 	// Start starts a CLI process.
 	Start Starter

@@ -1,13 +1,54 @@
-// Package bridge makes a coding-agent CLI an ACP agent: it turns the
-// CLI's events into ACP session updates and prompt responses, and serves
-// ACP sessions with it: the Claude Code CLI ([Claude], one long-lived
-// process per session), the OpenAI Codex CLI ([Codex]) or the Gemini CLI
-// ([Gemini]), one process per turn.
+// Package bridge makes a coding-agent CLI an ACP agent: an [Agent] serves
+// ACP sessions with the Claude Code CLI ([Claude], one long-lived process
+// per session), the OpenAI Codex CLI ([Codex]) or the Gemini CLI
+// ([Gemini]), one process per turn, or with a CLI of the program's own.
+// It turns the CLI's output into ACP session updates and prompt
+// responses, and the editor's requests into the CLI's input.
 //
 // The package is pure, like the rest of the module: it starts no process
 // and reads no clock of its own. A program gives it a [Starter] that
-// starts the CLI (examples/claude-acp uses os/exec, a test can run
-// claude/claudetest in-process) and a [Clock] for its timeouts.
+// starts the CLI and a [Clock] for its timeouts; package bridgeos has the
+// operating system's, and its NewAgent fills them in. A test can run a
+// CLI's fake in-process, and drive the timeouts with testing/synctest.
+//
+// # Sessions
+//
+// [Agent] registers typed handlers for initialize, session/new, load,
+// resume, list, close, set_mode, set_config_option, prompt and cancel.
+// Each session is served by one goroutine that owns all of its state and
+// its CLI process: the handlers hand it their requests, and the process's
+// output, its exit, the timers and the editor's permission answers come
+// to it too, one at a time, in order. A session is cold (no CLI), idle (a
+// CLI between turns), running or cancelling a turn, stopping its CLI, or
+// closing.
+//
+// A session's CLI starts with its first prompt, in the session's
+// directory. A prompt that comes while a turn runs waits for it and runs
+// next; session/cancel interrupts the turn, and answers every waiting
+// prompt cancelled. A CLI that ignores the interrupt is signalled, a
+// grace period ([Config.Grace]) apart, until it ends the turn or exits.
+// One silent past [Config.TurnTimeout] is killed and its turn fails; one
+// idle past [Config.Idle] is stopped, and the next prompt resumes the
+// conversation in a new process, as it does after a crash. A CLI that
+// died between turns is replaced before the next prompt reaches it.
+// [Agent.Close] cancels every turn, stops every CLI and waits for it.
+//
+// # CLIs
+//
+// What differs between the CLIs is behind the [CLI] interface: its modes
+// and models ([CLIInfo]), its process model, and, for each session, a
+// [Conversation] that builds its processes' command lines, writes their
+// input and turns each line of their output into what the editor sees,
+// through the session's [Host]. The editor sees the same updates, stop
+// reasons and [ErrorData] whatever the CLI.
+//
+// Claude Code runs in streaming-input mode: the editor answers its
+// permission questions, and session/cancel interrupts the turn and keeps
+// the process. Codex and Gemini CLI run headless once per turn, resuming
+// the conversation the turn before named; they ask no permission, so a
+// session's mode is the CLI's sandbox policy (Codex) or approval mode
+// (Gemini), which the next turn takes, and session/cancel interrupts the
+// turn's process.
 //
 // # Translation
 //
@@ -27,28 +68,4 @@
 //   - [ClaudeTranslator.End] gives the prompt's response: a stop reason,
 //     or an *acp.Error whose data, an [ErrorData], says why the turn
 //     failed and when a limit resets.
-//
-// # Agent
-//
-// [Agent] registers typed handlers for initialize, session/new, load,
-// resume, list, close, set_mode, set_config_option, prompt and cancel,
-// and serves them with the CLI [Config.CLI] names.
-//
-// With Claude Code, a session's CLI starts with its first prompt, in the
-// session's directory, and stays for the next ones; the editor answers
-// its permission questions; session/cancel interrupts the turn and keeps
-// the process. One idle past [Config.Idle] is stopped and resumed by the
-// next prompt.
-//
-// Codex and Gemini CLI run headless once per turn, resuming the
-// conversation the turn before named; they ask no permission, so a
-// session's mode is the CLI's sandbox policy (Codex) or approval mode
-// (Gemini), which the next turn takes. session/cancel interrupts the
-// turn's process. What differs between the CLIs lives in one small
-// translator each; the editor sees the same updates, stop reasons and
-// [ErrorData] from all three.
-//
-// Whatever the CLI, one that stays silent past [Config.TurnTimeout] is
-// stopped and its turn fails, and [Agent.Close] stops every CLI and waits
-// for it.
 package bridge

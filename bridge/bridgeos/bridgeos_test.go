@@ -103,7 +103,6 @@ func (missing) NewConversation(bridge.ConversationConfig) (bridge.Conversation, 
 	return nil, errors.New("unused")
 }
 
-
 func TestNewAgentDefaults(t *testing.T) {
 	a, err := bridgeos.NewAgent(bridge.Config{Start: func(string, []string) (bridge.Process, error) { return nil, os.ErrNotExist }})
 	if err != nil {
