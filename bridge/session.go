@@ -1,12 +1,9 @@
 package bridge
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"log/slog"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
@@ -66,7 +63,7 @@ type session struct {
 
 // An event is an input of a session's goroutine: one of the types below,
 // or output or exited from its process.
-type event any
+type event interface{ isEvent() }
 
 // prompt is a session/prompt request.
 type prompt struct{ req *promptReq }
@@ -131,6 +128,20 @@ type (
 
 // answered is the editor's answer to a permission question.
 type answered struct{ q *question }
+
+func (prompt) isEvent()       {}
+func (abandon) isEvent()      {}
+func (cancel) isEvent()       {}
+func (setting) isEvent()      {}
+func (settled) isEvent()      {}
+func (describe) isEvent()     {}
+func (closeSession) isEvent() {}
+func (idleExpired) isEvent()  {}
+func (graceExpired) isEvent() {}
+func (watchTick) isEvent()    {}
+func (answered) isEvent()     {}
+func (output) isEvent()       {}
+func (exited) isEvent()       {}
 
 // A state is what a session is doing. Its on method takes one event and
 // returns the state that follows.
@@ -226,17 +237,19 @@ func (st running) on(s *session, ev event) state {
 		}
 	case cancel:
 		s.cancelQueue()
-		return s.interrupt(st.p, st.t)
+		s.interrupt(st.p)
+		return cancelling(st)
 	case abandon:
 		if ev.req == st.t.req {
-			return s.interrupt(st.p, st.t)
+			s.interrupt(st.p)
+			return cancelling(st)
 		}
 		s.anywhere(ev)
 	case setting:
 		s.configure(ev, st.p)
 	case closeSession:
 		s.cancelQueue()
-		s.interrupt(st.p, st.t)
+		s.interrupt(st.p)
 		st.p.in.Close()
 		return closing{p: st.p, t: st.t, waiting: []chan struct{}{ev.reply}}
 	default:
@@ -388,23 +401,6 @@ func (s *session) post(ev event) bool {
 	}
 }
 
-// await waits for the reply to an event the session took. The session
-// answers every event it takes before it ends.
-func await[T any](s *session, reply <-chan T) (T, bool) {
-	select {
-	case r := <-reply:
-		return r, true
-	case <-s.done:
-		select {
-		case r := <-reply:
-			return r, true
-		default:
-			var zero T
-			return zero, false
-		}
-	}
-}
-
 // timer is a Clock timer whose expiry comes to the session's goroutine as
 // an event.
 type timer struct{ cancel func() bool }
@@ -423,68 +419,6 @@ func (t *timer) stop() {
 	}
 }
 
-// The handlers' side: each posts an event and waits for its reply.
-
-func (s *session) prompt(ctx context.Context, conn *acp.Conn, blocks []acp.ContentBlock) (acp.PromptResult, error) {
-	req := &promptReq{conn: conn, blocks: blocks, reply: make(chan promptReply, 1)}
-	if !s.post(prompt{req}) {
-		return acp.PromptResult{}, s.closedError()
-	}
-	select {
-	case r := <-req.reply:
-		return r.res, r.err
-	case <-ctx.Done(): // the request was cancelled, or the connection ended
-		s.post(abandon{req})
-	}
-	r, ok := await(s, req.reply)
-	if !ok {
-		return acp.PromptResult{}, s.closedError()
-	}
-	return r.res, r.err
-}
-
-func (s *session) cancel() { s.post(cancel{}) }
-
-func (s *session) set(ctx context.Context, conn *acp.Conn, key, value string) (view, error) {
-	reply := make(chan settingReply, 1)
-	if !s.post(setting{key: key, value: value, ctx: ctx, conn: conn, reply: reply}) {
-		return view{}, s.closedError()
-	}
-	r, ok := await(s, reply)
-	if !ok {
-		return view{}, s.closedError()
-	}
-	return r.view, r.err
-}
-
-func (s *session) describe() (view, error) {
-	reply := make(chan view, 1)
-	if !s.post(describe{reply}) {
-		return view{}, s.closedError()
-	}
-	v, ok := await(s, reply)
-	if !ok {
-		return view{}, s.closedError()
-	}
-	return v, nil
-}
-
-// close closes the session: it cancels the turn under way and every
-// prompt waiting, stops the CLI, and returns once it has exited.
-func (s *session) close() {
-	reply := make(chan struct{})
-	if s.post(closeSession{reply}) {
-		await(s, reply)
-	}
-	<-s.done
-}
-
-func (s *session) closedError() error {
-	return acp.Errorf(acp.CodeResourceNotFound, "session %s is closed", s.id)
-}
-
-// The session goroutine's side.
-
 // turn is one prompt, from its start in a CLI to its answer.
 type turn struct {
 	req   *promptReq
@@ -496,15 +430,6 @@ type turn struct {
 
 	open  map[string]*question // asked, neither answered nor withdrawn
 	asked []*question          // every question asked, to wait for
-}
-
-// question is a permission question put to the editor.
-type question struct {
-	Question
-	cancel  context.CancelFunc
-	done    chan struct{} // closed once the editor answered or the call failed
-	outcome acp.PermissionOutcome
-	err     error
 }
 
 // begin starts req's turn in p, the CLI that runs (nil to start one), and
@@ -627,10 +552,10 @@ func (s *session) timedOut(p *proc, t *turn) state {
 	return stopping{p}
 }
 
-// interrupt cancels the turn t: it asks the CLI to end it, or signals the
-// CLI when it cannot be asked, and signals it harder each grace period
-// until the turn ends.
-func (s *session) interrupt(p *proc, t *turn) state {
+// interrupt cancels the turn under way in p: it asks the CLI to end it,
+// or signals the CLI when it cannot be asked, and signals it harder each
+// grace period until the turn ends.
+func (s *session) interrupt(p *proc) {
 	p.unwatch()
 	if s.conv.Interrupt() {
 		p.escalate(Interrupt, Kill)
@@ -638,7 +563,6 @@ func (s *session) interrupt(p *proc, t *turn) state {
 		p.signal(Interrupt)
 		p.escalate(Kill)
 	}
-	return cancelling{p, t}
 }
 
 // finish answers the prompt of turn t. Its permission questions are
@@ -675,214 +599,3 @@ func (s *session) finalize(waiting []chan struct{}) state {
 	}
 	return closed{}
 }
-
-// ask puts question q of turn t to the editor, on a goroutine of its own.
-func (s *session) ask(t *turn, q Question) {
-	ctx, cancel := context.WithCancel(t.ctx)
-	aq := &question{Question: q, cancel: cancel, done: make(chan struct{})}
-	if old := t.open[q.ID]; old != nil {
-		old.cancel() // the CLI asked again: the newer question counts
-	}
-	t.open[q.ID] = aq
-	t.asked = append(t.asked, aq)
-	conn := t.req.conn
-	s.a.wg.Go(func() {
-		defer cancel()
-		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
-			SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options,
-		})
-		aq.outcome, aq.err = res.Outcome, err
-		close(aq.done)
-		s.post(answered{aq})
-	})
-}
-
-// answer hands the editor's answer to question q of turn t to the
-// Conversation, unless the question was withdrawn; nil when it was.
-func (s *session) answer(p *proc, t *turn, q *question) *host {
-	if t.open[q.ID] != q {
-		return nil
-	}
-	delete(t.open, q.ID)
-	h := &host{s: s, p: p, t: t}
-	s.conv.Answer(h, q.Question, q.outcome, q.err)
-	s.refuse(h)
-	return h
-}
-
-// refuse answers the questions a Conversation asked outside a turn as
-// cancelled.
-func (s *session) refuse(h *host) {
-	for len(h.refused) > 0 {
-		q := h.refused[0]
-		h.refused = h.refused[1:]
-		s.conv.Answer(h, q, acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil)
-	}
-}
-
-// configure handles a mode or model setting; p is the CLI that runs and
-// takes it at once, nil for none.
-func (s *session) configure(ev setting, p *proc) {
-	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
-		ev.reply <- settingReply{err: err}
-		return
-	}
-	var confirm func(context.Context) error
-	if p != nil && ev.key == configMode {
-		confirm = s.conv.SetMode(ev.value)
-	} else if p != nil {
-		confirm = s.conv.SetModel(ev.value)
-	}
-	if confirm == nil {
-		s.settle(settled{setting: ev})
-		return
-	}
-	ctx, cancel := context.WithCancelCause(ev.ctx)
-	stop := context.AfterFunc(p.ctx, func() { cancel(errExited) })
-	s.a.wg.Go(func() {
-		defer cancel(nil)
-		defer stop()
-		err := confirm(ctx)
-		if err != nil && context.Cause(ctx) == errExited {
-			err = acp.Errorf(acp.CodeInternalError, "%s exited before answering", s.a.info.Name)
-		}
-		s.post(settled{ev, err})
-	})
-}
-
-// settle applies a setting the CLI took, or answers why it did not.
-func (s *session) settle(ev settled) {
-	if ev.err != nil {
-		ev.reply <- settingReply{err: ev.err}
-		return
-	}
-	switch ev.key {
-	case configMode:
-		s.modeChanged(ev.conn, ev.value)
-	case configModel:
-		s.model = ev.value
-	}
-	ev.reply <- settingReply{view: s.view()}
-}
-
-// modeChanged records the session's mode and tells the editor, as a mode
-// and as a config option.
-func (s *session) modeChanged(conn *acp.Conn, mode string) {
-	s.mode = mode
-	s.a.notify(conn, s.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
-}
-
-// view is what the editor sees of a session's settings.
-type view struct {
-	modes   *acp.SessionModeState
-	options []acp.SessionConfigOption
-}
-
-func (s *session) view() view {
-	modes := s.a.modes()
-	modeValues := make([]choice, len(modes))
-	for i, m := range modes {
-		modeValues[i] = choice{Value: m.ID, Name: m.Name, Description: m.Description}
-	}
-	modeJSON, _ := json.Marshal(modeValues)
-	modelJSON, _ := json.Marshal(s.a.modelChoices(s.model))
-	return view{
-		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
-		options: []acp.SessionConfigOption{
-			{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: s.mode, Options: modeJSON},
-			{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: s.model, Options: modelJSON},
-		},
-	}
-}
-
-// host is the Host of one call of the Agent's to the Conversation: t is the
-// turn under way, nil outside one.
-type host struct {
-	s *session
-	p *proc // nil when no CLI runs
-	t *turn
-
-	ended   bool // EndTurn was called
-	res     acp.PromptResult
-	err     error
-	refused []Question // asked outside a turn
-}
-
-func (h *host) conn() *acp.Conn {
-	if h.t != nil {
-		return h.t.req.conn
-	}
-	return h.s.conn
-}
-
-func (h *host) Notify(updates ...acp.Update) { h.s.a.notify(h.conn(), h.s.id, updates) }
-
-func (h *host) Ask(q Question) {
-	if h.t == nil {
-		h.s.log.Warn("a permission question outside a turn, refused", "tool", q.ToolCall.Title)
-		h.refused = append(h.refused, q)
-		return
-	}
-	h.s.ask(h.t, q)
-}
-
-func (h *host) Withdraw(id string) {
-	if h.t == nil {
-		return
-	}
-	if q := h.t.open[id]; q != nil {
-		delete(h.t.open, id)
-		q.cancel()
-	}
-}
-
-func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.conn(), mode) }
-
-func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
-	if models != nil {
-		h.s.a.learnModels(models)
-	}
-	if commands == nil {
-		commands = []acp.AvailableCommand{}
-	}
-	updates := []acp.Update{acp.AvailableCommandsUpdate{AvailableCommands: commands}, acp.ConfigOptionUpdate{ConfigOptions: h.s.view().options}}
-	// A CLI started again for the session (after an idle stop, a crash or
-	// a cancel it ignored) lists the same commands: say only what changed.
-	announced, _ := json.Marshal(updates)
-	if bytes.Equal(announced, h.s.announced) {
-		return
-	}
-	h.s.announced = announced
-	h.Notify(updates...)
-}
-
-func (h *host) EndTurn(res acp.PromptResult, err error) {
-	if h.t == nil || h.ended {
-		return
-	}
-	h.ended, h.res, h.err = true, res, err
-}
-
-func (h *host) Retire() {
-	if h.p != nil {
-		h.p.retired = true
-	}
-}
-
-// choice is a value of a select config option.
-type choice struct {
-	Value       string `json:"value"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-}
-
-// modelArg is the model to pass to a CLI: "" for its default.
-func modelArg(model string) string {
-	if model == "default" {
-		return ""
-	}
-	return model
-}
-
-// validModel reports whether model can go on a command line.
-func validModel(model string) bool { return model != "" && !strings.HasPrefix(model, "-") }

@@ -1,0 +1,233 @@
+package bridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/acpkit/acpkit/acp"
+)
+
+// What a session's Conversation sees of it (host), its permission
+// questions and its settings, all on the session's goroutine.
+
+// question is a permission question put to the editor.
+type question struct {
+	Question
+	cancel  context.CancelFunc
+	done    chan struct{} // closed once the editor answered or the call failed
+	outcome acp.PermissionOutcome
+	err     error
+}
+
+// ask puts question q of turn t to the editor, on a goroutine of its own.
+func (s *session) ask(t *turn, q Question) {
+	ctx, cancel := context.WithCancel(t.ctx)
+	aq := &question{Question: q, cancel: cancel, done: make(chan struct{})}
+	if old := t.open[q.ID]; old != nil {
+		old.cancel() // the CLI asked again: the newer question counts
+	}
+	t.open[q.ID] = aq
+	t.asked = append(t.asked, aq)
+	conn := t.req.conn
+	s.a.wg.Go(func() {
+		defer cancel()
+		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
+			SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options,
+		})
+		aq.outcome, aq.err = res.Outcome, err
+		close(aq.done)
+		s.post(answered{aq})
+	})
+}
+
+// answer hands the editor's answer to question q of turn t to the
+// Conversation, unless the question was withdrawn; nil when it was.
+func (s *session) answer(p *proc, t *turn, q *question) *host {
+	if t.open[q.ID] != q {
+		return nil
+	}
+	delete(t.open, q.ID)
+	h := &host{s: s, p: p, t: t}
+	s.conv.Answer(h, q.Question, q.outcome, q.err)
+	s.refuse(h)
+	return h
+}
+
+// refuse answers the questions a Conversation asked outside a turn as
+// cancelled.
+func (s *session) refuse(h *host) {
+	for len(h.refused) > 0 {
+		q := h.refused[0]
+		h.refused = h.refused[1:]
+		s.conv.Answer(h, q, acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil)
+	}
+}
+
+// configure handles a mode or model setting; p is the CLI that runs and
+// takes it at once, nil for none.
+func (s *session) configure(ev setting, p *proc) {
+	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
+		ev.reply <- settingReply{err: err}
+		return
+	}
+	var confirm func(context.Context) error
+	if p != nil && ev.key == configMode {
+		confirm = s.conv.SetMode(ev.value)
+	} else if p != nil {
+		confirm = s.conv.SetModel(ev.value)
+	}
+	if confirm == nil {
+		s.settle(settled{setting: ev})
+		return
+	}
+	ctx, cancel := context.WithCancelCause(ev.ctx)
+	stop := context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	s.a.wg.Go(func() {
+		defer cancel(nil)
+		defer stop()
+		err := confirm(ctx)
+		if err != nil && context.Cause(ctx) == errExited {
+			err = acp.Errorf(acp.CodeInternalError, "%s exited before answering", s.a.info.Name)
+		}
+		s.post(settled{ev, err})
+	})
+}
+
+// settle applies a setting the CLI took, or answers why it did not.
+func (s *session) settle(ev settled) {
+	if ev.err != nil {
+		ev.reply <- settingReply{err: ev.err}
+		return
+	}
+	switch ev.key {
+	case configMode:
+		s.modeChanged(ev.conn, ev.value)
+	case configModel:
+		s.model = ev.value
+	}
+	ev.reply <- settingReply{view: s.view()}
+}
+
+// modeChanged records the session's mode and tells the editor, as a mode
+// and as a config option.
+func (s *session) modeChanged(conn *acp.Conn, mode string) {
+	s.mode = mode
+	s.a.notify(conn, s.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
+}
+
+// view is what the editor sees of a session's settings.
+type view struct {
+	modes   *acp.SessionModeState
+	options []acp.SessionConfigOption
+}
+
+func (s *session) view() view {
+	modes := s.a.modes()
+	modeValues := make([]choice, len(modes))
+	for i, m := range modes {
+		modeValues[i] = choice{Value: m.ID, Name: m.Name, Description: m.Description}
+	}
+	modeJSON, _ := json.Marshal(modeValues)
+	modelJSON, _ := json.Marshal(s.a.modelChoices(s.model))
+	return view{
+		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
+		options: []acp.SessionConfigOption{
+			{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: s.mode, Options: modeJSON},
+			{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: s.model, Options: modelJSON},
+		},
+	}
+}
+
+// host is the Host of one call of the Agent's to the Conversation: t is the
+// turn under way, nil outside one.
+type host struct {
+	s *session
+	p *proc // nil when no CLI runs
+	t *turn
+
+	ended   bool // EndTurn was called
+	res     acp.PromptResult
+	err     error
+	refused []Question // asked outside a turn
+}
+
+func (h *host) conn() *acp.Conn {
+	if h.t != nil {
+		return h.t.req.conn
+	}
+	return h.s.conn
+}
+
+func (h *host) Notify(updates ...acp.Update) { h.s.a.notify(h.conn(), h.s.id, updates) }
+
+func (h *host) Ask(q Question) {
+	if h.t == nil {
+		h.s.log.Warn("a permission question outside a turn, refused", "tool", q.ToolCall.Title)
+		h.refused = append(h.refused, q)
+		return
+	}
+	h.s.ask(h.t, q)
+}
+
+func (h *host) Withdraw(id string) {
+	if h.t == nil {
+		return
+	}
+	if q := h.t.open[id]; q != nil {
+		delete(h.t.open, id)
+		q.cancel()
+	}
+}
+
+func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.conn(), mode) }
+
+func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
+	if models != nil {
+		h.s.a.learnModels(models)
+	}
+	if commands == nil {
+		commands = []acp.AvailableCommand{}
+	}
+	updates := []acp.Update{acp.AvailableCommandsUpdate{AvailableCommands: commands}, acp.ConfigOptionUpdate{ConfigOptions: h.s.view().options}}
+	// A CLI started again for the session (after an idle stop, a crash or
+	// a cancel it ignored) lists the same commands: say only what changed.
+	announced, _ := json.Marshal(updates)
+	if bytes.Equal(announced, h.s.announced) {
+		return
+	}
+	h.s.announced = announced
+	h.Notify(updates...)
+}
+
+func (h *host) EndTurn(res acp.PromptResult, err error) {
+	if h.t == nil || h.ended {
+		return
+	}
+	h.ended, h.res, h.err = true, res, err
+}
+
+func (h *host) Retire() {
+	if h.p != nil {
+		h.p.retired = true
+	}
+}
+
+// choice is a value of a select config option.
+type choice struct {
+	Value       string `json:"value"`
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+}
+
+// modelArg is the model to pass to a CLI: "" for its default.
+func modelArg(model string) string {
+	if model == "default" {
+		return ""
+	}
+	return model
+}
+
+// validModel reports whether model can go on a command line.
+func validModel(model string) bool { return model != "" && !strings.HasPrefix(model, "-") }
