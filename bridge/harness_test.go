@@ -316,6 +316,15 @@ func (e *env) newSession() string {
 	return res.SessionID
 }
 
+// begin opens a session and sends its first prompt, and returns the
+// session, where the prompt's answer comes, and the CLI it started.
+func (e *env) begin(text string) (sid string, answer <-chan answer, p *script) {
+	e.t.Helper()
+	sid = e.newSession()
+	answer = e.promptAsync(bg, sid, text)
+	return sid, answer, e.process()
+}
+
 // answer is a prompt's response as the editor got it.
 type answer struct {
 	res acp.PromptResult

@@ -53,9 +53,7 @@ func TestCodexEvents(t *testing.T) {
 		e := newEnv(t, bridge.Config{CLI: bridge.Codex, AllowBypass: true}, notices)
 		e.stayAtEOF = true
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "work")
-		p := e.process()
+		sid, ch, p := e.begin("work")
 		if _, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "danger-full-access"}); err != nil {
 			t.Fatal(err)
 		}
@@ -138,9 +136,7 @@ func TestGeminiEvents(t *testing.T) {
 		e := newEnv(t, bridge.Config{CLI: bridge.Gemini}, acp.ClientCapabilities{})
 		e.stayAtEOF = true
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "work")
-		p := e.process()
+		_, ch, p := e.begin("work")
 		if diff := cmp.Diff([]string{"--output-format=stream-json", "--skip-trust"}, p.args); diff != "" {
 			t.Errorf("command line (-want +got):\n%s", diff)
 		}

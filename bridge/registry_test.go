@@ -140,9 +140,7 @@ func TestGooseUsage(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{Meta: json.RawMessage(`{"goose":{"customNotifications":true}}`)})
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "hi")
-		p := e.process()
+		_, ch, p := e.begin("hi")
 		p.turn(resultLine)
 		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
 		if diff := cmp.Diff([]string{"goose goose.UsageUpdate", "answer hi"}, e.notes()); diff != "" {
@@ -178,9 +176,7 @@ func TestStoppingCLI(t *testing.T) {
 		log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 		e := newEnv(t, bridge.Config{Idle: time.Minute, Grace: time.Second, Logger: log}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "one")
-		p1 := e.process()
+		sid, ch, p1 := e.begin("one")
 		p1.stayAtEOF = true
 		p1.ignore[bridge.Terminate] = true
 		p1.turn(resultLine)
@@ -241,9 +237,7 @@ func TestCloseIdleAndCold(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{Idle: time.Hour}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "one")
-		p := e.process()
+		sid, ch, p := e.begin("one")
 		p.turn(resultLine)
 		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
 		if _, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid}); err != nil {

@@ -26,9 +26,7 @@ func TestIdleStopThenResume(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{Idle: time.Minute}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "hi")
-		p1 := e.process()
+		sid, first, p1 := e.begin("hi")
 		if !hasArg(p1.args, "--session-id="+sid) {
 			t.Errorf("a new conversation's CLI was started with %q, want --session-id=%s", p1.args, sid)
 		}
@@ -70,9 +68,7 @@ func TestCancelStuckCLI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{Grace: 5 * time.Second}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "tell me a long story")
-		p1 := e.process()
+		sid, first, p1 := e.begin("tell me a long story")
 		p1.ignore[bridge.Interrupt] = true
 		p1.turn(textLine)
 		e.cancel(sid)
@@ -106,9 +102,7 @@ func TestCancelKeepsTheCLI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "tell me a long story")
-		p := e.process()
+		sid, first, p := e.begin("tell me a long story")
 		p.turn(textLine)
 		e.cancel(sid)
 		synctest.Wait()
@@ -132,9 +126,7 @@ func TestCrashMidTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "refactor the parser")
-		p1 := e.process()
+		sid, first, p1 := e.begin("refactor the parser")
 		p1.turn(textLine)
 		p1.stderr("Error: Claude Code process exited unexpectedly\n")
 		synctest.Wait()
@@ -159,9 +151,7 @@ func TestTurnTimeout(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{TurnTimeout: time.Minute}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "think hard")
-		p1 := e.process()
+		sid, first, p1 := e.begin("think hard")
 		p1.turn()
 		for range 4 {
 			time.Sleep(45 * time.Second)
@@ -191,9 +181,7 @@ func TestCloseDuringTurn(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{Grace: time.Second}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "tell me a long story")
-		p := e.process()
+		sid, first, p := e.begin("tell me a long story")
 		p.stayAtEOF = true
 		p.turn(textLine)
 		queued := e.promptAsync(bg, sid, "and another")
@@ -239,9 +227,7 @@ func TestCloseDuringTurn(t *testing.T) {
 func TestCloseWhenTheCLIExits(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "tell me a long story")
-		p := e.process()
+		sid, first, p := e.begin("tell me a long story")
 		p.turn(textLine)
 		e.cancel(sid)
 		synctest.Wait()
@@ -259,9 +245,7 @@ func TestWaitingPrompts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "one")
-		p := e.process()
+		sid, first, p := e.begin("one")
 		second := e.promptAsync(bg, sid, "two")
 		synctest.Wait()
 		third := e.promptAsync(bg, sid, "three")
@@ -297,9 +281,7 @@ func TestCancelWithPromptsWaiting(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "one")
-		p := e.process()
+		sid, first, p := e.begin("one")
 		p.turn(textLine)
 		second := e.promptAsync(bg, sid, "two")
 		third := e.promptAsync(bg, sid, "three")
@@ -370,9 +352,7 @@ func TestPermissionPendingAtCancel(t *testing.T) {
 					<-ctx.Done()
 					return acp.RequestPermissionResult{}, ctx.Err()
 				}
-				sid := e.newSession()
-				first := e.promptAsync(bg, sid, "create x")
-				p := e.process()
+				sid, first, p := e.begin("create x")
 				p.turn(askBash)
 				synctest.Wait()
 				if len(e.asked) != 1 {
@@ -424,9 +404,7 @@ func TestPermissionAnswers(t *testing.T) {
 				e.answer = func(ctx context.Context, _ acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
 					return tt.answer(ctx)
 				}
-				sid := e.newSession()
-				first := e.promptAsync(bg, sid, "create x")
-				p := e.process()
+				_, first, p := e.begin("create x")
 				p.turn(ask)
 				synctest.Wait()
 				ls := p.lines()
@@ -458,9 +436,7 @@ func TestPermissionWithdrawn(t *testing.T) {
 			close(withdrawnFromEditor)
 			return acp.RequestPermissionResult{}, ctx.Err()
 		}
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "create x")
-		p := e.process()
+		_, first, p := e.begin("create x")
 		p.turn(askBash)
 		synctest.Wait()
 		p.write(withdrawn)
@@ -497,9 +473,7 @@ func TestExitPlanMode(t *testing.T) {
 			}
 			return selected("acceptEdits")(ctx)
 		}
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "plan it")
-		p := e.process()
+		_, first, p := e.begin("plan it")
 		p.turn(`{"type":"control_request","request_id":"perm-2","request":{"subtype":"can_use_tool","tool_name":"ExitPlanMode","input":{"plan":"1. Do it."},"tool_use_id":"toolu_2"}}`)
 		synctest.Wait()
 		ls := p.lines()
@@ -524,9 +498,7 @@ func TestCLIExitsBetweenTurns(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 				defer e.close()
-				sid := e.newSession()
-				first := e.promptAsync(bg, sid, "one")
-				p1 := e.process()
+				sid, first, p1 := e.begin("one")
 				p1.turn(resultLine)
 				stopReason(t, got(t, first), acp.StopReasonEndTurn)
 				if seen {
@@ -681,9 +653,7 @@ func TestPerTurnCLI(t *testing.T) {
 		e := newEnv(t, bridge.Config{CLI: bridge.Codex, Grace: time.Second}, acp.ClientCapabilities{})
 		e.stayAtEOF = true
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "one")
-		p1 := e.process()
+		sid, first, p1 := e.begin("one")
 		second := e.promptAsync(bg, sid, "two")
 		synctest.Wait()
 		if diff := cmp.Diff([]string{"one"}, p1.lines()); diff != "" || !p1.inputClosed() {
@@ -745,9 +715,7 @@ func TestInvalidPrompts(t *testing.T) {
 func TestCancellingState(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{Grace: time.Second}, acp.ClientCapabilities{})
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "one")
-		p := e.process()
+		sid, first, p := e.begin("one")
 		p.stayAtEOF = true
 		p.ignore[bridge.Interrupt] = true
 		p.turn(textLine)
@@ -798,9 +766,7 @@ func TestCLIGoneAndNoneStarts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		first := e.promptAsync(bg, sid, "one")
-		p1 := e.process()
+		sid, first, p1 := e.begin("one")
 		p1.turn(resultLine)
 		stopReason(t, got(t, first), acp.StopReasonEndTurn)
 		p1.inR.Close()
@@ -850,9 +816,7 @@ func TestClaudeOtherLines(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		sid := e.newSession()
-		ch := e.promptAsync(bg, sid, "hi")
-		p := e.process()
+		_, ch, p := e.begin("hi")
 		p.write(
 			`{"type":"control_response","response":{"subtype":"success","request_id":"`+p.requestID("initialize")+`","response":{"commands":"none"}}}`,
 			`[DEBUG] not json`,

@@ -506,15 +506,7 @@ func TestWaitingPrompts(t *testing.T) {
 		if err := within(t, <-second, "answer to the second prompt"); err != nil {
 			t.Errorf("the second prompt: %v", err)
 		}
-		e.p.stdin.Close()
-		if err := e.p.wait(); err != nil {
-			t.Errorf("claude-acp exit: %v; want status 0", err)
-		}
-		written, err := os.ReadFile(stdinLog)
-		if err != nil {
-			t.Fatal(err)
-		}
-		checkGolden(t, filepath.Join("testdata", "waiting.stdin.golden"), written)
+		checkWritten(t, e, stdinLog, "waiting.stdin.golden")
 	})
 	t.Run("cancelled", func(t *testing.T) {
 		t.Parallel()
@@ -544,15 +536,23 @@ func TestWaitingPrompts(t *testing.T) {
 		if res, err := e.prompt(sid, "Say hello."); err != nil || res.StopReason != acp.StopReasonEndTurn {
 			t.Errorf("the next prompt: %+v, %v; want end_turn", res, err)
 		}
-		e.p.stdin.Close()
-		if err := e.p.wait(); err != nil {
-			t.Errorf("claude-acp exit: %v; want status 0", err)
-		}
-		written, err := os.ReadFile(stdinLog)
-		if err != nil {
-			t.Fatal(err)
-		}
 		// What the CLI got is what it gets without the waiting prompt.
-		checkGolden(t, filepath.Join("testdata", "cancel.stdin.golden"), written)
+		checkWritten(t, e, stdinLog, "cancel.stdin.golden")
 	})
+}
+
+// checkWritten ends claude-acp, which must exit with status 0, and
+// compares what it wrote to its CLIs, logged at stdinLog, with the golden
+// file testdata/golden.
+func checkWritten(t *testing.T, e *editor, stdinLog, golden string) {
+	t.Helper()
+	e.p.stdin.Close()
+	if err := e.p.wait(); err != nil {
+		t.Errorf("claude-acp exit: %v; want status 0", err)
+	}
+	written, err := os.ReadFile(stdinLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGolden(t, filepath.Join("testdata", golden), written)
 }
