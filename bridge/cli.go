@@ -91,7 +91,8 @@ type ConversationConfig struct {
 type Conversation interface {
 	// CommandLine returns the arguments (without the program name) of
 	// the session's next process, in mode and with model, each one of
-	// CLIInfo's ("default" for the CLI's own model).
+	// CLIInfo's ("default" for the CLI's own model). A process started
+	// for a turn is started after that turn's Prompt.
 	CommandLine(mode, model string) []string
 	// Start binds the Conversation to the process just started with
 	// CommandLine's arguments. stdin is its standard input, where writes

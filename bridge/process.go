@@ -47,6 +47,7 @@ const (
 	Kill
 )
 
+// String names the signal, as the log shows it.
 func (s Signal) String() string {
 	switch s {
 	case Interrupt:
