@@ -22,18 +22,9 @@ func benchLines(tb testing.TB) ([][]byte, int64) {
 	return parsetest.Lines(tb, paths...)
 }
 
-// noSession adapts a codex parser, whose lines carry no session id, to
-// parsetest.BenchParse.
-func noSession(parse func([]byte, []Event) ([]Event, error)) func([]byte, []Event) ([]Event, []byte, error) {
-	return func(line []byte, events []Event) ([]Event, []byte, error) {
-		events, err := parse(line, events)
-		return events, nil, err
-	}
-}
-
 func BenchmarkParseLine(b *testing.B) {
 	lines, size := benchLines(b)
-	parsetest.BenchParse(b, lines, size, noSession(ParseLine))
+	parsetest.BenchParse(b, lines, size, ParseLine)
 }
 
 // BenchmarkParseLineStdJSON is the baseline: the same lines decoded with
@@ -41,7 +32,7 @@ func BenchmarkParseLine(b *testing.B) {
 // the same events.
 func BenchmarkParseLineStdJSON(b *testing.B) {
 	lines, size := benchLines(b)
-	parsetest.BenchParse(b, lines, size, noSession(stdParseLine))
+	parsetest.BenchParse(b, lines, size, stdParseLine)
 }
 
 type stdMessage struct {
@@ -83,14 +74,18 @@ type stdItem struct {
 	} `json:"items"`
 }
 
-func stdParseLine(line []byte, events []Event) ([]Event, error) {
+func stdParseLine(line []byte, events []Event) ([]Event, []byte, error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return events, nil
+		return events, nil, nil
 	}
 	var l stdLine
 	if err := json.Unmarshal(line, &l); err != nil {
-		return events, err
+		return events, nil, err
+	}
+	var threadID []byte
+	if l.ThreadID != "" {
+		threadID = []byte(l.ThreadID)
 	}
 	switch l.Type {
 	case "thread.started":
@@ -147,7 +142,7 @@ func stdParseLine(line []byte, events []Event) ([]Event, error) {
 					Type string `json:"type"`
 				}
 				if err := json.Unmarshal(it.Action, &action); err != nil {
-					return events, err
+					return events, nil, err
 				}
 				e.ActionType, e.Action = action.Type, it.Action
 				if action.Type == "open_page" {
@@ -170,7 +165,7 @@ func stdParseLine(line []byte, events []Event) ([]Event, error) {
 	case "error":
 		events = append(events, parseError(l.Message))
 	}
-	return events, nil
+	return events, threadID, nil
 }
 
 // TestStdBaselineAgrees keeps the baseline honest: on the benchmark's lines
@@ -178,13 +173,16 @@ func stdParseLine(line []byte, events []Event) ([]Event, error) {
 func TestStdBaselineAgrees(t *testing.T) {
 	lines, _ := benchLines(t)
 	for i, line := range lines {
-		want, err := ParseLine(line, nil)
+		want, wantID, err := ParseLine(line, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := stdParseLine(line, nil)
+		got, gotID, err := stdParseLine(line, nil)
 		if err != nil {
 			t.Fatal(err)
+		}
+		if string(wantID) != string(gotID) {
+			t.Errorf("line %d: thread id %q, baseline %q", i+1, wantID, gotID)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("line %d: baseline events differ (-ParseLine +baseline):\n%s", i+1, diff)

@@ -14,8 +14,10 @@
 //
 // # Reading a run
 //
-// [ParseLine] turns one line into an [Event]: [ThreadStarted] with the
-// thread id to resume with, [Text] and [Reasoning], the tool calls
+// [ParseLine] turns one line into an [Event] and returns the thread id
+// the line names, as package claude's and package gemini's ParseLine
+// return their session ids: [ThreadStarted] with the thread id to resume
+// with, [Text] and [Reasoning], the tool calls
 // [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
 // their phase, status and [ToolKind] (the Agent Client Protocol's kinds),
 // [TodoList], [Notice] for non-fatal errors, [Retry] and [APIError] for

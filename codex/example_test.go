@@ -19,7 +19,7 @@ func ExampleParseLine() {
 	var events []codex.Event
 	for line := range strings.Lines(stdout) {
 		var err error
-		events, err = codex.ParseLine([]byte(line), events[:0])
+		events, _, err = codex.ParseLine([]byte(line), events[:0])
 		var syntaxErr *codex.SyntaxError
 		if errors.As(err, &syntaxErr) {
 			// Reported without its content.

@@ -39,7 +39,7 @@ func FuzzParseLine(f *testing.F) {
 	f.Fuzz(func(t *testing.T, line []byte) {
 		orig := bytes.Clone(line)
 		prior := []Event{TurnStarted{}}
-		events, err := ParseLine(line, prior)
+		events, threadID, err := ParseLine(line, prior)
 		trimmed := parsetest.CheckInput(t, orig, line)
 		var se *SyntaxError
 		switch {
@@ -51,16 +51,16 @@ func FuzzParseLine(f *testing.F) {
 				if trimmed[0] != '{' {
 					t.Fatal("ParseLine accepted a line that is not an object")
 				}
-				checkAgainstEncodingJSON(t, trimmed, events[1:])
-			} else if len(events) != 1 {
-				t.Fatal("an event from a blank line")
+				checkAgainstEncodingJSON(t, trimmed, events[1:], threadID)
+			} else if len(events) != 1 || threadID != nil {
+				t.Fatal("an event or a thread id from a blank line")
 			}
 		case errors.As(err, &se):
 			if len(trimmed) > 0 && trimmed[0] == '{' && jsonscan.Valid(trimmed) {
 				t.Fatalf("%v for a valid object", err)
 			}
-			if len(events) != 1 {
-				t.Fatal("ParseLine returned events with an error")
+			if len(events) != 1 || threadID != nil {
+				t.Fatal("ParseLine returned events or a thread id with an error")
 			}
 			parsetest.CheckSyntaxError(t, err, se.Length, se.Offset, trimmed)
 		default:
@@ -73,7 +73,7 @@ func FuzzParseLine(f *testing.F) {
 // against what encoding/json decodes from it: the line type decides the
 // kind of event, the item type its type, and the thread id and item id are
 // the same. Both decoders take the last of a repeated name.
-func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event) {
+func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, id []byte) {
 	// Maps, not structs: encoding/json matches struct fields without
 	// regard to case, and the CLI's member names are exact.
 	var top map[string]json.RawMessage
@@ -83,6 +83,9 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event) {
 	var typ, threadID string
 	_ = json.Unmarshal(top["type"], &typ) // absent or not a string leaves ""
 	_ = json.Unmarshal(top["thread_id"], &threadID)
+	if string(id) != threadID || (id == nil) != (threadID == "") {
+		t.Fatalf("thread id %q, encoding/json reads %q", id, threadID)
+	}
 	var item map[string]json.RawMessage
 	raw := top["item"]
 	isItem := strings.HasPrefix(typ, "item.") && len(raw) > 0 && raw[0] == '{' && json.Unmarshal(raw, &item) == nil

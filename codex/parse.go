@@ -13,7 +13,10 @@ import (
 
 // ParseLine parses one line of `codex exec --json` output. It appends the
 // events the line carries to events (none, or one) and returns the extended
-// slice.
+// slice, with the thread id the line names: its thread_id, which the
+// "thread.started" line each run begins with carries, as a slice of line
+// that copies nothing (nil when the line names none). Pass it to `codex
+// exec resume` to go on with the thread.
 //
 // A blank line, a line whose "type" is unknown ("item.plan.delta",
 // "request_user_input", future kinds), and an item line without an item
@@ -33,10 +36,10 @@ import (
 //
 // ParseLine only reads line, and keeps no reference to it in the events:
 // every string in them is a copy.
-func ParseLine(line []byte, events []Event) ([]Event, error) {
+func ParseLine(line []byte, events []Event) (out []Event, threadID []byte, err error) {
 	line = bytes.TrimSpace(line)
 	if len(line) == 0 {
-		return events, nil
+		return events, nil, nil
 	}
 	var f topFields
 	if line[0] != '{' || !f.read(line) {
@@ -45,18 +48,32 @@ func ParseLine(line []byte, events []Event) ([]Event, error) {
 		// catches. jsonscan says where and why the line is not a JSON
 		// object (ok cannot be true: read accepts every object).
 		off, why, _ := jsonscan.CheckObject(line)
-		return events, &SyntaxError{Length: len(line), Offset: off, reason: why}
+		return events, nil, &SyntaxError{Length: len(line), Offset: off, reason: why}
+	}
+	if f.threadID.Type == gjson.String && f.threadID.Str != "" {
+		threadID = f.threadIDBytes()
 	}
 	if e, ok := f.event(); ok {
 		events = append(events, e)
 	}
-	return events, nil
+	return events, threadID, nil
 }
 
 // topFields are the members of a line's object that ParseLine reads: of a
 // repeated name, the last value.
 type topFields struct {
 	typ, threadID, item, usage, err, message gjson.Result
+	threadIDRaw                              []byte // the thread_id value, as a slice of the line
+}
+
+// threadIDBytes returns the thread id as a slice of the line, copying only
+// when it holds escapes.
+func (f *topFields) threadIDBytes() []byte {
+	raw := f.threadIDRaw
+	if bytes.IndexByte(raw, '\\') >= 0 || len(raw) < 2 {
+		return []byte(str(f.threadID))
+	}
+	return raw[1 : len(raw)-1 : len(raw)-1]
 }
 
 // read validates line, an object, and gathers its members in the same
@@ -81,7 +98,7 @@ func (f *topFields) read(line []byte) bool {
 		case "type":
 			f.typ = gjson.Parse(members.View(val))
 		case "thread_id":
-			f.threadID = gjson.Parse(members.View(val))
+			f.threadID, f.threadIDRaw = gjson.Parse(members.View(val)), val
 		case "item":
 			f.item = gjson.Parse(members.View(val))
 		case "usage":

@@ -72,7 +72,7 @@ func TestParseLine(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := codex.ParseLine([]byte(tt.line), nil)
+			got, _, err := codex.ParseLine([]byte(tt.line), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,6 +80,35 @@ func TestParseLine(t *testing.T) {
 				t.Errorf("ParseLine(%s) mismatch (-want +got):\n%s", tt.line, diff)
 			}
 		})
+	}
+}
+
+// TestParseLineThreadID checks the thread id ParseLine returns: the
+// thread_id a line carries, unescaped, as a slice of the line when it has
+// no escapes; nil for a line without one.
+func TestParseLineThreadID(t *testing.T) {
+	tests := []struct {
+		line, want string
+		inLine     bool
+	}{
+		{`{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}`, "0199a213-81c0-7800-8aa1-bbab2a035a53", true},
+		{`{"type":"thread.started","thread_id":"a\u002db"}`, "a-b", false},
+		{`{"type":"thread.started","thread_id":""}`, "", false},
+		{`{"type":"thread.started","thread_id":7}`, "", false},
+		{`{"type":"turn.started"}`, "", false},
+	}
+	for _, tt := range tests {
+		line := []byte(tt.line)
+		_, id, err := codex.ParseLine(line, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(id) != tt.want || (id == nil) != (tt.want == "") {
+			t.Errorf("ParseLine(%s) thread id %q, want %q", tt.line, id, tt.want)
+		}
+		if inLine := len(id) > 0 && bytes.Contains(line, id) && &line[bytes.Index(line, id)] == &id[0]; inLine != tt.inLine {
+			t.Errorf("ParseLine(%s): the thread id is a slice of the line: %v, want %v", tt.line, inLine, tt.inLine)
+		}
 	}
 }
 
@@ -96,7 +125,7 @@ func TestParseLineSyntaxError(t *testing.T) {
 	}
 	for _, tt := range tests {
 		prior := []codex.Event{codex.TurnStarted{}}
-		got, err := codex.ParseLine([]byte(tt.line), prior)
+		got, _, err := codex.ParseLine([]byte(tt.line), prior)
 		var se *codex.SyntaxError
 		if !errors.As(err, &se) {
 			t.Fatalf("ParseLine(%q) error = %v, want a *SyntaxError", tt.line, err)
@@ -116,11 +145,11 @@ func TestParseLineCopies(t *testing.T) {
 	for _, path := range parsetest.Transcripts(t, "testdata") {
 		data := readFile(t, path)
 		for _, line := range bytes.Split(data, []byte("\n")) {
-			events, err := codex.ParseLine(line, nil)
+			events, _, err := codex.ParseLine(line, nil)
 			if err != nil {
 				continue
 			}
-			want, err := codex.ParseLine(bytes.Clone(line), nil)
+			want, _, err := codex.ParseLine(bytes.Clone(line), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -197,7 +226,7 @@ func TestErrorStatus(t *testing.T) {
 				codex.Retry{Attempt: 1, MaxRetries: 5, Message: tt.msg, Status: tt.want}},
 		}
 		for _, l := range lines {
-			got, err := codex.ParseLine([]byte(l.line), nil)
+			got, _, err := codex.ParseLine([]byte(l.line), nil)
 			if err != nil {
 				t.Fatal(err)
 			}

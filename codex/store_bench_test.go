@@ -80,7 +80,7 @@ func BenchmarkReadEntriesBaseline(b *testing.B) {
 	for b.Loop() {
 		for _, line := range lines {
 			if len(line) > 0 {
-				if _, err := codex.ParseLine(line, nil); err != nil {
+				if _, _, err := codex.ParseLine(line, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -52,17 +52,17 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 		return events, nil
 	}
 	start := len(events)
-	out, err := ParseLine(line, events)
+	out, id, err := ParseLine(line, events)
 	if err != nil {
 		return events, err
+	}
+	if id != nil && string(id) != t.threadID {
+		t.threadID = string(id)
 	}
 	for _, e := range out[start:] {
 		switch e := e.(type) {
 		case ThreadStarted:
 			t.started = true
-			if e.ThreadID != "" {
-				t.threadID = e.ThreadID
-			}
 		case Retry:
 			t.retryStatus = e.Status
 		case APIError:

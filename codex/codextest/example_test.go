@@ -52,6 +52,7 @@ not json
 	// [
 	//   {
 	//     "line": 1,
+	//     "session_id": "t1",
 	//     "events": [
 	//       {
 	//         "type": "ThreadStarted",

@@ -16,11 +16,7 @@ import (
 //
 // Render fails only when r does.
 func Render(r io.Reader) ([]byte, error) {
-	parse := func(line []byte, events []codex.Event) ([]codex.Event, []byte, error) {
-		events, err := codex.ParseLine(line, events)
-		return events, nil, err
-	}
-	lines, err := fakecli.Lines(r, "codex", parse, nil)
+	lines, err := fakecli.Lines(r, "codex", codex.ParseLine, nil)
 	if err != nil {
 		return nil, err
 	}
