@@ -11,7 +11,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/goose"
-	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/timeparse"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -53,7 +53,7 @@ type Config struct {
 	Location *time.Location
 	// Zones resolves the time zones the CLI names in its words; nil
 	// resolves only "UTC". A program passes time.LoadLocation.
-	Zones claude.ZoneResolver
+	Zones timeparse.ZoneResolver
 	// Logger receives what the Agent skipped or failed at; nil is silent.
 	Logger *slog.Logger
 	// Info names the agent in the initialize result; nil means

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
-	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/timeparse"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -74,7 +74,7 @@ type ConversationConfig struct {
 	Location *time.Location
 	// Zones resolves the time zones a CLI names in its words; nil
 	// resolves only "UTC".
-	Zones claude.ZoneResolver
+	Zones timeparse.ZoneResolver
 	// Logger receives what the Conversation skips or fails at.
 	Logger *slog.Logger
 }

@@ -1,10 +1,12 @@
 package bridge
 
 import (
+	"cmp"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/codex"
@@ -154,9 +156,9 @@ func (c *codexConversation) Exited(h Host, exit error) {
 		msg = re.Message
 	}
 	res := c.res
-	res.StopReason, err = codexOutcome.of(err, msg, c.apiErr, c.resumed, func(text string) (int64, error) {
-		return codex.ParseResetTime(text, c.cfg.Now(), c.cfg.Location)
-	})
+	// Codex writes its machine's local time: read it in the session's zone.
+	now := c.cfg.Now().In(cmp.Or(c.cfg.Location, time.UTC))
+	res.StopReason, err = codexOutcome.of(err, msg, c.apiErr, c.resumed, now, c.cfg.Zones)
 	if id := t.ThreadID(); id != "" {
 		c.threadID = id
 	}
@@ -170,6 +172,7 @@ var codexOutcome = runOutcome{
 	noResult:       codex.ErrNoResult,
 	api:            codex.ErrAPI,
 	noResetTime:    codex.ErrNoResetTime,
+	parseReset:     codex.ParseResetTime,
 }
 
 func (c *codexConversation) Usage() usage.Snapshot { return c.acc.Snapshot() }

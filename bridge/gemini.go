@@ -155,9 +155,7 @@ func (g *geminiConversation) Exited(h Host, exit error) {
 		msg = re.Message
 	}
 	res := g.res
-	res.StopReason, err = geminiOutcome.of(err, msg, g.apiErr, g.resumed, func(text string) (int64, error) {
-		return gemini.ParseResetTime(text, g.cfg.Now())
-	})
+	res.StopReason, err = geminiOutcome.of(err, msg, g.apiErr, g.resumed, g.cfg.Now(), g.cfg.Zones)
 	if id := t.SessionID(); id != "" {
 		g.sessionID = id
 	}
@@ -172,6 +170,7 @@ var geminiOutcome = runOutcome{
 	api:            gemini.ErrAPI,
 	maxTurns:       gemini.ErrMaxTurns,
 	noResetTime:    gemini.ErrNoResetTime,
+	parseReset:     gemini.ParseResetTime,
 }
 
 // geminiTitle names a tool call by its tool and what it acts on.

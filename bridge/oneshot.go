@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/timeparse"
 )
 
 // This file holds what the CLIs run once per turn (Codex, Gemini CLI)
@@ -121,13 +123,16 @@ type runOutcome struct {
 	cli                                     string // the CLI's name, for messages
 	resumeNotFound, noResult, api, maxTurns error  // maxTurns is nil for a CLI without a turn limit
 	noResetTime                             error
+	// parseReset is the CLI package's ParseResetTime.
+	parseReset func(text string, now time.Time, zones timeparse.ZoneResolver) (int64, error)
 }
 
 // of returns the stop reason of a run whose Turn.Err is err, or the
 // error to answer the prompt with. msg is the CLI's own words about the
 // failure ("" for none); apiErr is the run's last API error line, nil
-// for none; parseReset reads a reset time out of the CLI's words.
-func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID string, parseReset func(string) (int64, error)) (acp.StopReason, error) {
+// for none; now, in the CLI's zone, and zones read a reset time out of
+// the CLI's words.
+func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID string, now time.Time, zones timeparse.ZoneResolver) (acp.StopReason, error) {
 	switch {
 	case err == nil:
 		return acp.StopReasonEndTurn, nil
@@ -148,7 +153,7 @@ func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID strin
 			data.APIErrorStatus = apiErr.status
 		}
 	}
-	switch ms, perr := parseReset(msg); {
+	switch ms, perr := o.parseReset(msg, now, zones); {
 	case perr == nil:
 		data.Kind, data.ResetsAtMs = KindRateLimit, ms
 	case errors.Is(perr, o.noResetTime):

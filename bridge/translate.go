@@ -3,7 +3,6 @@ package bridge
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/timeparse"
 	"github.com/acpkit/acpkit/usage"
 )
 
@@ -29,7 +29,7 @@ type ClaudeTranslator struct {
 	Location *time.Location
 	// Zones resolves the time zones named in the CLI's words, for reset
 	// times a line gives only in words; nil resolves only "UTC".
-	Zones claude.ZoneResolver
+	Zones timeparse.ZoneResolver
 
 	// Per turn.
 	streamedText     bool // a PartialText came since the last Text
@@ -382,7 +382,7 @@ func (t *ClaudeTranslator) apiError(e *claude.APIError, r claude.Result, now tim
 		data.Kind = KindRateLimit
 	}
 	if data.Kind == KindRateLimit && data.ResetsAtMs == 0 {
-		if ms, err := claude.ParseResetTime(msg, now, t.zones()); err == nil {
+		if ms, err := claude.ParseResetTime(msg, now, t.Zones); err == nil {
 			data.ResetsAtMs = ms
 		}
 	}
@@ -415,18 +415,6 @@ func (t *ClaudeTranslator) loc() *time.Location {
 		return time.UTC
 	}
 	return t.Location
-}
-
-func (t *ClaudeTranslator) zones() claude.ZoneResolver {
-	if t.Zones != nil {
-		return t.Zones
-	}
-	return func(name string) (*time.Location, error) {
-		if name == "UTC" {
-			return time.UTC, nil
-		}
-		return nil, errors.New("unknown time zone " + name)
-	}
 }
 
 // The kinds of failure [ErrorData] names.

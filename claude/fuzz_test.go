@@ -230,6 +230,10 @@ func FuzzParseResetTime(f *testing.F) {
 				if ze.Err == nil || !strings.Contains(text, "("+ze.Zone+")") {
 					t.Fatalf("ZoneError for %q (resolver error %v) from %q", ze.Zone, ze.Err, text)
 				}
+			case err == ErrNotLimit:
+				if strings.Contains(strings.ToLower(text), "limit") {
+					t.Fatalf("ErrNotLimit for a text that names a limit: %q", text)
+				}
 			case err != ErrNoResetTime:
 				t.Fatalf("unexpected error %v", err)
 			}

@@ -169,14 +169,14 @@ func epochMillis(r gjson.Result) int64 {
 	return ms
 }
 
-// ZoneResolver maps an IANA zone name such as "Europe/Paris" to its
-// location. [time.LoadLocation] is one (it reads the system's zone
-// database); tests can supply fixed zones instead.
-type ZoneResolver func(name string) (*time.Location, error)
-
-// ErrNoResetTime is returned by [ParseResetTime] for a text that names no
-// reset time it can read.
-var ErrNoResetTime = errors.New("claude: no reset time in the text")
+// Reasons [ParseResetTime] finds no reset time, for errors.Is.
+var (
+	// ErrNotLimit: the text reports no usage or rate limit.
+	ErrNotLimit = errors.New("claude: no usage or rate limit in the text")
+	// ErrNoResetTime: the text reports a limit but names no reset time
+	// it can read.
+	ErrNoResetTime = errors.New("claude: no reset time in the text")
+)
 
 // ZoneError is returned by [ParseResetTime] for a text whose reset time
 // names a zone that could not be resolved: the time is there, but not
@@ -227,16 +227,20 @@ func (e *ZoneError) Unwrap() error { return e.Err }
 // as now gives now.
 //
 // The error is a [*ZoneError] when the text names a zone that zones
-// cannot resolve, and [ErrNoResetTime] when the text carries no reset time
-// it can read; ms is then 0.
-func ParseResetTime(text string, now time.Time, zones ZoneResolver) (ms int64, err error) {
+// cannot resolve; without a time, it is [ErrNoResetTime] when the text
+// reports a limit and [ErrNotLimit] otherwise. ms is then 0.
+func ParseResetTime(text string, now time.Time, zones timeparse.ZoneResolver) (ms int64, err error) {
 	if ms, ok, found := pipeReset(text); found {
 		if !ok {
 			return 0, ErrNoResetTime
 		}
 		return ms, nil
 	}
-	return clockReset(text, now, zones)
+	ms, err = clockReset(text, now, zones)
+	if errors.Is(err, ErrNoResetTime) && !strings.Contains(strings.ToLower(text), "limit") {
+		return 0, ErrNotLimit
+	}
+	return ms, err
 }
 
 // pipeReset reads "…limit reached|<epoch>"; found reports the form matched.
@@ -267,7 +271,7 @@ func isWordByte(c byte) bool {
 }
 
 // clockReset reads "…limit… resets [Mon D, ]H[:MM](am|pm) [(Zone)]".
-func clockReset(text string, now time.Time, zones ZoneResolver) (int64, error) {
+func clockReset(text string, now time.Time, zones timeparse.ZoneResolver) (int64, error) {
 	li := indexLimit(text)
 	if li < 0 {
 		return 0, ErrNoResetTime
@@ -324,7 +328,7 @@ func clockReset(text string, now time.Time, zones ZoneResolver) (int64, error) {
 }
 
 // resolve returns the location of the zone name, or a *ZoneError.
-func resolve(name string, zones ZoneResolver) (*time.Location, error) {
+func resolve(name string, zones timeparse.ZoneResolver) (*time.Location, error) {
 	if zones == nil {
 		if name == "UTC" {
 			return time.UTC, nil

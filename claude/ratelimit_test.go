@@ -43,7 +43,7 @@ func TestParseResetTime(t *testing.T) {
 		name string
 		text string
 		now  time.Time
-		want string // RFC 3339 in UTC; "none" for ErrNoResetTime; "zone Z: why" for a ZoneError
+		want string // RFC 3339 in UTC; "none" for ErrNoResetTime, "no limit" for ErrNotLimit; "zone Z: why" for a ZoneError
 	}{
 		{"pipe seconds", "Claude AI usage limit reached|1778598000", now, "2026-05-12T15:00:00Z"},
 		{"pipe milliseconds", "Claude AI usage limit reached|1778598000123", now, "2026-05-12T15:00:00.123Z"},
@@ -73,7 +73,7 @@ func TestParseResetTime(t *testing.T) {
 		{"12pm", "limit reached ∙ resets 12pm", now, "2026-05-13T12:00:00Z"},
 		{"24-hour clock", "limit reached · resets 16:45", now, "2026-05-12T16:45:00Z"},
 		{"unknown zone", "You've hit your limit · resets 8pm (Mars/Olympus)", now, "zone Mars/Olympus: unknown zone"},
-		{"no limit wording", "The cache resets 3pm", now, "none"},
+		{"no limit wording", "The cache resets 3pm", now, "no limit"},
 		{"no time", "You've hit your limit", now, "none"},
 		{"13pm", "limit reached ∙ resets 13pm", now, "none"},
 		{"0am", "limit reached ∙ resets 0am", now, "none"},
@@ -82,7 +82,7 @@ func TestParseResetTime(t *testing.T) {
 		{"glued word", "limit reached ∙ resets 3amazing", now, "none"},
 		{"Feb 30", "limit reached ∙ resets Feb 30, 1pm", now, "none"},
 		{"Feb 29 goes to a leap year", "limit reached ∙ resets Feb 29, 1pm (UTC)", now, "2028-02-29T13:00:00Z"},
-		{"empty", "", now, "none"},
+		{"empty", "", now, "no limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -105,6 +105,8 @@ func describeReset(ms int64, err error) string {
 		return "ms with an error"
 	case errors.Is(err, claude.ErrNoResetTime):
 		return "none"
+	case errors.Is(err, claude.ErrNotLimit):
+		return "no limit"
 	case errors.As(err, &ze) && ze.Err != nil:
 		return "zone " + ze.Zone + ": " + ze.Err.Error()
 	case errors.As(err, &ze):

@@ -59,7 +59,8 @@
 // Codex gives no machine-readable reset time: a usage limit says "try again
 // at 2:00 PM" in the local time of the machine the CLI runs on, and an API
 // rate limit "try again in 11.054s". [ParseResetTime] reads either, with
-// the caller passing the current time and the zone.
+// the caller passing the current time in the CLI's zone; it takes the
+// parameters package claude's and package gemini's ParseResetTime take.
 //
 // # Stored sessions
 //

@@ -167,7 +167,8 @@ func ExampleCommandLine() {
 
 func ExampleParseResetTime() {
 	// The CLI writes its machine's local time; here that machine is in
-	// New York, and the text was written at 9:30 AM there.
+	// New York, and the text was written at 9:30 AM there: now is in its
+	// zone.
 	newYork := time.FixedZone("EST", -5*3600) // in a program: time.Local
 	now := time.Date(2026, 12, 1, 9, 30, 0, 0, newYork)
 	for _, text := range []string{
@@ -176,7 +177,7 @@ func ExampleParseResetTime() {
 		"Rate limit reached for gpt-5.1-codex. Please try again in 11.054s.",
 		"You've hit your usage limit. Try again later.",
 	} {
-		ms, err := codex.ParseResetTime(text, now, newYork)
+		ms, err := codex.ParseResetTime(text, now, nil)
 		if err != nil {
 			fmt.Println(err)
 			continue

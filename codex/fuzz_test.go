@@ -183,8 +183,8 @@ func FuzzParseResetTime(f *testing.F) {
 			return
 		}
 		loc := time.FixedZone("cli", int(offsetMin%(18*60))*60)
-		now := time.Unix(nowSec, 0)
-		ms, err := ParseResetTime(text, now, loc)
+		now := time.Unix(nowSec, 0).In(loc)
+		ms, err := ParseResetTime(text, now, nil)
 		if err != nil {
 			if ms != 0 || errors.Is(err, ErrNoResetTime) == errors.Is(err, ErrNotLimit) {
 				t.Fatalf("ms = %d, err = %v", ms, err)

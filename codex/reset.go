@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"time"
+
+	"github.com/acpkit/acpkit/timeparse"
 )
 
 // Reasons [ParseResetTime] finds no reset time, for errors.Is.
@@ -46,24 +48,24 @@ func (e *resetError) Is(target error) bool { return target == ErrNoResetTime }
 //	You've hit your usage limit. Try again at Dec 5th, 2026 2:00 PM.
 //	Rate limit reached for … Please try again in 11.054s.
 //
-// A clock time is in loc, the zone of the machine the CLI ran on (the CLI
-// writes its local time and names no zone); pass [time.Local] when it ran
-// on this one. A nil loc is UTC. A clock time without a date is on now's
-// date in loc, as the CLI writes a date only for another day; a date
-// without a year is the first one not yet past. A duration counts from now,
-// the moment the CLI wrote the text, or the current time when that is not
-// known, and the result is rounded up to the millisecond.
+// now is the moment the CLI wrote the text, or the current time when that
+// is not known, in the zone of the machine the CLI ran on: the CLI writes
+// its local time and names no zone, so a clock time is in now's location
+// (pass now.In(time.Local) when it ran on this machine). A clock time
+// without a date is on now's date, as the CLI writes a date only for
+// another day; a date without a year is the first one not yet past. A
+// duration counts from now, and the result is rounded up to the
+// millisecond. zones is not used, since the CLI names no zone; the
+// parameter is the one package claude's and package gemini's
+// ParseResetTime take.
 //
 // Without a time, the error is [ErrNoResetTime] when the text reports a
 // limit ("Try again later.") or names a time it cannot read (wrapped with
 // the reason: a date that does not exist), and [ErrNotLimit] otherwise; ms
 // is then 0.
-func ParseResetTime(text string, now time.Time, loc *time.Location) (ms int64, err error) {
-	if loc == nil {
-		loc = time.UTC
-	}
+func ParseResetTime(text string, now time.Time, zones timeparse.ZoneResolver) (ms int64, err error) {
 	if rest, ok := after(text, "try again at "); ok {
-		at, err := clockTime(rest, now.In(loc))
+		at, err := clockTime(rest, now)
 		if err != nil {
 			return 0, err
 		}

@@ -60,7 +60,11 @@ func TestParseResetTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ms, err := codex.ParseResetTime(tt.text, now, tt.loc)
+			at := now.UTC()
+			if tt.loc != nil {
+				at = now.In(tt.loc)
+			}
+			ms, err := codex.ParseResetTime(tt.text, at, nil)
 			got, why := "", ""
 			if err == nil {
 				got = time.UnixMilli(ms).UTC().Format(time.RFC3339Nano)

@@ -105,10 +105,10 @@ func ExampleExitStatus() {
 func ExampleParseResetTime() {
 	message := "[API Error: You exceeded your current quota.\nSuggested retry after 3s.]"
 	now := time.Date(2026, 12, 1, 11, 59, 14, 0, time.UTC)
-	ms, err := gemini.ParseResetTime(message, now)
+	ms, err := gemini.ParseResetTime(message, now, nil)
 	fmt.Println(time.UnixMilli(ms).UTC().Format(time.TimeOnly), err)
 
-	_, err = gemini.ParseResetTime("You have exhausted your daily quota on this model.", now)
+	_, err = gemini.ParseResetTime("You have exhausted your daily quota on this model.", now, nil)
 	fmt.Println(err)
 	// Output:
 	// 11:59:17 <nil>

@@ -228,10 +228,10 @@ func FuzzParseResetTime(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string, nowMS int64) {
 		now := time.UnixMilli(nowMS)
-		ms, err := ParseResetTime(text, now)
+		ms, err := ParseResetTime(text, now, nil)
 		// What closes a delay does not matter: a quote and a comma after
 		// the text change nothing.
-		if ms2, err2 := ParseResetTime(text+"',", now); ms2 != ms || errors.Is(err2, ErrNotLimit) != errors.Is(err, ErrNotLimit) {
+		if ms2, err2 := ParseResetTime(text+"',", now, nil); ms2 != ms || errors.Is(err2, ErrNotLimit) != errors.Is(err, ErrNotLimit) {
 			t.Fatalf("%q gives %d, %v; with \"',\" after it %d, %v", text, ms, err, ms2, err2)
 		}
 		if err != nil {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"strings"
 	"time"
+
+	"github.com/acpkit/acpkit/timeparse"
 )
 
 // Reasons [ParseResetTime] finds no reset time, for errors.Is.
@@ -47,8 +49,9 @@ var lastMillis = time.UnixMilli(math.MaxInt64)
 // (a quota, HTTP 429, RESOURCE_EXHAUSTED: a daily quota gives no time) and
 // [ErrNotLimit] otherwise; ms is then 0. now is the time the text was
 // read: the delays count from it. Unlike the Claude CLI's, these texts give
-// delays, never clock times, so no time zone is needed to read them.
-func ParseResetTime(text string, now time.Time) (ms int64, err error) {
+// delays, never clock times, so zones is not used; the parameter is the one
+// package claude's and package codex's ParseResetTime take.
+func ParseResetTime(text string, now time.Time, zones timeparse.ZoneResolver) (ms int64, err error) {
 	var longest time.Duration
 	found := false
 	for _, hint := range retryHints {

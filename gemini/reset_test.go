@@ -49,7 +49,7 @@ func TestParseResetTime(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ms, err := gemini.ParseResetTime(tt.text, now)
+			ms, err := gemini.ParseResetTime(tt.text, now, nil)
 			if ms != tt.ms || !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
 				t.Errorf("ParseResetTime(%q) = %d, %v; want %d, %v", tt.text, ms, err, tt.ms, tt.err)
 			}
@@ -57,7 +57,7 @@ func TestParseResetTime(t *testing.T) {
 	}
 	// Far in the future, the time no longer fits.
 	far := time.Unix(1<<62, 0)
-	if ms, err := gemini.ParseResetTime("Suggested retry after 2562047h.", far); ms != 0 || !errors.Is(err, gemini.ErrNoResetTime) {
+	if ms, err := gemini.ParseResetTime("Suggested retry after 2562047h.", far, nil); ms != 0 || !errors.Is(err, gemini.ErrNoResetTime) {
 		t.Errorf("far future: %d, %v; want 0, ErrNoResetTime", ms, err)
 	}
 }
@@ -76,7 +76,7 @@ func TestParseResetTimeCapture(t *testing.T) {
 		}
 	}
 	now := time.UnixMilli(1_796_126_354_669)
-	ms, err := gemini.ParseResetTime(apiErr.Message, now)
+	ms, err := gemini.ParseResetTime(apiErr.Message, now, nil)
 	// "Please retry in 3.123456789s." is the longest hint.
 	if err != nil || ms != now.UnixMilli()+3123 {
 		t.Errorf("ParseResetTime = %d, %v; want %d", ms, err, now.UnixMilli()+3123)

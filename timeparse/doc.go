@@ -20,5 +20,11 @@
 // mean "unknown": every function reports ok == false for them, and an ok
 // result is always a positive number of milliseconds.
 //
+// # Zones
+//
+// A [ZoneResolver] turns the name of a time zone into its location: the
+// CLI packages' ParseResetTime all take one, for the reset times a CLI
+// gives in a named zone's clock.
+//
 // The package is pure: it reads no clock, no files and no zone database.
 package timeparse

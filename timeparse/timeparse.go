@@ -228,3 +228,9 @@ func daysIn(year, month int) int {
 	}
 	return 31
 }
+
+// ZoneResolver maps an IANA zone name such as "Europe/Paris" to its
+// location, for the CLI packages' ParseResetTime. [time.LoadLocation] is
+// one (it reads the system's zone database, which this package never
+// does); a test can supply fixed zones instead.
+type ZoneResolver func(name string) (*time.Location, error)
