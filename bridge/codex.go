@@ -52,7 +52,6 @@ type codexConversation struct {
 	turn    *codex.Turn
 	resumed string
 	res     acp.PromptResult
-	apiErr  *apiFailure
 	scratch []codex.Event
 	updates []acp.Update
 
@@ -65,7 +64,7 @@ func (c *codexConversation) CommandLine(mode, model string) []string {
 	o := codex.Options{Resume: c.threadID, Model: modelArg(model), Sandbox: codex.Sandbox(mode), SkipGitRepoCheck: true}
 	args, stdin := codex.CommandLine(o, c.text)
 	c.stdin = stdin
-	c.turn, c.resumed, c.res, c.apiErr = codex.NewTurn(c.threadID), c.threadID, acp.PromptResult{}, nil
+	c.turn, c.resumed, c.res = codex.NewTurn(c.threadID), c.threadID, acp.PromptResult{}
 	return slices.Insert(args, 1, c.cfg.ExtraArgs...) // after "exec", before its operands
 }
 
@@ -133,7 +132,6 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 	case codex.Retry:
 		dst = c.notices.add(dst, acp.NoticeInfo, ev.Message)
 	case codex.APIError:
-		c.apiErr = &apiFailure{status: ev.Status}
 		dst = c.notices.add(dst, acp.NoticeError, ev.Message)
 	case codex.TurnCompleted:
 		c.res.Usage = c.usage(ev.Usage, c.resumed)
@@ -151,14 +149,14 @@ func (c *codexConversation) Exited(h Host, exit error) {
 	t.Finish(exitCode(exit), nil)
 	err := t.Err()
 	var re *codex.RunError
-	msg := ""
+	msg, status := "", 0
 	if errors.As(err, &re) {
-		msg = re.Message
+		msg, status = re.Message, re.Status
 	}
 	res := c.res
 	// Codex writes its machine's local time: read it in the session's zone.
 	now := c.cfg.Now().In(cmp.Or(c.cfg.Location, time.UTC))
-	res.StopReason, err = codexOutcome.of(err, msg, c.apiErr, c.resumed, now, c.cfg.Zones)
+	res.StopReason, err = codexOutcome.of(err, msg, status, c.resumed, now, c.cfg.Zones)
 	if id := t.ThreadID(); id != "" {
 		c.threadID = id
 	}

@@ -51,7 +51,6 @@ type geminiConversation struct {
 	resumed  string
 	res      acp.PromptResult
 	streamed bool // a PartialText came since the last Text
-	apiErr   *apiFailure
 	scratch  []gemini.Event
 	updates  []acp.Update
 }
@@ -63,7 +62,7 @@ func (g *geminiConversation) CommandLine(mode, model string) []string {
 	}
 	args, stdin := gemini.CommandLine(o, g.text)
 	g.stdin = stdin
-	g.turn, g.resumed, g.res, g.streamed, g.apiErr = gemini.NewTurn(g.sessionID), g.sessionID, acp.PromptResult{}, false, nil
+	g.turn, g.resumed, g.res, g.streamed = gemini.NewTurn(g.sessionID), g.sessionID, acp.PromptResult{}, false
 	return append(args, g.cfg.ExtraArgs...)
 }
 
@@ -127,7 +126,6 @@ func (g *geminiConversation) translate(dst []acp.Update, ev gemini.Event) []acp.
 	case gemini.Retry:
 		dst = g.notices.add(dst, acp.NoticeInfo, ev.Message)
 	case gemini.APIError:
-		g.apiErr = &apiFailure{status: ev.Status}
 		dst = g.notices.add(dst, acp.NoticeError, ev.Message)
 	case gemini.Result:
 		if stats, err := usage.ParseGeminiStats(ev.Stats); err == nil {
@@ -150,12 +148,12 @@ func (g *geminiConversation) Exited(h Host, exit error) {
 	t.Finish(exitCode(exit), nil)
 	err := t.Err()
 	var re *gemini.RunError
-	msg := ""
+	msg, status := "", 0
 	if errors.As(err, &re) {
-		msg = re.Message
+		msg, status = re.Message, re.Status
 	}
 	res := g.res
-	res.StopReason, err = geminiOutcome.of(err, msg, g.apiErr, g.resumed, g.cfg.Now(), g.cfg.Zones)
+	res.StopReason, err = geminiOutcome.of(err, msg, status, g.resumed, g.cfg.Now(), g.cfg.Zones)
 	if id := t.SessionID(); id != "" {
 		g.sessionID = id
 	}

@@ -112,11 +112,6 @@ func (n notices) add(dst []acp.Update, sev acp.NoticeSeverity, msg string) []acp
 	return append(dst, acp.Notice{Severity: sev, Title: msg})
 }
 
-// apiFailure is an API error line of a per-turn CLI's run.
-type apiFailure struct {
-	status int // HTTP status; 0 when unknown
-}
-
 // runOutcome maps how a per-turn CLI's run ended onto the prompt's
 // response, through the sentinel errors of the CLI's package.
 type runOutcome struct {
@@ -129,10 +124,10 @@ type runOutcome struct {
 
 // of returns the stop reason of a run whose Turn.Err is err, or the
 // error to answer the prompt with. msg is the CLI's own words about the
-// failure ("" for none); apiErr is the run's last API error line, nil
-// for none; now, in the CLI's zone, and zones read a reset time out of
-// the CLI's words.
-func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID string, now time.Time, zones timeparse.ZoneResolver) (acp.StopReason, error) {
+// failure ("" for none) and status the HTTP status of the request that
+// failed it (0 for none), as the package's RunError gives them; now, in
+// the CLI's zone, and zones read a reset time out of the CLI's words.
+func (o runOutcome) of(err error, msg string, status int, resumeID string, now time.Time, zones timeparse.ZoneResolver) (acp.StopReason, error) {
 	switch {
 	case err == nil:
 		return acp.StopReasonEndTurn, nil
@@ -147,11 +142,8 @@ func (o runOutcome) of(err error, msg string, apiErr *apiFailure, resumeID strin
 		msg = err.Error()
 	}
 	data := ErrorData{Kind: KindCLIError}
-	if apiErr != nil || errors.Is(err, o.api) {
-		data.Kind = KindAPIError
-		if apiErr != nil {
-			data.APIErrorStatus = apiErr.status
-		}
+	if status != 0 || errors.Is(err, o.api) {
+		data.Kind, data.APIErrorStatus = KindAPIError, status
 	}
 	switch ms, perr := o.parseReset(msg, now, zones); {
 	case perr == nil:

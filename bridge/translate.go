@@ -2,7 +2,9 @@ package bridge
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -337,22 +339,20 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 			msg += ": " + exit.Error()
 		}
 		return res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(ErrorData{Kind: KindCrash})
-	case resumed != "" && r.ResumeNotFound():
-		return res, acp.Errorf(acp.CodeResourceNotFound, "Claude Code has no conversation %s to resume", resumed).
-			WithData(ErrorData{Kind: KindResumeNotFound, SessionID: resumed})
-	case r.Subtype == "error_max_turns":
+	}
+	err := r.Err(apiErr)
+	var re *claude.RunError
+	errors.As(err, &re)
+	switch {
+	case errors.Is(err, claude.ErrResumeNotFound) && resumed != "":
+		return res, resumeNotFound("Claude Code", resumed)
+	case errors.Is(err, claude.ErrMaxTurns):
 		res.StopReason = acp.StopReasonMaxTurnRequests
 		return res, nil
-	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
-		return res, t.apiError(apiErr, *r, now)
-	case r.Failed():
-		msg := strings.Join(r.Errors, "; ")
-		if msg == "" {
-			msg = r.Text
-		}
-		if msg == "" {
-			msg = "Claude Code failed (" + r.Subtype + ")"
-		}
+	case errors.Is(err, claude.ErrAPI):
+		return res, t.apiError(re, apiErr, now)
+	case err != nil:
+		msg := cmp.Or(re.Message, "Claude Code failed ("+r.Subtype+")")
 		return res, acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(ErrorData{Kind: KindCLIError})
 	case r.StopReason == "refusal":
 		res.StopReason = acp.StopReasonRefusal
@@ -362,15 +362,12 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 	return res, nil
 }
 
-// apiError is the JSON-RPC error of a turn the API refused.
-func (t *ClaudeTranslator) apiError(e *claude.APIError, r claude.Result, now time.Time) error {
-	data := ErrorData{Kind: KindAPIError, APIErrorStatus: r.APIErrorStatus}
-	msg := r.Text
+// apiError is the JSON-RPC error of a turn the API refused, as re says; e
+// is the turn's last API error line, nil for none, whose rate limit says
+// when it resets.
+func (t *ClaudeTranslator) apiError(re *claude.RunError, e *claude.APIError, now time.Time) error {
+	data := ErrorData{Kind: KindAPIError, APIErrorStatus: re.Status}
 	if e != nil {
-		msg = e.Text
-		if e.Status != 0 {
-			data.APIErrorStatus = e.Status
-		}
 		if e.RateLimit != nil || e.Kind == "rate_limit" {
 			data.Kind = KindRateLimit
 		}
@@ -378,17 +375,15 @@ func (t *ClaudeTranslator) apiError(e *claude.APIError, r claude.Result, now tim
 			data.ResetsAtMs = e.RateLimit.ResetsAt
 		}
 	}
-	if data.APIErrorStatus == 429 || r.APIErrorType == "rate_limit_error" {
+	if data.APIErrorStatus == 429 || re.Type == "rate_limit_error" {
 		data.Kind = KindRateLimit
 	}
 	if data.Kind == KindRateLimit && data.ResetsAtMs == 0 {
-		if ms, err := claude.ParseResetTime(msg, now, t.Zones); err == nil {
+		if ms, err := claude.ParseResetTime(re.Message, now, t.Zones); err == nil {
 			data.ResetsAtMs = ms
 		}
 	}
-	if msg == "" {
-		msg = "Claude Code could not reach the API"
-	}
+	msg := cmp.Or(re.Message, "Claude Code could not reach the API")
 	return acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
 }
 

@@ -33,7 +33,12 @@
 // ranges over the events of the CLI's whole output, read from an
 // [io.Reader]: it skips lines that are not JSON or longer than
 // [MaxLineLength], reports each as a [*LineError] with its line number and
-// byte offset, and never stops on one.
+// byte offset, and never stops on one. [Turn.Finish] takes the exit code
+// once the output is over and ends a run that printed no result
+// ([NoResult]); [Turn.Err] then says why the run failed, if it did, as a
+// [*RunError] matching one of the sentinel reasons, the same as package
+// codex's and package gemini's. [Result.Err] says it for one result, such
+// as the one that ends each turn of a [Session].
 //
 // # Usage and cost
 //

@@ -403,6 +403,15 @@ type ResumeFailed struct {
 	Result    Result
 }
 
+// NoResult is the final event of a [Turn] whose process ended without a
+// result line: a crash, a signal, an error before the run began (see the
+// [APIError] events, and the CLI's standard error). Exit is the process's
+// exit status.
+type NoResult struct {
+	Exit ExitStatus
+}
+
+func (NoResult) isEvent()         {}
 func (Heartbeat) isEvent()        {}
 func (Retry) isEvent()            {}
 func (PermissionDenied) isEvent() {}

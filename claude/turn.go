@@ -1,10 +1,19 @@
 package claude
 
+import (
+	"cmp"
+	"errors"
+)
+
 // Turn accumulates one run of `claude -p`: feed it the run's stdout line by
-// line ([Turn.Feed]), or hand it the whole stream ([Turn.Events]), and it
-// returns the events to act on. It remembers the last session
-// id seen, stops emitting once the run's final event has been returned, and
-// turns a failed resume into a [ResumeFailed] event.
+// line ([Turn.Feed]), or hand it the whole stream ([Turn.Events]), then
+// tell it how the process ended ([Turn.Finish]). It returns the events to
+// act on, and adds what single lines cannot say:
+//
+//   - the session id to resume with, the last one a line carried;
+//   - a failed resume, as a [ResumeFailed] event in place of the result;
+//   - the end of a run that printed no result ([NoResult]);
+//   - why the run failed ([Turn.Err]).
 //
 // A Turn is not safe for concurrent use. The zero value is a Turn for a new
 // conversation.
@@ -16,8 +25,12 @@ type Turn struct {
 
 	resumeID  string
 	sessionID string
-	done      bool
+	done      bool // the final event has been returned
 	result    Result
+	hasResult bool
+	apiErr    *APIError // the run's last API error line; nil for none
+	exit      ExitStatus
+	exited    bool
 	lines     lineCounter // the lines given to Feed
 }
 
@@ -77,11 +90,14 @@ func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, erro
 		return events, &LineError{Line: n, Offset: offset, Err: err}
 	}
 	for i := start; i < len(out); i++ {
+		if e, ok := out[i].(APIError); ok {
+			t.apiErr = &e
+		}
 		r, ok := out[i].(Result)
 		if !ok {
 			continue
 		}
-		t.done = true
+		t.done, t.hasResult = true, true
 		t.result = r
 		out = out[:i+1]
 		if r.ResumeNotFound() {
@@ -102,13 +118,145 @@ func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, erro
 // It is the id to pass to the next run's --resume.
 func (t *Turn) SessionID() string { return t.sessionID }
 
+// Finish records the process's exit code (os.ProcessState.ExitCode: -1
+// after a signal), to be called once its standard output has been read to
+// the end. When no result was read, it appends the final event,
+// [NoResult], to events and returns the extended slice.
+//
+// Only the first call records the code; later calls append nothing.
+func (t *Turn) Finish(code int, events []Event) []Event {
+	if t.exited {
+		return events
+	}
+	t.exit, t.exited = ExitStatus(code), true
+	if t.done {
+		return events
+	}
+	t.done = true
+	return append(events, NoResult{Exit: t.exit})
+}
+
 // Done reports whether the final event has been returned.
 func (t *Turn) Done() bool { return t.done }
 
-// Result returns the run's result line once [Turn.Done] is true; ok is
-// false before that. For a failed resume it is the CLI's error result.
-func (t *Turn) Result() (r Result, ok bool) { return t.result, t.done }
+// Result returns the run's result line; ok is false until one was read.
+// For a failed resume it is the CLI's error result.
+func (t *Turn) Result() (r Result, ok bool) { return t.result, t.hasResult }
+
+// Exit returns the exit status given to [Turn.Finish]; ok is false before.
+func (t *Turn) Exit() (s ExitStatus, ok bool) { return t.exit, t.exited }
 
 // ResumeFailed reports whether the run ended because the resumed
 // conversation does not exist.
-func (t *Turn) ResumeFailed() bool { return t.done && t.result.ResumeNotFound() }
+func (t *Turn) ResumeFailed() bool { return t.hasResult && t.result.ResumeNotFound() }
+
+// Err returns nil while the run has not failed, and otherwise a
+// [*RunError] saying why: the result reports a failure (see
+// [Result.Err]), the process exited with a failure status after a
+// successful result, or it ended without a result. It is final once
+// [Turn.Finish] has been called.
+func (t *Turn) Err() error {
+	var e *RunError
+	switch err := t.result.Err(t.apiErr); {
+	case !t.hasResult && t.exited:
+		e = &RunError{reason: ErrNoResult}
+		if t.apiErr != nil {
+			e.Type, e.Message, e.Status = t.apiErr.Type, t.apiErr.Text, t.apiErr.Status
+		}
+	case !t.hasResult:
+		return nil
+	case err != nil:
+		e = err.(*RunError)
+	case t.exited && t.exit.Kind() != ExitSuccess:
+		e = &RunError{reason: ErrFailed}
+	default:
+		return nil
+	}
+	e.Exit, e.Exited = t.exit, t.exited
+	return e
+}
+
+// Reasons a run fails, for errors.Is on the error [Turn.Err] and
+// [Result.Err] return.
+var (
+	// ErrResumeNotFound: the resumed conversation does not exist.
+	ErrResumeNotFound = errors.New("claude: resumed conversation not found")
+	// ErrMaxTurns: the run reached its maximum number of agentic turns
+	// (--max-turns).
+	ErrMaxTurns = errors.New("claude: maximum turns reached")
+	// ErrAPI: a request to the model's API failed, a usage or rate limit
+	// included (see [ParseResetTime]).
+	ErrAPI = errors.New("claude: API error")
+	// ErrNoResult: the process ended without a result line.
+	ErrNoResult = errors.New("claude: run ended without a result")
+	// ErrFailed: the run failed for another reason, named by the
+	// [*RunError]'s Message.
+	ErrFailed = errors.New("claude: run failed")
+)
+
+// RunError says why a run failed. errors.Is matches it with one of
+// [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI], [ErrNoResult] and
+// [ErrFailed].
+type RunError struct {
+	// Exit is the process's exit status; meaningful only when Exited,
+	// which only [Turn.Err] sets.
+	Exit   ExitStatus
+	Exited bool
+	// Type is the API error's type ("api_error_type": "rate_limit_error",
+	// "overloaded_error", …) for a run that failed at the API or ended
+	// without a result after an API error; "" when none is named.
+	Type string
+	// Message is the CLI's own words: the API error line's text for a run
+	// that failed at the API, else the result's errors joined, or its
+	// text; "" when there are none.
+	Message string
+	// Status is the HTTP status of the request that failed the run, for
+	// a run that failed at the API ([ErrAPI]) or ended without a result
+	// after an API error ([ErrNoResult]); 0 when none is named.
+	Status int
+	reason error
+}
+
+// Error names the reason, the message and the exit status.
+func (e *RunError) Error() string {
+	s := e.reason.Error()
+	if e.Message != "" {
+		s += ": " + e.Message
+	}
+	if e.Exited {
+		s += " (" + e.Exit.String() + ")"
+	}
+	return s
+}
+
+// Unwrap returns the reason: one of the sentinel errors listed on
+// [RunError].
+func (e *RunError) Unwrap() error { return e.reason }
+
+// Err returns nil for a result that reports success, and otherwise a
+// [*RunError] saying why the run failed: the resumed conversation does not
+// exist ([ErrResumeNotFound]), the run reached its turn limit
+// ([ErrMaxTurns]), the API failed ([ErrAPI]: apiErr, the run's last
+// [APIError] line, is not nil, or the result names an API error), or it
+// failed otherwise ([ErrFailed]). apiErr, nil for none, says more about an
+// API failure than the result does. [Session] users call it on the result
+// of each turn; [Turn.Err] calls it for a run of `claude -p`.
+func (r Result) Err(apiErr *APIError) error {
+	switch {
+	case r.ResumeNotFound():
+		return &RunError{reason: ErrResumeNotFound, Message: joinErrors(r)}
+	case r.Subtype == "error_max_turns":
+		return &RunError{reason: ErrMaxTurns, Message: joinErrors(r)}
+	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
+		e := &RunError{reason: ErrAPI, Type: r.APIErrorType, Message: r.Text, Status: r.APIErrorStatus}
+		if apiErr != nil {
+			e.Message = apiErr.Text
+			e.Status = cmp.Or(apiErr.Status, e.Status)
+			e.Type = cmp.Or(apiErr.Type, e.Type)
+		}
+		return e
+	case r.Failed():
+		return &RunError{reason: ErrFailed, Message: joinErrors(r)}
+	}
+	return nil
+}

@@ -2,7 +2,9 @@ package claude_test
 
 import (
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/acpkit/acpkit/claude"
@@ -174,5 +176,91 @@ func TestTurnKeepsIDOverEmpty(t *testing.T) {
 	}
 	if diff := cmp.Diff("a", turn.SessionID()); diff != "" {
 		t.Errorf("SessionID mismatch (-want +got):\n%s", diff)
+	}
+}
+
+// TestTurnOutcomes checks how a run of `claude -p` ended, as Finish and
+// Err tell it: the final event, the reason Err matches, and the
+// RunError's words, type and status.
+func TestTurnOutcomes(t *testing.T) {
+	const (
+		ok       = `{"type":"result","subtype":"success","is_error":false,"result":"Done.","session_id":"s1"}`
+		maxTurns = `{"type":"result","subtype":"error_max_turns","is_error":true,"session_id":"s1","errors":["Reached maximum number of turns (1)"]}`
+		failed   = `{"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"s1","errors":["Tool failed"]}`
+		apiLine  = `{"type":"assistant","message":{"content":[{"type":"text","text":"API Error: 529 Overloaded"}]},"error":"server_error","api_error_status":529,"api_error_type":"overloaded_error","session_id":"s1"}`
+		apiRes   = `{"type":"result","subtype":"success","is_error":true,"result":"API Error: 529 Overloaded","session_id":"s1","api_error_status":529,"api_error_type":"overloaded_error","terminal_reason":"api_error"}`
+		notFound = `{"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"x","errors":["No conversation found with session ID: r1"]}`
+	)
+	type outcome struct {
+		Final, Reason, Message, Type string
+		Status                       int
+		Exit                         string
+	}
+	tests := []struct {
+		name   string
+		resume string
+		lines  []string
+		code   int
+		want   outcome
+	}{
+		{"success", "", []string{ok}, 0, outcome{Final: "Result"}},
+		{"success, then a failed exit", "", []string{ok}, 1, outcome{Final: "Result", Reason: "run failed", Exit: "exit status 1 (failure)"}},
+		{"max turns", "", []string{maxTurns}, 1, outcome{Final: "Result", Reason: "maximum turns reached", Message: "Reached maximum number of turns (1)", Exit: "exit status 1 (failure)"}},
+		{"failed", "", []string{failed}, 1, outcome{Final: "Result", Reason: "run failed", Message: "Tool failed", Exit: "exit status 1 (failure)"}},
+		{"API error", "", []string{apiLine, apiRes}, 1, outcome{Final: "Result", Reason: "API error", Message: "API Error: 529 Overloaded", Type: "overloaded_error", Status: 529, Exit: "exit status 1 (failure)"}},
+		{"resume not found", "r1", []string{notFound}, 1, outcome{Final: "ResumeFailed", Reason: "resumed conversation not found", Message: "No conversation found with session ID: r1", Exit: "exit status 1 (failure)"}},
+		{"no result", "", []string{`{"type":"system","subtype":"init","session_id":"s1"}`}, -1, outcome{Final: "NoResult", Reason: "run ended without a result", Exit: "killed by a signal"}},
+		{"no result after an API error", "", []string{apiLine}, 1, outcome{Final: "NoResult", Reason: "run ended without a result", Message: "API Error: 529 Overloaded", Type: "overloaded_error", Status: 529, Exit: "exit status 1 (failure)"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			turn := claude.NewTurn(tt.resume)
+			var events []claude.Event
+			for _, l := range tt.lines {
+				var err error
+				if events, err = turn.Feed([]byte(l), events); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := turn.Err(); err != nil && !errors.Is(err, claude.ErrFailed) && !errors.Is(err, claude.ErrAPI) && !errors.Is(err, claude.ErrMaxTurns) && !errors.Is(err, claude.ErrResumeNotFound) {
+				t.Errorf("Err() before Finish = %v", err)
+			}
+			events = turn.Finish(tt.code, events)
+			if again := turn.Finish(0, nil); len(again) != 0 {
+				t.Errorf("a second Finish appended %v", again)
+			}
+			var got outcome
+			if len(events) > 0 {
+				got.Final = strings.TrimPrefix(fmt.Sprintf("%T", events[len(events)-1]), "claude.")
+			}
+			err := turn.Err()
+			for _, r := range []error{claude.ErrResumeNotFound, claude.ErrMaxTurns, claude.ErrAPI, claude.ErrNoResult, claude.ErrFailed} {
+				if errors.Is(err, r) {
+					got.Reason = strings.TrimPrefix(r.Error(), "claude: ")
+				}
+			}
+			var re *claude.RunError
+			if errors.As(err, &re) {
+				got.Message, got.Type, got.Status = re.Message, re.Type, re.Status
+				if re.Exited {
+					got.Exit = re.Exit.String()
+				}
+				if !strings.Contains(re.Error(), got.Reason) {
+					t.Errorf("Error() = %q", re.Error())
+				}
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("outcome (-want +got):\n%s", diff)
+			}
+			if s, ok := turn.Exit(); !ok || int(s) != tt.code {
+				t.Errorf("Exit() = %v, %v", s, ok)
+			}
+		})
+	}
+	if got := claude.ExitStatus(7).String(); got != "exit status 7 (unknown)" {
+		t.Errorf("ExitStatus(7) = %q", got)
+	}
+	if got := claude.ExitKind(9).String(); got != "ExitKind(9)" {
+		t.Errorf("ExitKind(9) = %q", got)
 	}
 }

@@ -146,6 +146,10 @@ type RunError struct {
 	// Exit is the process's exit status; meaningful only when Exited.
 	Exit   ExitStatus
 	Exited bool
+	// Type is the error's type as the CLI names it; Codex names none, so
+	// it is always "" (package claude's and package gemini's RunError
+	// have the same field).
+	Type string
 	// Message is the CLI's own words: the message of the [TurnFailed],
 	// or of the last [APIError] when there is no TurnFailed or it has no
 	// message; "" when there are none.

@@ -196,7 +196,12 @@ type RunError struct {
 	// the reason only there, as for a model that returns empty replies.
 	// It is "" when there is neither.
 	Message string
-	reason  error
+	// Status is the HTTP status of the request that failed a run at the
+	// API ([ErrAPI]), when its message carries the API's JSON error body
+	// (see [APIError]); 0 otherwise, and for a run that failed otherwise.
+	// The exit status may hold it too ([ExitStatus.HTTPStatus]).
+	Status int
+	reason error
 }
 
 // Error names the reason, the message and the exit status.
@@ -230,6 +235,9 @@ func (t *Turn) Err() error {
 			e.reason = ErrMaxTurns
 		case strings.HasPrefix(e.Message, apiErrorPrefix) || t.exited && t.exit.Kind() == ExitAPIError:
 			e.reason = ErrAPI
+			if a, ok := apiError(e.Message); ok {
+				e.Status = a.Status
+			}
 		default:
 			e.reason = ErrFailed
 		}

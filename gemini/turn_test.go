@@ -216,19 +216,20 @@ func TestTurnErrReason(t *testing.T) {
 		reason error
 		msg    string
 		text   string // Error()
+		status int    // the RunError's Status
 	}{
 		{"empty replies", empty + failed, 0, gemini.ErrFailed, "Model stream ended with empty response text.",
-			"gemini: run failed: Model stream ended with empty response text. (exit status 0 (success))"},
+			"gemini: run failed: Model stream ended with empty response text. (exit status 0 (success))", 0},
 		{"the last error line", `{"type":"error","severity":"error","message":"first"}` + "\n" + empty + failed, 0, gemini.ErrFailed,
-			"Model stream ended with empty response text.", ""},
-		{"a warning is no reason", empty + warning + failed, 0, gemini.ErrFailed, "Model stream ended with empty response text.", ""},
-		{"only a warning", warning + failed, 0, gemini.ErrFailed, "", "gemini: run failed (exit status 0 (success))"},
-		{"an error line without a severity", bare + failed, 0, gemini.ErrFailed, "no severity", ""},
-		{"the result's own reason wins", empty + other, 54, gemini.ErrFailed, "disk full", ""},
-		{"an API error line", api + failed, 0, gemini.ErrAPI, `[API Error: {"error":{"code":503,"message":"overloaded"}}]`, ""},
+			"Model stream ended with empty response text.", "", 0},
+		{"a warning is no reason", empty + warning + failed, 0, gemini.ErrFailed, "Model stream ended with empty response text.", "", 0},
+		{"only a warning", warning + failed, 0, gemini.ErrFailed, "", "gemini: run failed (exit status 0 (success))", 0},
+		{"an error line without a severity", bare + failed, 0, gemini.ErrFailed, "no severity", "", 0},
+		{"the result's own reason wins", empty + other, 54, gemini.ErrFailed, "disk full", "", 0},
+		{"an API error line", api + failed, 0, gemini.ErrAPI, `[API Error: {"error":{"code":503,"message":"overloaded"}}]`, "", 503},
 		{"no result after an error line", empty, 1, gemini.ErrNoResult, "Model stream ended with empty response text.",
-			"gemini: run ended without a result: Model stream ended with empty response text. (exit status 1 (failure))"},
-		{"no failure", empty + `{"type":"result","status":"success"}` + "\n", 0, nil, "", ""},
+			"gemini: run ended without a result: Model stream ended with empty response text. (exit status 1 (failure))", 0},
+		{"no failure", empty + `{"type":"result","status":"success"}` + "\n", 0, nil, "", "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -247,6 +248,9 @@ func TestTurnErrReason(t *testing.T) {
 			}
 			if re.Message != tt.msg {
 				t.Errorf("Message = %q, want %q", re.Message, tt.msg)
+			}
+			if re.Status != tt.status {
+				t.Errorf("Status = %d, want %d", re.Status, tt.status)
 			}
 			if tt.text != "" && err.Error() != tt.text {
 				t.Errorf("Error() = %q, want %q", err.Error(), tt.text)
