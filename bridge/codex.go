@@ -94,7 +94,7 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 		if ev.Output != "" {
 			out = []acp.ToolCallContent{textContent(ev.Output)}
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), firstLine(ev.Command), input, nil, out))
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), firstLine(ev.Command), input, nil, out))
 	case codex.FileChange:
 		var paths []string
 		var locs []acp.ToolCallLocation
@@ -102,13 +102,13 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 			paths = append(paths, ch.Path)
 			locs = append(locs, acp.ToolCallLocation{Path: ch.Path})
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), titled("Edit", strings.Join(paths, ", ")), nil, locs, nil))
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), titled("Edit", strings.Join(paths, ", ")), nil, locs, nil))
 	case codex.WebSearch:
 		status := codex.StatusCompleted
 		if ev.Phase != codex.PhaseCompleted {
 			status = codex.StatusInProgress
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, status, acp.ToolKind(ev.Kind), searchTitle(ev.Query), nil, nil, nil))
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, status, toolKind(ev.Kind), searchTitle(ev.Query), nil, nil, nil))
 	case codex.MCPToolCall:
 		var out []acp.ToolCallContent
 		if len(ev.Result) > 0 {
@@ -116,7 +116,7 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 		} else if ev.Error != "" {
 			out = []acp.ToolCallContent{textContent(ev.Error)}
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, acp.ToolKind(ev.Kind), ev.Server+": "+ev.Tool, ev.Arguments, nil, out))
+		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), ev.Server+": "+ev.Tool, ev.Arguments, nil, out))
 	case codex.TodoList:
 		p := acp.Plan{Entries: []acp.PlanEntry{}}
 		for _, it := range ev.Items {

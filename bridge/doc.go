@@ -59,7 +59,7 @@
 //     updates as they stream, and the complete block that repeats them is
 //     skipped;
 //   - a tool call becomes a tool_call with the tool use's id, a kind
-//     ([ClaudeToolKind]), a title, its input, the files it touches and, for
+//     (claude.ToolKindOf's), a title, its input, the files it touches and, for
 //     edits, the diff; its result a tool_call_update, completed or failed;
 //     TodoWrite becomes a plan;
 //   - a rate limit close to or at its end becomes a notice (or agent text,

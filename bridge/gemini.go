@@ -93,7 +93,7 @@ func (g *geminiConversation) translate(dst []acp.Update, ev gemini.Event) []acp.
 		}
 		g.streamed = false
 	case gemini.ToolUse:
-		tc := acp.ToolCall{ToolCallID: ev.ID, Title: geminiTitle(ev.Name, ev.Input), Kind: acp.ToolKind(ev.Kind), Status: acp.ToolCallStatusInProgress}
+		tc := acp.ToolCall{ToolCallID: ev.ID, Title: geminiTitle(ev.Name, ev.Input), Kind: toolKind(ev.Kind), Status: acp.ToolCallStatusInProgress}
 		if json.Valid(ev.Input) {
 			tc.RawInput = ev.Input
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/claude"
 	"github.com/tidwall/gjson"
 )
 
@@ -15,29 +16,31 @@ import (
 // Claude Code tools with a behaviour of their own in ACP.
 const (
 	toolTodoWrite    = "TodoWrite"    // a plan update, not a tool call
-	toolExitPlanMode = "ExitPlanMode" // kind switch_mode
+	toolExitPlanMode = "ExitPlanMode" // asks before the CLI leaves plan mode
 )
 
-// ClaudeToolKind returns the ACP kind of a Claude Code tool: execute for Bash,
-// read for Read, edit for the tools that change files, search for Grep
-// and Glob, fetch for the web tools, think for Task (a subagent),
-// switch_mode for ExitPlanMode, and other for every other tool, MCP tools
-// included.
-func ClaudeToolKind(name string) acp.ToolKind {
-	switch name {
-	case "Bash", "BashOutput", "KillShell":
-		return acp.ToolKindExecute
-	case "Read":
+// toolKind maps a CLI package's tool kind (claude.ToolKind, codex.ToolKind
+// or gemini.ToolKind, which share their values) onto ACP's; a kind ACP
+// does not know is other.
+func toolKind[K ~string](k K) acp.ToolKind {
+	switch claude.ToolKind(k) {
+	case claude.ToolKindRead:
 		return acp.ToolKindRead
-	case "Edit", "Write", "MultiEdit", "NotebookEdit":
+	case claude.ToolKindEdit:
 		return acp.ToolKindEdit
-	case "Grep", "Glob":
+	case claude.ToolKindDelete:
+		return acp.ToolKindDelete
+	case claude.ToolKindMove:
+		return acp.ToolKindMove
+	case claude.ToolKindSearch:
 		return acp.ToolKindSearch
-	case "WebFetch", "WebSearch":
-		return acp.ToolKindFetch
-	case "Task", "Agent":
+	case claude.ToolKindExecute:
+		return acp.ToolKindExecute
+	case claude.ToolKindThink:
 		return acp.ToolKindThink
-	case toolExitPlanMode:
+	case claude.ToolKindFetch:
+		return acp.ToolKindFetch
+	case claude.ToolKindSwitchMode:
 		return acp.ToolKindSwitchMode
 	}
 	return acp.ToolKindOther
@@ -51,7 +54,7 @@ func toolCall(id, name string, input json.RawMessage) acp.ToolCall {
 	tc := acp.ToolCall{
 		ToolCallID: id,
 		Title:      name,
-		Kind:       ClaudeToolKind(name),
+		Kind:       toolKind(claude.ToolKindOf(name)),
 		Status:     acp.ToolCallStatusPending,
 	}
 	if len(input) > 0 && json.Valid(input) {

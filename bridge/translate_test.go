@@ -10,6 +10,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/codex"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -218,16 +219,17 @@ func TestTranslatorEnd(t *testing.T) {
 	}
 }
 
-func TestClaudeToolKind(t *testing.T) {
-	for name, want := range map[string]acp.ToolKind{
-		"Bash": acp.ToolKindExecute, "Read": acp.ToolKindRead, "Edit": acp.ToolKindEdit, "Write": acp.ToolKindEdit,
-		"MultiEdit": acp.ToolKindEdit, "NotebookEdit": acp.ToolKindEdit, "Grep": acp.ToolKindSearch, "Glob": acp.ToolKindSearch,
-		"WebFetch": acp.ToolKindFetch, "WebSearch": acp.ToolKindFetch, "Task": acp.ToolKindThink,
-		"ExitPlanMode": acp.ToolKindSwitchMode, "mcp__github__search": acp.ToolKindOther, "": acp.ToolKindOther,
-	} {
-		if got := bridge.ClaudeToolKind(name); got != want {
-			t.Errorf("ClaudeToolKind(%q) = %q, want %q", name, got, want)
+// TestToolKind checks the mapping of the CLI packages' tool kinds onto
+// ACP's: every kind the three share has an ACP kind of the same name.
+func TestToolKind(t *testing.T) {
+	for _, k := range []claude.ToolKind{claude.ToolKindRead, claude.ToolKindEdit, claude.ToolKindDelete, claude.ToolKindMove,
+		claude.ToolKindSearch, claude.ToolKindExecute, claude.ToolKindThink, claude.ToolKindFetch, claude.ToolKindSwitchMode, claude.ToolKindOther} {
+		if got := bridge.ACPToolKind(k); string(got) != string(k) {
+			t.Errorf("the ACP kind of %q is %q", k, got)
 		}
+	}
+	if got := bridge.ACPToolKind(codex.ToolKind("teleport")); got != acp.ToolKindOther {
+		t.Errorf("an unknown kind maps to %q, want other", got)
 	}
 }
 

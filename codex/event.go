@@ -79,8 +79,10 @@ const (
 	StatusDeclined   Status = "declined"
 )
 
-// ToolKind is the kind of action a tool call takes. Its values are those of
-// the Agent Client Protocol's tool kinds, so that a bridge passes them on.
+// ToolKind is the kind of action a tool call takes: what it does to the
+// user's files, the shell or the web, for an editor to show. Packages
+// claude and gemini have the same type, with the same constants and values
+// (package bridge maps them onto the Agent Client Protocol's tool kinds).
 type ToolKind string
 
 // Tool kinds. ParseLine sets the Kind of each tool call event from the
@@ -94,7 +96,9 @@ const (
 	ToolKindExecute ToolKind = "execute"
 	ToolKindThink   ToolKind = "think"
 	ToolKindFetch   ToolKind = "fetch"
-	ToolKindOther   ToolKind = "other"
+	// ToolKindSwitchMode is never set: no Codex tool switches modes.
+	ToolKindSwitchMode ToolKind = "switch_mode"
+	ToolKindOther      ToolKind = "other"
 )
 
 // Text is the agent's message to the user (an "agent_message" item), whole:

@@ -61,8 +61,10 @@ type Text struct {
 	Text string
 }
 
-// ToolKind is the kind of action a tool call takes. Its values are those of
-// the Agent Client Protocol's tool kinds, so that a bridge passes them on.
+// ToolKind is the kind of action a tool call takes: what it does to the
+// user's files, the shell or the web, for an editor to show. Packages
+// claude and codex have the same type, with the same constants and values
+// (package bridge maps them onto the Agent Client Protocol's tool kinds).
 type ToolKind string
 
 // Tool kinds. [ToolKindOf] maps the CLI's built-in tool names to them.
@@ -75,7 +77,9 @@ const (
 	ToolKindExecute ToolKind = "execute"
 	ToolKindThink   ToolKind = "think"
 	ToolKindFetch   ToolKind = "fetch"
-	ToolKindOther   ToolKind = "other"
+	// ToolKindSwitchMode is never set: no Gemini CLI tool switches modes.
+	ToolKindSwitchMode ToolKind = "switch_mode"
+	ToolKindOther      ToolKind = "other"
 )
 
 // ToolUse is a tool call the model made (a tool_use line). Input is the
