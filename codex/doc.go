@@ -19,8 +19,9 @@
 // return their session ids: [ThreadStarted] with the thread id to resume
 // with, [Text] and [Reasoning], the tool calls
 // [CommandExecution], [FileChange], [WebSearch] and [MCPToolCall] with
-// their phase, status and [ToolKind] (the kind of action, as in packages claude and gemini),
-// [TodoList], [Notice] for non-fatal errors, [Retry] and [APIError] for
+// their phase, status and [ToolKind] (the kind of action, as packages
+// claude and gemini name it), [TodoList], [Notice] for non-fatal errors,
+// [Retry] and [APIError] for
 // failed requests, and the final [TurnCompleted] or [TurnFailed]. When a
 // member name is repeated in one object, the last occurrence wins, as with
 // encoding/json.
