@@ -40,6 +40,7 @@ type ClaudeTranslator struct {
 	tools            map[string]*toolState // by tool use id
 	partial          map[int]*partialTool  // streaming tool calls, by block index
 	apiErr           *claude.APIError
+	limitShown       bool // a rejected rate limit was shown
 	result           *claude.Result
 	runUsage         *acp.Usage   // the result's own tokens, for the response
 	calls            int          // the main agent's model calls
@@ -123,8 +124,12 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 		return t.rateLimit(dst, ev)
 	case claude.APIError:
 		t.apiErr = &ev
-		if t.Notices {
+		// A rejected rate limit is shown once, whether its rate_limit_event
+		// or its error comes first; the prompt's error says it again.
+		limit := ev.RateLimit != nil || ev.Kind == "rate_limit"
+		if t.Notices && !(limit && t.limitShown) {
 			dst = append(dst, acp.Notice{Severity: acp.NoticeError, Title: apiErrorText(ev)})
+			t.limitShown = t.limitShown || limit
 		}
 	case claude.Retry:
 		if t.Notices {
@@ -230,7 +235,10 @@ func (t *ClaudeTranslator) rateLimit(dst []acp.Update, r claude.RateLimit) []acp
 	case claude.RateLimitWarning:
 		sev = acp.NoticeWarning
 	case claude.RateLimitRejected:
-		sev = acp.NoticeError
+		if t.limitShown {
+			return dst
+		}
+		sev, t.limitShown = acp.NoticeError, true
 	default:
 		return dst
 	}
@@ -326,7 +334,7 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 	r, apiErr := t.result, t.apiErr
 	res := acp.PromptResult{Usage: t.runUsage}
 	t.streamedText, t.streamedThinking, t.wroteText = false, false, false
-	t.tools, t.partial, t.apiErr, t.result, t.runUsage = nil, nil, nil, nil, nil
+	t.tools, t.partial, t.apiErr, t.result, t.runUsage, t.limitShown = nil, nil, nil, nil, nil, false
 	t.calls, t.call, t.callID = 0, usage.Report{}, ""
 
 	switch {

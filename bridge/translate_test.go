@@ -113,6 +113,29 @@ func TestTranslate(t *testing.T) {
 			},
 		},
 		{
+			name:    "a rejected rate limit is shown once, whichever line says it first",
+			notices: true,
+			events: []claude.Event{
+				claude.RateLimit{Status: claude.RateLimitRejected, Type: "five_hour"},
+				claude.APIError{Kind: "rate_limit", Status: 429, Text: "You've hit your limit"},
+				claude.RateLimit{Status: claude.RateLimitRejected, Type: "five_hour"},
+				claude.APIError{Kind: "server_error", Status: 500, Text: "Internal server error"},
+			},
+			want: []acp.Update{
+				acp.Notice{Severity: acp.NoticeError, Title: "You have reached your Claude 5-hour limit."},
+				acp.Notice{Severity: acp.NoticeError, Title: "Internal server error"},
+			},
+		},
+		{
+			name:    "a rate limit's error first",
+			notices: true,
+			events: []claude.Event{
+				claude.APIError{Kind: "rate_limit", Status: 429, Text: "You've hit your limit"},
+				claude.RateLimit{Status: claude.RateLimitRejected, Type: "five_hour"},
+			},
+			want: []acp.Update{acp.Notice{Severity: acp.NoticeError, Title: "You've hit your limit"}},
+		},
+		{
 			name: "rate-limit warning as text for a client without notices",
 			events: []claude.Event{
 				claude.RateLimit{Status: claude.RateLimitWarning},
