@@ -89,12 +89,14 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 	case codex.Reasoning:
 		dst = append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
 	case codex.CommandExecution:
-		input, _ := json.Marshal(map[string]string{"command": ev.Command})
-		var out []acp.ToolCallContent
-		if ev.Output != "" {
-			out = []acp.ToolCallContent{textContent(ev.Output)}
+		it := item{id: ev.ItemID, phase: ev.Phase, status: ev.Status, kind: toolKind(ev.Kind), title: firstLine(ev.Command), out: ev.Output}
+		it.input, _ = json.Marshal(map[string]string{"command": ev.Command})
+		if ev.HasExitCode {
+			it.raw, _ = json.Marshal(map[string]any{"output": ev.Output, "exitCode": ev.ExitCode})
+		} else if ev.Output != "" {
+			it.raw = rawText(ev.Output)
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), firstLine(ev.Command), input, nil, out))
+		dst = append(dst, it.update())
 	case codex.FileChange:
 		var paths []string
 		var locs []acp.ToolCallLocation
@@ -102,21 +104,21 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 			paths = append(paths, ch.Path)
 			locs = append(locs, acp.ToolCallLocation{Path: ch.Path})
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), titled("Edit", strings.Join(paths, ", ")), nil, locs, nil))
+		dst = append(dst, item{id: ev.ItemID, phase: ev.Phase, status: ev.Status, kind: toolKind(ev.Kind), title: titled("Edit", strings.Join(paths, ", ")), locs: locs}.update())
 	case codex.WebSearch:
 		status := codex.StatusCompleted
 		if ev.Phase != codex.PhaseCompleted {
 			status = codex.StatusInProgress
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, status, toolKind(ev.Kind), searchTitle(ev.Query), nil, nil, nil))
+		dst = append(dst, item{id: ev.ItemID, phase: ev.Phase, status: status, kind: toolKind(ev.Kind), title: searchTitle(ev.Query)}.update())
 	case codex.MCPToolCall:
-		var out []acp.ToolCallContent
+		it := item{id: ev.ItemID, phase: ev.Phase, status: ev.Status, kind: toolKind(ev.Kind), title: ev.Server + ": " + ev.Tool, input: ev.Arguments}
 		if len(ev.Result) > 0 {
-			out = []acp.ToolCallContent{textContent(string(ev.Result))}
+			it.out, it.raw = string(ev.Result), ev.Result
 		} else if ev.Error != "" {
-			out = []acp.ToolCallContent{textContent(ev.Error)}
+			it.out, it.raw = ev.Error, rawText(ev.Error)
 		}
-		dst = append(dst, itemUpdate(ev.ItemID, ev.Phase, ev.Status, toolKind(ev.Kind), ev.Server+": "+ev.Tool, ev.Arguments, nil, out))
+		dst = append(dst, it.update())
 	case codex.TodoList:
 		p := acp.Plan{Entries: []acp.PlanEntry{}}
 		for _, it := range ev.Items {
@@ -196,18 +198,35 @@ func (c *codexConversation) usage(raw json.RawMessage, resumeID string) *acp.Usa
 	return reportUsage(rep)
 }
 
-// itemUpdate announces a tool call at its first line and updates it at
-// the others.
-func itemUpdate(id string, phase codex.Phase, status codex.Status, kind acp.ToolKind, title string, input json.RawMessage, locs []acp.ToolCallLocation, out []acp.ToolCallContent) acp.Update {
+// item is what a Codex item shows of itself as a tool call.
+type item struct {
+	id     string
+	phase  codex.Phase
+	status codex.Status
+	kind   acp.ToolKind
+	title  string
+	input  json.RawMessage
+	locs   []acp.ToolCallLocation
+	out    string          // the output as text; "" for none
+	raw    json.RawMessage // the output as JSON (rawOutput); nil for none
+}
+
+// update announces the tool call at the item's first line and updates it
+// at the others.
+func (it item) update() acp.Update {
 	st := acp.ToolCallStatusInProgress
-	switch status {
+	switch it.status {
 	case codex.StatusCompleted:
 		st = acp.ToolCallStatusCompleted
 	case codex.StatusFailed, codex.StatusDeclined:
 		st = acp.ToolCallStatusFailed
 	}
-	if phase == codex.PhaseStarted {
-		return acp.ToolCall{ToolCallID: id, Title: title, Kind: kind, Status: st, RawInput: input, Locations: locs, Content: out}
+	var out []acp.ToolCallContent
+	if it.out != "" {
+		out = []acp.ToolCallContent{textContent(it.out)}
 	}
-	return acp.ToolCallUpdate{ToolCallID: id, Title: title, Kind: kind, Status: st, RawInput: input, Locations: locs, Content: out}
+	if it.phase == codex.PhaseStarted {
+		return acp.ToolCall{ToolCallID: it.id, Title: it.title, Kind: it.kind, Status: st, RawInput: it.input, Locations: it.locs, Content: out, RawOutput: it.raw}
+	}
+	return acp.ToolCallUpdate{ToolCallID: it.id, Title: it.title, Kind: it.kind, Status: st, RawInput: it.input, Locations: it.locs, Content: out, RawOutput: it.raw}
 }

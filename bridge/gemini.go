@@ -111,7 +111,7 @@ func (g *geminiConversation) translate(dst []acp.Update, ev gemini.Event) []acp.
 			}
 		}
 		if out != "" {
-			u.Content = []acp.ToolCallContent{textContent(out)}
+			u.Content, u.RawOutput = []acp.ToolCallContent{textContent(out)}, rawText(out)
 		}
 		dst = append(dst, u)
 	case gemini.Notice:

@@ -155,6 +155,13 @@ func textContent(s string) acp.ToolCallContent {
 	return acp.ToolCallContentBlock{Content: acp.TextContent{Text: s}}
 }
 
+// rawText is a tool's output text as a tool call's rawOutput: a JSON
+// string.
+func rawText(s string) json.RawMessage {
+	b, _ := json.Marshal(s) // a string always marshals
+	return b
+}
+
 // searchTitle names a web search.
 func searchTitle(query string) string {
 	if query == "" {

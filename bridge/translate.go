@@ -208,7 +208,7 @@ func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []a
 		u.Status = acp.ToolCallStatusFailed
 	}
 	if r.Text != "" {
-		u.Content = []acp.ToolCallContent{textContent(r.Text)}
+		u.Content, u.RawOutput = []acp.ToolCallContent{textContent(r.Text)}, rawText(r.Text)
 	}
 	return append(dst, u)
 }

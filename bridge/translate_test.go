@@ -66,11 +66,11 @@ func TestTranslate(t *testing.T) {
 					Locations: []acp.ToolCallLocation{{Path: "/w/a.go", Line: ptr(10)}},
 					RawInput:  json.RawMessage(`{"file_path":"/w/a.go","offset":10}`)},
 				acp.ToolCallUpdate{ToolCallID: "t1", Status: acp.ToolCallStatusCompleted,
-					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("package a")}}},
+					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("package a")}}, RawOutput: json.RawMessage(`"package a"`)},
 				acp.ToolCall{ToolCallID: "t2", Title: "false", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending,
 					RawInput: json.RawMessage(`{"command":"false"}`)},
 				acp.ToolCallUpdate{ToolCallID: "t2", Status: acp.ToolCallStatusFailed,
-					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("exit 1")}}},
+					Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("exit 1")}}, RawOutput: json.RawMessage(`"exit 1"`)},
 			},
 		},
 		{
