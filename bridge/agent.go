@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -110,10 +111,10 @@ func (a *Agent) Register(m *acp.Methods) {
 	acp.Initialize.Handle(m, a.initialize)
 	acp.SessionNew.Handle(m, a.newSession)
 	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
+		return a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
 	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
+		return a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
 	acp.SessionList.Handle(m, a.list)
 	acp.SessionClose.Handle(m, a.close)
@@ -182,6 +183,7 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
 			SessionCapabilities: &acp.SessionCapabilities{
 				List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},
+				AdditionalDirectories: &acp.Capability{},
 			},
 		},
 		AgentInfo:   info,
@@ -190,7 +192,7 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 }
 
 func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
-	s, err := a.open(conn, a.cfg.NewSessionID(), "", p.Cwd, p.MCPServers)
+	s, err := a.open(conn, opening{id: a.cfg.NewSessionID(), cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
@@ -200,59 +202,98 @@ func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSession
 
 // resume binds a session to a conversation the CLI keeps, without starting
 // the CLI: a conversation it does not know fails the first prompt.
-func (a *Agent) resume(conn *acp.Conn, id, cwd string, servers []acp.MCPServer) (acp.LoadSessionResult, error) {
-	if id == "" {
+func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
+	if o.id == "" {
 		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
+	o.resumeID = o.id
 	a.mu.Lock()
-	s := a.sessions[id]
+	s := a.sessions[o.id]
 	a.mu.Unlock()
 	if s == nil {
 		var err error
-		if s, err = a.open(conn, id, id, cwd, servers); err != nil {
+		if s, err = a.open(conn, o); err != nil {
 			return acp.LoadSessionResult{}, err
 		}
+	} else if !slices.Equal(s.dirs, cleanDirs(o.cwd, o.dirs)) {
+		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "session %s is open with other additional directories", o.id)
 	}
 	v, err := s.describe()
 	return acp.LoadSessionResult{Modes: v.modes, ConfigOptions: v.options}, err
 }
 
-// open adds a session and starts its goroutine; resumeID is the
-// conversation it continues, "" for a new one.
-func (a *Agent) open(conn *acp.Conn, id, resumeID, cwd string, servers []acp.MCPServer) (*session, error) {
+// opening is what a session is opened with.
+type opening struct {
+	id       string
+	resumeID string // the conversation it continues; "" for a new one
+	cwd      string
+	dirs     []string // additionalDirectories
+	servers  []acp.MCPServer
+}
+
+// open adds a session and starts its goroutine.
+func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
+	if err := checkDirs(o.dirs); err != nil {
+		return nil, err
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
 		return nil, ErrClosed
 	}
-	if a.sessions[id] != nil {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "session %s is already open", id)
+	if a.sessions[o.id] != nil {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "session %s is already open", o.id)
 	}
-	log := a.log.With("session", id)
+	log := a.log.With("session", o.id)
+	dirs := cleanDirs(o.cwd, o.dirs)
 	conv, err := a.cli.NewConversation(ConversationConfig{
-		SessionID:  id,
-		ResumeID:   resumeID,
-		MCPServers: servers,
-		ExtraArgs:  a.cfg.ExtraArgs,
-		Notices:    a.caps.AcceptsNotices(),
-		Now:        a.cfg.Clock.Now,
-		Location:   a.cfg.Location,
-		Zones:      a.cfg.Zones,
-		Logger:     log,
+		SessionID:             o.id,
+		ResumeID:              o.resumeID,
+		MCPServers:            o.servers,
+		AdditionalDirectories: dirs,
+		ExtraArgs:             a.cfg.ExtraArgs,
+		Notices:               a.caps.AcceptsNotices(),
+		Now:                   a.cfg.Clock.Now,
+		Location:              a.cfg.Location,
+		Zones:                 a.cfg.Zones,
+		Logger:                log,
 	})
 	if err != nil {
 		return nil, err
 	}
 	s := &session{
-		a: a, id: id, cwd: cwd, log: log,
+		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
 		inbox: make(chan event), done: make(chan struct{}),
 		conv: conv, conn: conn,
 		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
 	}
-	a.sessions[id] = s
-	a.order = append(a.order, id)
+	a.sessions[o.id] = s
+	a.order = append(a.order, o.id)
 	a.wg.Go(s.run)
 	return s, nil
+}
+
+// checkDirs checks a session's additionalDirectories, which ACP requires
+// to be absolute paths.
+func checkDirs(dirs []string) error {
+	for _, d := range dirs {
+		if !filepath.IsAbs(d) {
+			return acp.Errorf(acp.CodeInvalidParams, "additionalDirectories: %q is not an absolute path", d)
+		}
+	}
+	return nil
+}
+
+// cleanDirs returns dirs without the repeats and cwd, which ACP lets an
+// agent drop, keeping the order of the first of each; nil for none.
+func cleanDirs(cwd string, dirs []string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d != cwd && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func (a *Agent) session(id string) (*session, error) {

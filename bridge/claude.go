@@ -78,6 +78,7 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 		Model:                  modelArg(model),
 		IncludePartialMessages: true,
 		MCPConfig:              c.mcp,
+		AddDirs:                c.cfg.AdditionalDirectories,
 	}
 	if o.PermissionMode == "default" {
 		o.PermissionMode = ""

@@ -64,6 +64,10 @@ type ConversationConfig struct {
 	ResumeID string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
+	// AdditionalDirectories are the workspace roots besides the
+	// session's directory that the editor gave the session, absolute
+	// paths; the CLI's tools may use their files too.
+	AdditionalDirectories []string
 	// ExtraArgs are added to every command line.
 	ExtraArgs []string
 	// Notices reports that the client takes notice updates.

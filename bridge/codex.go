@@ -61,7 +61,7 @@ type codexConversation struct {
 }
 
 func (c *codexConversation) CommandLine(mode, model string) []string {
-	o := codex.Options{Resume: c.threadID, Model: modelArg(model), Sandbox: codex.Sandbox(mode), SkipGitRepoCheck: true}
+	o := codex.Options{Resume: c.threadID, Model: modelArg(model), Sandbox: codex.Sandbox(mode), AddDirs: c.cfg.AdditionalDirectories, SkipGitRepoCheck: true}
 	args, stdin := codex.CommandLine(o, c.text)
 	c.stdin = stdin
 	c.turn, c.resumed, c.res = codex.NewTurn(c.threadID), c.threadID, acp.PromptResult{}

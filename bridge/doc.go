@@ -23,7 +23,9 @@
 // closing.
 //
 // A session's CLI starts with its first prompt, in the session's
-// directory. A prompt that comes while a turn runs waits for it and runs
+// directory, and may use the files of the session's additional
+// directories too (Claude Code's and Codex's --add-dir, Gemini CLI's
+// --include-directories). A prompt that comes while a turn runs waits for it and runs
 // next; session/cancel interrupts the turn, and answers every waiting
 // prompt cancelled. A CLI that ignores the interrupt is signalled, a
 // grace period ([Config.Grace]) apart, until it ends the turn or exits.

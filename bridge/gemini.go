@@ -56,7 +56,7 @@ type geminiConversation struct {
 }
 
 func (g *geminiConversation) CommandLine(mode, model string) []string {
-	o := gemini.Options{Resume: g.sessionID, Model: modelArg(model), ApprovalMode: mode, SkipTrust: true}
+	o := gemini.Options{Resume: g.sessionID, Model: modelArg(model), ApprovalMode: mode, IncludeDirectories: g.cfg.AdditionalDirectories, SkipTrust: true}
 	if mode == "default" {
 		o.ApprovalMode = ""
 	}

@@ -49,6 +49,7 @@ type session struct {
 	a     *Agent
 	id    string
 	cwd   string
+	dirs  []string // additionalDirectories, as the Conversation has them
 	log   *slog.Logger
 	inbox chan event
 	done  chan struct{} // closed once run has returned

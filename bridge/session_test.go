@@ -837,3 +837,58 @@ func TestClaudeOtherLines(t *testing.T) {
 		}
 	})
 }
+
+// A session's additional directories reach each CLI's command line, once
+// each and without the session's own; a relative one is refused, and so
+// is another list for a session already open.
+func TestAdditionalDirectories(t *testing.T) {
+	tests := []struct {
+		cli  bridge.CLI
+		want []string
+	}{
+		{bridge.Claude, []string{"--add-dir=/lib", "--add-dir=/docs"}},
+		{bridge.Codex, []string{"--add-dir=/lib", "--add-dir=/docs"}},
+		{bridge.Gemini, []string{"--include-directories=/lib,/docs"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.cli.Info().Name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, bridge.Config{CLI: tt.cli}, acp.ClientCapabilities{})
+				e.stayAtEOF = tt.cli.Info().PerTurn
+				defer e.close()
+				res, err := acp.Initialize.Call(bg, e.client, acp.InitializeParams{ProtocolVersion: 1})
+				must(t, err)
+				if res.AgentCapabilities.SessionCapabilities.AdditionalDirectories == nil {
+					t.Error("additionalDirectories is not advertised")
+				}
+				_, err = acp.SessionNew.Call(bg, e.client, acp.NewSessionParams{Cwd: "/work", AdditionalDirectories: []string{"lib"}})
+				var ae *acp.Error
+				if !asError(err, &ae) || ae.Code != acp.CodeInvalidParams {
+					t.Errorf("a relative directory was answered %v, want invalid params", err)
+				}
+				dirs := []string{"/lib", "/work", "/docs", "/lib"}
+				s, err := acp.SessionNew.Call(bg, e.client, acp.NewSessionParams{Cwd: "/work", AdditionalDirectories: dirs})
+				must(t, err)
+				ch := e.promptAsync(bg, s.SessionID, "hi")
+				p := e.process()
+				var got []string
+				for _, a := range p.args {
+					if strings.HasPrefix(a, "--add-dir") || strings.HasPrefix(a, "--include-directories") {
+						got = append(got, a)
+					}
+				}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("the CLI's directories (-want +got):\n%s", diff)
+				}
+				if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: s.SessionID, Cwd: "/work", AdditionalDirectories: dirs}); err != nil {
+					t.Errorf("resuming the open session with its directories: %v", err)
+				}
+				if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: s.SessionID, Cwd: "/work"}); err == nil {
+					t.Error("the open session was resumed without its directories")
+				}
+				p.exit(1)
+				<-ch
+			})
+		})
+	}
+}

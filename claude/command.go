@@ -28,6 +28,9 @@ type Options struct {
 	// "Bash(git log:*)".
 	AllowedTools    []string
 	DisallowedTools []string
+	// AddDirs are more directories, besides the one it runs in, whose
+	// files the CLI's tools may use (--add-dir, once each).
+	AddDirs []string
 	// ExtraArgs are added after all the others, as given: flags this type
 	// does not model. Use the "--name=value" form for values that may start
 	// with "-".
@@ -95,6 +98,11 @@ func (o Options) appendArgs(args []string) []string {
 	}
 	if tools := joinTools(o.DisallowedTools); tools != "" {
 		args = append(args, "--disallowedTools="+tools)
+	}
+	for _, d := range o.AddDirs {
+		if d != "" {
+			args = append(args, "--add-dir="+d)
+		}
 	}
 	return append(args, o.ExtraArgs...)
 }

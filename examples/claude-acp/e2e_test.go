@@ -380,8 +380,8 @@ func TestStdinClosedMidTurn(t *testing.T) {
 // that records its arguments before it runs fakeclaude: behind the -wrap
 // launcher with {cwd} replaced, in the session's directory, in streaming-input mode with permission questions on stdio
 // and partial messages, with the ACP session id as --session-id, the
-// model of -model, the session's MCP servers, and the arguments after
-// "--".
+// model of -model, the session's MCP servers and additional
+// directories, and the arguments after "--".
 func TestCommandLine(t *testing.T) {
 	dir := t.TempDir()
 	recorder, argsFile := filepath.Join(dir, "claude"), filepath.Join(dir, "args")
@@ -394,7 +394,8 @@ func TestCommandLine(t *testing.T) {
 	e.initialize(capabilities{notices: true})
 	ctx, cancel := bounded()
 	defer cancel()
-	s, err := acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: e.cwd, MCPServers: []acp.MCPServer{
+	lib, docs := t.TempDir(), t.TempDir()
+	s, err := acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: e.cwd, AdditionalDirectories: []string{lib, docs}, MCPServers: []acp.MCPServer{
 		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.NameValue{}},
 	}})
 	if err != nil {
@@ -423,6 +424,7 @@ func TestCommandLine(t *testing.T) {
 		" --permission-prompt-tool stdio ", " --include-partial-messages ",
 		"--session-id=" + s.SessionID + " ", "claude-sonnet-4-5 ",
 		" --append-system-prompt Be brief. ",
+		" --add-dir=" + lib + " --add-dir=" + docs + " ",
 	} {
 		if !strings.Contains(joined, want) {
 			t.Errorf("the CLI's arguments lack %q: %q", want, argv)
