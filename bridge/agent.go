@@ -197,11 +197,12 @@ func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSession
 		return acp.NewSessionResult{}, err
 	}
 	v, err := s.describe()
+	s.warm()
 	return acp.NewSessionResult{SessionID: s.id, Modes: v.modes, ConfigOptions: v.options}, err
 }
 
-// resume binds a session to a conversation the CLI keeps, without starting
-// the CLI: a conversation it does not know fails the first prompt.
+// resume binds a session to a conversation the CLI keeps: a conversation
+// it does not know fails the first prompt.
 func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
 	if o.id == "" {
 		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
@@ -219,6 +220,7 @@ func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error)
 		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "session %s is open with other additional directories", o.id)
 	}
 	v, err := s.describe()
+	s.warm()
 	return acp.LoadSessionResult{Modes: v.modes, ConfigOptions: v.options}, err
 }
 

@@ -258,10 +258,12 @@ func (tt scenario) play(t *testing.T) {
 	if _, err := acp.Initialize.Call(ctx, client, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
 	}
-	s, err := acp.SessionNew.Call(ctx, client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{}})
+	var s acp.NewSessionResult
 	if tt.resume != "" {
 		s.SessionID = tt.resume
 		_, err = acp.SessionResume.Call(ctx, client, acp.ResumeSessionParams{SessionID: tt.resume, Cwd: "/work"})
+	} else {
+		s, err = acp.SessionNew.Call(ctx, client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{}})
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -144,6 +144,13 @@ func (c *claudeConversation) Line(h Host, line []byte) {
 	}
 	var updates []acp.Update
 	for _, ev := range events {
+		if r, ok := ev.(claude.Result); ok && !c.inTurn && r.ResumeNotFound() {
+			// A CLI started before the first prompt could not resume the
+			// conversation: it is let go, as endTurn lets go of one that
+			// says so in a turn.
+			c.lost = true
+			h.Retire()
+		}
 		switch ev := ev.(type) {
 		case claude.ControlResponse:
 			if ev.Subtype == "initialize" && ev.Err == nil {

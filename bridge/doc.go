@@ -22,18 +22,22 @@
 // CLI between turns), running or cancelling a turn, stopping its CLI, or
 // closing.
 //
-// A session's CLI starts with its first prompt, in the session's
-// directory, and may use the files of the session's additional
-// directories too (Claude Code's and Codex's --add-dir, Gemini CLI's
-// --include-directories). A prompt that comes while a turn runs waits for it and runs
-// next; session/cancel interrupts the turn, and answers every waiting
-// prompt cancelled. A CLI that ignores the interrupt is signalled, a
-// grace period ([Config.Grace]) apart, until it ends the turn or exits.
-// One silent past [Config.TurnTimeout] is killed and its turn fails; one
-// idle past [Config.Idle] is stopped, and the next prompt resumes the
-// conversation in a new process, as it does after a crash. A CLI that
-// died between turns is replaced before the next prompt reaches it.
-// [Agent.Close] cancels every turn, stops every CLI and waits for it.
+// A session's CLI starts, in the session's directory, as soon as
+// session/new, load or resume has been answered, without holding the
+// answer up, so that its commands and models reach the editor at once
+// and the first prompt does not wait for it (a CLI run once per turn
+// starts with the turn instead). It may use the files of the session's
+// additional directories too (Claude Code's and Codex's --add-dir,
+// Gemini CLI's --include-directories). A prompt that comes while a turn
+// runs waits for it and runs next; session/cancel interrupts the turn,
+// and answers every waiting prompt cancelled. A CLI that ignores the
+// interrupt is signalled, a grace period ([Config.Grace]) apart, until
+// it ends the turn or exits. One silent past [Config.TurnTimeout] is
+// killed and its turn fails; one idle past [Config.Idle] is stopped,
+// and the next prompt resumes the conversation in a new process, as it
+// does after a crash. A CLI that died between turns is replaced before
+// the next prompt reaches it. [Agent.Close] cancels every turn, stops
+// every CLI and waits for it.
 //
 // # CLIs
 //

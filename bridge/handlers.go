@@ -46,6 +46,10 @@ func (s *session) prompt(ctx context.Context, conn *acp.Conn, blocks []acp.Conte
 
 func (s *session) cancel() { s.post(cancel{}) }
 
+// warm starts the session's CLI in the background: it does not wait for
+// the CLI.
+func (s *session) warm() { s.post(start{}) }
+
 func (s *session) set(ctx context.Context, conn *acp.Conn, key, value string) (view, error) {
 	reply := make(chan settingReply, 1)
 	if !s.post(setting{key: key, value: value, ctx: ctx, conn: conn, reply: reply}) {

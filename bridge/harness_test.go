@@ -212,7 +212,7 @@ type env struct {
 	a       *bridge.Agent
 	client  *acp.Conn
 	started chan *script // each process the Agent starts
-	failAt  int          // fail the start of this process (1 for the first); 0 never
+	failing map[int]bool // the starts that fail, 1 for the first
 	// stayAtEOF makes the processes run on after their input ends, as
 	// the per-turn CLIs do.
 	stayAtEOF bool
@@ -246,7 +246,7 @@ func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
 	cfg.Start = func(dir string, args []string) (bridge.Process, error) {
 		e.mu.Lock()
 		e.starts++
-		fail := e.starts == e.failAt
+		fail := e.failing[e.starts]
 		e.mu.Unlock()
 		if fail {
 			return nil, errors.New("no such program")

@@ -75,9 +75,16 @@ func TestSessionRegistry(t *testing.T) {
 		if diff := cmp.Diff([]string{sid + " /work"}, list("")); diff != "" {
 			t.Errorf("session/list after a close (-want +got):\n%s", diff)
 		}
-		if _, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "plan"}); err != nil {
-			t.Error(err)
-		}
+		// The session's CLI runs from its start, and takes the mode.
+		p := e.process()
+		mode := make(chan error, 1)
+		go func() {
+			_, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "plan"})
+			mode <- err
+		}()
+		synctest.Wait()
+		p.write(controlAnswer(p.requestID("set_permission_mode")))
+		must(t, <-mode)
 
 		e.a.Close()
 		if _, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: other, Cwd: "/else", MCPServers: []acp.MCPServer{}}); err == nil || !strings.Contains(err.Error(), bridge.ErrClosed.Error()) {
@@ -246,6 +253,7 @@ func TestCloseIdleAndCold(t *testing.T) {
 		if !p.exited() {
 			t.Error("the closed session's CLI still runs")
 		}
+		e.failing = map[int]bool{2: true} // no warm start
 		cold := e.newSession()
 		if _, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: cold}); err != nil {
 			t.Fatal(err)

@@ -19,7 +19,8 @@ import (
 // which events the state takes and which state follows:
 //
 //	state       what runs                     events it takes                  what follows
-//	cold        no CLI                        prompt                           running
+//	cold        no CLI                        start (a warm start)             idle
+//	                                          prompt                           running
 //	                                          close                            closed
 //	idle        a CLI, between turns          prompt                           running
 //	                                          idle timer                       stopping
@@ -65,6 +66,12 @@ type session struct {
 // An event is an input of a session's goroutine: one of the types below,
 // or output or exited from its process.
 type event interface{ isEvent() }
+
+// start starts the session's CLI before its first prompt, so that the
+// CLI's commands and models reach the editor at once and the prompt does
+// not wait for the CLI to start: a warm start. A per-turn CLI, whose
+// process starts with its turn's prompt, is not started.
+type start struct{}
 
 // prompt is a session/prompt request.
 type prompt struct{ req *promptReq }
@@ -130,6 +137,7 @@ type (
 // answered is the editor's answer to a permission question.
 type answered struct{ q *question }
 
+func (start) isEvent()        {}
 func (prompt) isEvent()       {}
 func (abandon) isEvent()      {}
 func (cancel) isEvent()       {}
@@ -155,6 +163,16 @@ type cold struct{}
 
 func (st cold) on(s *session, ev event) state {
 	switch ev := ev.(type) {
+	case start:
+		if s.a.info.PerTurn {
+			break
+		}
+		p, err := s.start(s.conv.CommandLine(s.mode, s.model))
+		if err != nil {
+			s.log.Warn("starting "+s.a.info.Name, "error", err)
+			break
+		}
+		return s.ready(p)
 	case prompt:
 		if next := s.begin(ev.req, nil); next != nil {
 			return next
@@ -372,6 +390,8 @@ func (s *session) anywhere(ev event) {
 			s.queue = slices.Delete(s.queue, i, i+1)
 			ev.req.answer(acp.PromptResult{StopReason: acp.StopReasonCancelled}, nil)
 		}
+	case start:
+		// A CLI runs, or starts with the next prompt.
 	case idleExpired, graceExpired, watchTick, answered:
 		// From a timer or a question of a state already left.
 	default:

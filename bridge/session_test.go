@@ -561,12 +561,13 @@ func sid(id string) string { return id }
 
 func asError(err error, target **acp.Error) bool { return errors.As(err, target) }
 
-// A CLI that cannot start fails the prompt; the next one tries again.
+// A CLI that cannot start, warm or for a prompt, fails the prompt; the
+// next one tries again.
 func TestStartFails(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
-		e.failAt = 1
+		e.failing = map[int]bool{1: true, 2: true}
 		sid := e.newSession()
 		msg := failure(t, got(t, e.promptAsync(bg, sid, "one")), bridge.KindCrash)
 		if want := "starting Claude Code: no such program"; msg != want {
@@ -588,6 +589,7 @@ func TestSettings(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
 		defer e.close()
+		e.failing = map[int]bool{1: true} // no warm start: no CLI runs
 		sid := e.newSession()
 		set := func(key, value string) <-chan error {
 			ch := make(chan error, 1)
@@ -684,7 +686,7 @@ func TestPerTurnCLI(t *testing.T) {
 	})
 }
 
-// Invalid prompts are refused before any CLI starts.
+// Invalid prompts are refused before they reach a CLI, or start one.
 func TestInvalidPrompts(t *testing.T) {
 	for _, cli := range []bridge.CLI{bridge.Claude, bridge.Codex, bridge.Gemini} {
 		t.Run(cli.Info().Name, func(t *testing.T) {
@@ -701,6 +703,11 @@ func TestInvalidPrompts(t *testing.T) {
 					var ae *acp.Error
 					if !asError(err, &ae) || ae.Code != acp.CodeInvalidParams {
 						t.Errorf("prompt %+v answered %v, want invalid params", prompt, err)
+					}
+				}
+				if !cli.Info().PerTurn {
+					if p := e.process(); len(p.lines()) != 1 {
+						t.Errorf("the CLI started for the session got %q, want its initialize only", p.lines())
 					}
 				}
 				e.noProcess()
@@ -770,7 +777,7 @@ func TestCLIGoneAndNoneStarts(t *testing.T) {
 		p1.turn(resultLine)
 		stopReason(t, got(t, first), acp.StopReasonEndTurn)
 		p1.inR.Close()
-		e.failAt = 2
+		e.failing = map[int]bool{2: true}
 		second := e.promptAsync(bg, sid, "two")
 		synctest.Wait()
 		p1.exit(0)
@@ -891,4 +898,77 @@ func TestAdditionalDirectories(t *testing.T) {
 			})
 		})
 	}
+}
+
+// A session's CLI starts as soon as the session is open: its commands and
+// models reach the editor before any prompt, the first prompt goes to it,
+// and one that nobody prompts is stopped when idle. A per-turn CLI starts
+// with its turn only.
+func TestWarmStart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{Idle: time.Minute}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		p := e.process()
+		if diff := cmp.Diff([]string{"initialize"}, p.kinds()); diff != "" {
+			t.Errorf("the CLI got (-want +got):\n%s", diff)
+		}
+		p.write(initAnswer(p.requestID("initialize")))
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"available_commands_update", "config_option_update"}, e.kinds()); diff != "" {
+			t.Errorf("before any prompt, the editor got (-want +got):\n%s", diff)
+		}
+		ch := e.promptAsync(bg, sid, "hi")
+		synctest.Wait()
+		p.write(systemInit, textLine, resultLine)
+		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
+		e.noProcess()
+
+		const id = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
+		_, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: id, Cwd: "/work"})
+		must(t, err)
+		p2 := e.process()
+		if !hasArg(p2.args, "--resume="+id) {
+			t.Errorf("the resumed session's CLI was started with %q", p2.args)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if !p2.exited() {
+			t.Error("the CLI of a session never prompted was not stopped when idle")
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{CLI: bridge.Codex}, acp.ClientCapabilities{})
+		defer e.close()
+		e.newSession()
+		e.noProcess()
+	})
+}
+
+// A CLI started for a resumed session that says, before any prompt, that
+// the conversation does not exist is let go, and the prompt asks a new
+// one for the same conversation, not the id of the failed run.
+func TestWarmResumeFailed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
+		defer e.close()
+		const id = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
+		_, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: id, Cwd: "/work"})
+		must(t, err)
+		p1 := e.process()
+		p1.stayAtEOF = true
+		p1.write(`{"type":"result","subtype":"error_during_execution","is_error":true,"session_id":"9e1c","errors":["No conversation found with session ID: ` + id + `"]}`)
+		synctest.Wait()
+		if !p1.inputClosed() {
+			t.Fatal("the CLI that failed to resume was not stopped")
+		}
+		p1.exit(1)
+		ch := e.promptAsync(bg, id, "go on")
+		p2 := e.process()
+		if !hasArg(p2.args, "--resume="+id) {
+			t.Errorf("the next CLI was started with %q, want --resume=%s", p2.args, id)
+		}
+		p2.turn(resultLine)
+		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
+	})
 }
