@@ -26,6 +26,9 @@ type Info struct {
 	// [ReadInfo]); "" when there is none of these. It is on one line, cut
 	// to 200 characters.
 	Title string
+	// Named reports that Title is the session's own title, one of the
+	// CLI's title entries, rather than its first prompt.
+	Named bool
 	// Updated is the time of the last entry that has one, in Unix epoch
 	// milliseconds; 0 when none of the lines read has one.
 	Updated int64
@@ -140,7 +143,7 @@ func (s *infoScan) info() Info {
 	in := Info{SessionID: s.sessionID, CWD: s.cwd, Updated: s.updated}
 	for i := range s.tailTitle {
 		if t := firstNonEmpty(s.tailTitle[i], s.headTitle[i]); t != "" {
-			in.Title = storefile.OneLine(t)
+			in.Title, in.Named = storefile.OneLine(t), true
 			return in
 		}
 	}

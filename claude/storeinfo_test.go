@@ -47,7 +47,7 @@ func TestReadInfo(t *testing.T) {
 			Title: "Create notes.txt with alpha and beta, then change beta to gamma and show it.", Updated: 1796158246765}},
 		{"tui-title/projects/-tmp-cc-store-tui-title-work/d5464bb8-88f1-410d-8933-83f4fd7c37c6.jsonl", claude.Info{
 			SessionID: "d5464bb8-88f1-410d-8933-83f4fd7c37c6", CWD: "/tmp/cc-store/tui-title/work",
-			Title: "Login work (renamed)", Updated: 1796158299509}},
+			Title: "Login work (renamed)", Named: true, Updated: 1796158299509}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -95,9 +95,9 @@ func TestReadInfoCases(t *testing.T) {
 		{"custom title over ai title over summary over prompt",
 			`{"type":"summary","summary":"Old summary"}` + "\n" + `{"type":"ai-title","aiTitle":"AI title"}` + "\n" +
 				user(`"prompt"`, "") + `{"type":"custom-title","customTitle":"Mine"}` + "\n" + `{"type":"ai-title","aiTitle":"AI again"}` + "\n",
-			claude.Info{SessionID: id, CWD: "/w", Title: "Mine", Updated: 1796158237365}},
+			claude.Info{SessionID: id, CWD: "/w", Title: "Mine", Named: true, Updated: 1796158237365}},
 		{"the last ai title", `{"type":"ai-title","aiTitle":"First"}` + "\n" + user(`"prompt"`, "") + `{"type":"ai-title","aiTitle":"Second"}` + "\n",
-			claude.Info{SessionID: id, CWD: "/w", Title: "Second", Updated: 1796158237365}},
+			claude.Info{SessionID: id, CWD: "/w", Title: "Second", Named: true, Updated: 1796158237365}},
 		{"long prompt cut", user(`"`+strings.Repeat("word ", 100)+`"`, ""),
 			claude.Info{SessionID: id, CWD: "/w", Title: strings.TrimSpace(strings.Repeat("word ", 40)) + "…", Updated: 1796158237365}},
 	}

@@ -24,6 +24,9 @@ type Info struct {
 	// titles a thread; on one line, cut to 200 characters; "" when there
 	// is neither.
 	Title string
+	// Named reports that Title is the thread's name rather than its
+	// first prompt.
+	Named bool
 	// Updated is the time of the last line, in Unix epoch milliseconds; 0
 	// when none of the lines read has one.
 	Updated int64
@@ -62,7 +65,8 @@ func ReadInfo(r io.ReaderAt, size int64) (Info, error) {
 	if readTail {
 		s.updated = s.tailUpdated // the head's is not the last
 	}
-	return Info{SessionID: s.sessionID, CWD: s.cwd, Title: firstNonEmpty(s.tailTitle, s.headTitle, s.prompt), Updated: s.updated}, nil
+	name := firstNonEmpty(s.tailTitle, s.headTitle)
+	return Info{SessionID: s.sessionID, CWD: s.cwd, Title: firstNonEmpty(name, s.prompt), Named: name != "", Updated: s.updated}, nil
 }
 
 // infoScan gathers an Info from the lines of a file's head, in order, and

@@ -64,7 +64,7 @@ func TestReadInfoCases(t *testing.T) {
 		{"first prompt on one line", meta + user(`"Fix\n  the bug"`) + user(`"second"`),
 			codex.Info{SessionID: "01a23364-e60f-7ea1-a8d3-8612e1f6ea53", CWD: "/w", Title: "Fix the bug", Updated: 1796158581000}},
 		{"a name wins", meta + user(`"Fix"`) + `{"timestamp":"2026-12-01T20:56:22.000Z","type":"event_msg","payload":{"type":"thread_name_updated","thread_name":"Login"}}` + "\n",
-			codex.Info{SessionID: "01a23364-e60f-7ea1-a8d3-8612e1f6ea53", CWD: "/w", Title: "Login", Updated: 1796158582000}},
+			codex.Info{SessionID: "01a23364-e60f-7ea1-a8d3-8612e1f6ea53", CWD: "/w", Title: "Login", Named: true, Updated: 1796158582000}},
 		{"legacy context is no prompt",
 			`{"timestamp":"2025-09-01T10:00:00.000Z","type":"session_meta","payload":{"id":"0198f0a4-0657-7662-80b4-4726987395b1","cwd":"/w"}}` + "\n" +
 				`{"timestamp":"2025-09-01T10:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"<environment_context>\n</environment_context>"}}` + "\n" +

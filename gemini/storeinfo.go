@@ -27,6 +27,9 @@ type Info struct {
 	// record that sets one), else the text of the person's first prompt;
 	// on one line, cut to 200 characters; "" when there is neither.
 	Title string
+	// Named reports that Title is the session's summary rather than its
+	// first prompt.
+	Named bool
 	// Updated is the time of the last record that has one (a message's
 	// time, or the lastUpdated a record sets), in Unix epoch
 	// milliseconds; 0 when none of the lines read has one.
@@ -67,7 +70,7 @@ func ReadInfo(r io.ReaderAt, size int64) (Info, error) {
 	}
 	s.in.Title = s.prompt
 	if t := firstNonEmpty(s.tailTitle, s.headTitle); t != "" {
-		s.in.Title = storefile.OneLine(t)
+		s.in.Title, s.in.Named = storefile.OneLine(t), true
 	}
 	return s.in, nil
 }

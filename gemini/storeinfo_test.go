@@ -21,10 +21,10 @@ func TestReadInfo(t *testing.T) {
 	}{
 		{"plain/tmp/work/chats/session-2026-12-01T21-06-e8280112.jsonl", gemini.Info{
 			SessionID: "e8280112-4e66-4a40-a4f5-c1cfb6f99296", ProjectHash: "3e1d5bf4fbd3f05b20d8df16febe8064558530454fcbda6579864fa005a8b4f2",
-			Title: "Mock summary: Say hello and tell", Updated: 1796159168199}},
+			Title: "Mock summary: Say hello and tell", Named: true, Updated: 1796159168199}},
 		{"resume/tmp/work/chats/session-2026-12-01T21-06-181cb93b.jsonl", gemini.Info{
 			SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a57756221e31995793396553760decefe5cf7f744a9161eaa28d4d35685336",
-			Title: "Mock summary: First question: who are", Updated: 1796159208618}},
+			Title: "Mock summary: First question: who are", Named: true, Updated: 1796159208618}},
 		{"thinking/tmp/work/chats/session-2026-12-01T21-07-5d3f4ebe.jsonl", gemini.Info{
 			SessionID: "5d3f4ebe-7024-44ff-8d11-1c55bf81c108", ProjectHash: "701f4d339ead0182d4e54a01570c9f0fbeb209dffd4ce58dd6dd4bd1fcf08a85",
 			Title: "What is 2 + 2? Think first.", Updated: 1796159244759}},
@@ -63,7 +63,7 @@ func TestReadInfoCases(t *testing.T) {
 			`{"id":"u","timestamp":"2026-12-01T21:06:26.000Z","type":"user","content":[{"text":"Fix\nit"}]}` + "\n",
 			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Fix it", Updated: 1796159186000}},
 		{"the last summary", meta + `{"id":"u","type":"user","content":"Fix it"}` + "\n" + `{"$set":{"summary":"One"}}` + "\n" + `{"$set":{"summary":"Two"}}` + "\n",
-			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Two", Updated: 1796159184370}},
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Two", Named: true, Updated: 1796159184370}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
