@@ -60,6 +60,12 @@ type Config struct {
 	// Info names the agent in the initialize result; nil means
 	// "claude-acp".
 	Info *acp.Implementation
+	// Store is the folder where the CLI, a [Keeper], keeps its sessions
+	// (see [Keeper.StoreDir]): session/list lists them, session/load
+	// replays one, session/delete removes one. Nil means none: the Agent
+	// then lists only the sessions it opened, and serves neither
+	// session/load nor session/delete.
+	Store Store
 }
 
 // Agent is an ACP agent that serves its sessions with a CLI. Register its
@@ -69,11 +75,13 @@ type Config struct {
 // Each session is served by a goroutine of its own that owns its state
 // and its CLI process: the handlers hand it their requests, in order.
 type Agent struct {
-	cfg  Config
-	cli  CLI
-	info CLIInfo
-	log  *slog.Logger
-	wg   sync.WaitGroup // every goroutine the Agent starts
+	cfg    Config
+	cli    CLI
+	keeper Keeper // cli, when it is one; nil otherwise
+	info   CLIInfo
+	log    *slog.Logger
+	wg     sync.WaitGroup // every goroutine the Agent starts
+	stored storeList
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -102,21 +110,24 @@ func NewAgent(cfg Config) (*Agent, error) {
 	if cli == nil {
 		cli = Claude
 	}
-	return &Agent{cfg: cfg, cli: cli, info: cli.Info(), log: log, sessions: map[string]*session{}}, nil
+	keeper, _ := cli.(Keeper)
+	return &Agent{cfg: cfg, cli: cli, keeper: keeper, info: cli.Info(), log: log, sessions: map[string]*session{}}, nil
 }
 
 // Register adds the Agent's handlers to m: initialize, session/new, load,
-// resume, list, close, set_mode, set_config_option, prompt and cancel.
+// resume, list, delete, close, set_mode, set_config_option, prompt and
+// cancel.
 func (a *Agent) Register(m *acp.Methods) {
 	acp.Initialize.Handle(m, a.initialize)
 	acp.SessionNew.Handle(m, a.newSession)
 	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+		return a.load(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
 	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.LoadSessionResult, error) {
 		return a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
 	acp.SessionList.Handle(m, a.list)
+	acp.SessionDelete.Handle(m, a.delete)
 	acp.SessionClose.Handle(m, a.close)
 	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.EmptyResult, error) {
 		s, err := a.session(p.SessionID)
@@ -175,16 +186,20 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 	if info == nil {
 		info = &acp.Implementation{Name: "claude-acp", Title: "Claude Code", Version: "0"}
 	}
+	sc := &acp.SessionCapabilities{
+		List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},
+		AdditionalDirectories: &acp.Capability{},
+	}
+	if a.canLoad() {
+		sc.Delete = &acp.Capability{}
+	}
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
 		AgentCapabilities: acp.AgentCapabilities{
-			LoadSession:        true,
-			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
-			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
-			SessionCapabilities: &acp.SessionCapabilities{
-				List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},
-				AdditionalDirectories: &acp.Capability{},
-			},
+			LoadSession:         a.canLoad(),
+			PromptCapabilities:  acp.PromptCapabilities{Image: true, EmbeddedContext: true},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: true, SSE: true},
+			SessionCapabilities: sc,
 		},
 		AgentInfo:   info,
 		AuthMethods: []acp.AuthMethod{},
@@ -204,24 +219,37 @@ func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSession
 // resume binds a session to a conversation the CLI keeps: a conversation
 // it does not know fails the first prompt.
 func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
-	if o.id == "" {
-		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
-	}
-	o.resumeID = o.id
-	a.mu.Lock()
-	s := a.sessions[o.id]
-	a.mu.Unlock()
-	if s == nil {
-		var err error
-		if s, err = a.open(conn, o); err != nil {
-			return acp.LoadSessionResult{}, err
-		}
-	} else if !slices.Equal(s.dirs, cleanDirs(o.cwd, o.dirs)) {
-		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "session %s is open with other additional directories", o.id)
+	s, _, err := a.resumeSession(conn, o)
+	if err != nil {
+		return acp.LoadSessionResult{}, err
 	}
 	v, err := s.describe()
 	s.warm()
 	return acp.LoadSessionResult{Modes: v.modes, ConfigOptions: v.options}, err
+}
+
+// resumeSession returns the session that goes on with the conversation
+// o.id: the one open, or one it opens, reporting whether it did.
+func (a *Agent) resumeSession(conn *acp.Conn, o opening) (s *session, opened bool, err error) {
+	if o.id == "" {
+		return nil, false, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
+	}
+	o.resumeID = o.id
+	if s = a.lookup(o.id); s != nil {
+		if !slices.Equal(s.dirs, cleanDirs(o.cwd, o.dirs)) {
+			return nil, false, acp.Errorf(acp.CodeInvalidParams, "session %s is open with other additional directories", o.id)
+		}
+		return s, false, nil
+	}
+	s, err = a.open(conn, o)
+	return s, err == nil, err
+}
+
+// lookup returns the session open with the id; nil when there is none.
+func (a *Agent) lookup(id string) *session {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.sessions[id]
 }
 
 // opening is what a session is opened with.
@@ -269,6 +297,7 @@ func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
 		conv: conv, conn: conn,
 		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
 	}
+	s.listed = openSession{id: o.id, cwd: o.cwd, dirs: dirs, storedID: storedID(conv), touched: a.cfg.Clock.Now()}
 	a.sessions[o.id] = s
 	a.order = append(a.order, o.id)
 	a.wg.Go(s.run)
@@ -307,29 +336,33 @@ func (a *Agent) session(id string) (*session, error) {
 	return nil, acp.Errorf(acp.CodeResourceNotFound, "no session %s", id)
 }
 
-func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsParams) (acp.ListSessionsResult, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	res := acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}
-	for _, id := range a.order {
-		if cwd := a.sessions[id].cwd; p.Cwd == "" || p.Cwd == cwd {
-			res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: id, Cwd: cwd})
-		}
-	}
-	return res, nil
-}
-
 func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.SessionParams) (acp.EmptyResult, error) {
-	a.mu.Lock()
-	s := a.sessions[p.SessionID]
-	delete(a.sessions, p.SessionID)
-	a.order = slices.DeleteFunc(a.order, func(id string) bool { return id == p.SessionID })
-	a.mu.Unlock()
-	if s == nil {
+	if !a.closeSession(p.SessionID) {
 		return acp.EmptyResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
 	}
-	s.close()
 	return acp.EmptyResult{}, nil
+}
+
+// closeSession closes the session with the id, and reports whether it
+// was open.
+func (a *Agent) closeSession(id string) bool {
+	a.mu.Lock()
+	s := a.sessions[id]
+	delete(a.sessions, id)
+	a.order = slices.DeleteFunc(a.order, func(o string) bool { return o == id })
+	a.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.close()
+	return true
+}
+
+// acceptsNotices reports whether the client takes notice updates.
+func (a *Agent) acceptsNotices() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.caps.AcceptsNotices()
 }
 
 // learnModels keeps the models a CLI listed.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 
 	"github.com/acpkit/acpkit/acp"
@@ -378,12 +377,12 @@ func userBlocks(prompt []acp.ContentBlock) ([]claude.Block, error) {
 			}
 			blocks = append(blocks, claude.RawBlock(raw))
 		case acp.ResourceLink:
-			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("[@%s](%s)", b.Name, b.URI)))
+			blocks = append(blocks, claude.TextBlock(linkText(b.Name, b.URI)))
 		case acp.EmbeddedResource:
 			if b.Resource.Text == nil {
 				return nil, acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", b.Resource.URI)
 			}
-			blocks = append(blocks, claude.TextBlock(fmt.Sprintf("<context ref=%q>\n%s\n</context>", b.Resource.URI, *b.Resource.Text)))
+			blocks = append(blocks, claude.TextBlock(contextText(b.Resource.URI, *b.Resource.Text)))
 		default:
 			return nil, acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", b)
 		}

@@ -14,7 +14,8 @@
 // # Sessions
 //
 // [Agent] registers typed handlers for initialize, session/new, load,
-// resume, list, close, set_mode, set_config_option, prompt and cancel.
+// resume, list, delete, close, set_mode, set_config_option, prompt and
+// cancel.
 // Each session is served by one goroutine that owns all of its state and
 // its CLI process: the handlers hand it their requests, and the process's
 // output, its exit, the timers and the editor's permission answers come
@@ -38,6 +39,34 @@
 // does after a crash. A CLI that died between turns is replaced before
 // the next prompt reaches it. [Agent.Close] cancels every turn, stops
 // every CLI and waits for it.
+//
+// # Stored sessions
+//
+// Each CLI keeps its sessions on disk, and [Claude], [Codex] and
+// [Gemini] are a [Keeper]: each knows where ([Keeper.StoreDir]) and in
+// what format. Given that folder as a [Store] ([Config.Store]; package
+// bridgeos's NewAgent opens the user's), the Agent reads it through the
+// Store alone, and an id from the editor names a file only once it has
+// passed the CLI's format check.
+//
+// session/list shows the stored sessions, newest first by the time
+// their file was last written, with their directory, last activity and
+// title (the CLI's own, or else the first prompt's text), a page at a
+// time, and the sessions opened here that have no file yet. It reads
+// the head and the tail of the files of the page only, and a file again
+// only once it has changed.
+//
+// session/load shows the stored conversation before it answers: the
+// person's prompts as user_message_chunk, with the images and resources
+// they held; the text and thinking, a message whole; each tool call and
+// its outcome, plans, and a subagent's calls inside its task, as the
+// live turns showed them; a failed turn's error as a notice, or as text
+// for a client without notices. The CLI's bookkeeping, meta entries,
+// interrupt markers and the permission questions already answered are
+// left out. The session then goes on as after session/resume.
+// session/delete closes a session and removes its files. A title the
+// CLI writes into a session's file as it goes reaches the editor after
+// the turn, as a session_info_update.
 //
 // # CLIs
 //

@@ -84,6 +84,28 @@ func (s *session) close() {
 	<-s.done
 }
 
+// replay shows the editor the stored conversation f (nil for none yet)
+// through conn, and returns once it has.
+func (s *session) replay(conn *acp.Conn, f *StoredFile) error {
+	reply := make(chan error, 1)
+	if !s.post(replay{f: f, conn: conn, reply: reply}) {
+		return s.closedError()
+	}
+	err, ok := await(s, reply)
+	if !ok {
+		return s.closedError()
+	}
+	return err
+}
+
+// storedID returns the id the CLI keeps the session under, as the
+// session last published it; "" before the CLI has one.
+func (s *session) storedID() string {
+	s.a.mu.Lock()
+	defer s.a.mu.Unlock()
+	return s.listed.storedID
+}
+
 func (s *session) closedError() error {
 	return acp.Errorf(acp.CodeResourceNotFound, "session %s is closed", s.id)
 }

@@ -3,7 +3,6 @@ package bridge
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"time"
@@ -64,12 +63,12 @@ func promptText(prompt []acp.ContentBlock) (string, error) {
 		case acp.TextContent:
 			b.WriteString(c.Text)
 		case acp.ResourceLink:
-			fmt.Fprintf(&b, "[@%s](%s)", c.Name, c.URI)
+			b.WriteString(linkText(c.Name, c.URI))
 		case acp.EmbeddedResource:
 			if c.Resource.Text == nil {
 				return "", acp.Errorf(acp.CodeInvalidParams, "binary resource %s is not supported", c.Resource.URI)
 			}
-			fmt.Fprintf(&b, "<context ref=%q>\n%s\n</context>", c.Resource.URI, *c.Resource.Text)
+			b.WriteString(contextText(c.Resource.URI, *c.Resource.Text))
 		default:
 			return "", acp.Errorf(acp.CodeInvalidParams, "prompt content of type %T is not supported", c)
 		}

@@ -31,11 +31,11 @@ func TestSessionRegistry(t *testing.T) {
 		if _, err := acp.SessionNew.Call(bg, e.client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{}}); err == nil {
 			t.Error("a second session with the same id was opened")
 		}
-		if _, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{Cwd: "/else", MCPServers: []acp.MCPServer{}}); err == nil {
-			t.Error("session/load without an id was taken")
+		if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{Cwd: "/else"}); err == nil {
+			t.Error("session/resume without an id was taken")
 		}
 		const other = "a096a09b-3286-4149-951f-a7041a328825"
-		if _, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: other, Cwd: "/else", MCPServers: []acp.MCPServer{}}); err != nil {
+		if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: other, Cwd: "/else"}); err != nil {
 			t.Fatal(err)
 		}
 		list := func(cwd string) []string {
@@ -87,8 +87,8 @@ func TestSessionRegistry(t *testing.T) {
 		must(t, <-mode)
 
 		e.a.Close()
-		if _, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: other, Cwd: "/else", MCPServers: []acp.MCPServer{}}); err == nil || !strings.Contains(err.Error(), bridge.ErrClosed.Error()) {
-			t.Errorf("session/load after Close: %v, want %v", err, bridge.ErrClosed)
+		if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: other, Cwd: "/else"}); err == nil || !strings.Contains(err.Error(), bridge.ErrClosed.Error()) {
+			t.Errorf("session/resume after Close: %v, want %v", err, bridge.ErrClosed)
 		}
 		_, err = acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: sid, Prompt: []acp.ContentBlock{acp.TextContent{Text: "x"}}})
 		notFound("a prompt after Close", err)
@@ -131,7 +131,7 @@ func TestMCPServers(t *testing.T) {
 		p.turn(resultLine)
 		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
 
-		_, err = acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: "a096a09b-3286-4149-951f-a7041a328825", Cwd: "/work", MCPServers: []acp.MCPServer{
+		_, err = acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: "a096a09b-3286-4149-951f-a7041a328825", Cwd: "/work", MCPServers: []acp.MCPServer{
 			acp.UnknownMCPServer{Type: "carrier-pigeon", Raw: json.RawMessage(`{"type":"carrier-pigeon","name":"p"}`)},
 		}})
 		var ae *acp.Error

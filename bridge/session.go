@@ -20,9 +20,11 @@ import (
 //
 //	state       what runs                     events it takes                  what follows
 //	cold        no CLI                        start (a warm start)             idle
+//	                                          replay (session/load)            cold
 //	                                          prompt                           running
 //	                                          close                            closed
 //	idle        a CLI, between turns          prompt                           running
+//	                                          replay (session/load)            idle
 //	                                          idle timer                       stopping
 //	                                          CLI exit                         cold
 //	                                          close                            closing
@@ -35,7 +37,8 @@ import (
 //	                                          CLI exit                         cold, running
 //	                                          grace expiry                     cancelling (the next signal)
 //	                                          close                            closing
-//	stopping    a CLI asked to exit           CLI exit                         cold, running
+//	stopping    a CLI asked to exit           replay (session/load)            stopping
+//	                                          CLI exit                         cold, running
 //	                                          grace expiry                     stopping (the next signal)
 //	                                          close                            closing
 //	closing     the last CLI, asked to exit   CLI line (the cancelled turn)    closing
@@ -45,7 +48,8 @@ import (
 //
 // Every state but closing queues a prompt while a turn runs or a CLI
 // stops; a turn's end or a CLI's exit starts the oldest (see ready).
-// Every state takes a mode or model setting, and what anywhere lists.
+// Every state takes a mode or model setting, and what anywhere lists; a
+// replay comes only between turns, and is refused while one runs.
 type session struct {
 	a     *Agent
 	id    string
@@ -61,6 +65,10 @@ type session struct {
 	mode, model string
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
+
+	// What session/list shows of the session, as run last published it;
+	// guarded by a.mu.
+	listed openSession
 }
 
 // An event is an input of a session's goroutine: one of the types below,
@@ -72,6 +80,20 @@ type event interface{ isEvent() }
 // not wait for the CLI to start: a warm start. A per-turn CLI, whose
 // process starts with its turn's prompt, is not started.
 type start struct{}
+
+// replay is session/load's replay of the stored conversation f (nil
+// when it has none yet), shown through conn before load answers.
+type replay struct {
+	f     *StoredFile
+	conn  *acp.Conn
+	reply chan error
+}
+
+// retitled is a title the CLI stored for the session, and when it did.
+type retitled struct {
+	title string
+	at    time.Time
+}
 
 // prompt is a session/prompt request.
 type prompt struct{ req *promptReq }
@@ -138,6 +160,8 @@ type (
 type answered struct{ q *question }
 
 func (start) isEvent()        {}
+func (replay) isEvent()       {}
+func (retitled) isEvent()     {}
 func (prompt) isEvent()       {}
 func (abandon) isEvent()      {}
 func (cancel) isEvent()       {}
@@ -173,6 +197,8 @@ func (st cold) on(s *session, ev event) state {
 			break
 		}
 		return s.ready(p)
+	case replay:
+		s.show(ev)
 	case prompt:
 		if next := s.begin(ev.req, nil); next != nil {
 			return next
@@ -196,6 +222,8 @@ type idle struct {
 
 func (st idle) on(s *session, ev event) state {
 	switch ev := ev.(type) {
+	case replay:
+		s.show(ev)
 	case prompt:
 		if next := s.begin(ev.req, st.p); next != nil {
 			st.timer.stop()
@@ -316,6 +344,8 @@ type stopping struct{ p *proc }
 
 func (st stopping) on(s *session, ev event) state {
 	switch ev := ev.(type) {
+	case replay:
+		s.show(ev)
 	case prompt:
 		s.wait(ev.req)
 	case output:
@@ -348,6 +378,8 @@ func (st closing) on(s *session, ev event) state {
 	switch ev := ev.(type) {
 	case prompt:
 		ev.req.answer(acp.PromptResult{}, s.closedError())
+	case replay:
+		ev.reply <- s.closedError()
 	case output:
 		if h := s.output(st.p, st.t, ev); h.ended {
 			s.finish(st.p, st.t, h.res, h.err, true)
@@ -392,6 +424,10 @@ func (s *session) anywhere(ev event) {
 		}
 	case start:
 		// A CLI runs, or starts with the next prompt.
+	case replay:
+		ev.reply <- acp.Errorf(acp.CodeInvalidRequest, "session %s is in a turn: load it once the turn has ended", s.id)
+	case retitled:
+		s.title(ev)
 	case idleExpired, graceExpired, watchTick, answered:
 		// From a timer or a question of a state already left.
 	default:
@@ -602,6 +638,13 @@ func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, canc
 		s.a.notifyUsage(t.req.conn, s.id, s.conv.Usage())
 	}
 	t.req.answer(res, err)
+	s.publish(func(l *openSession) {
+		l.storedID, l.touched = storedID(s.conv), s.a.cfg.Clock.Now()
+		if l.prompt == "" {
+			l.prompt = promptTitle(t.req.blocks)
+		}
+	})
+	s.lookForTitle()
 }
 
 // cancelQueue answers every waiting prompt as cancelled.

@@ -2,8 +2,11 @@ package bridgeos
 
 import (
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"time"
@@ -14,15 +17,22 @@ import (
 // NewAgent returns a bridge.Agent configured by cfg, with the operating
 // system's defaults for what cfg leaves zero: Start runs the CLI's
 // program found in PATH ([Starter]), NewSessionID returns [NewSessionID]'s
-// ids, Clock is [Clock], Location the local time zone and Zones
-// time.LoadLocation. It fails when cfg leaves Start to it and the CLI is
-// not in PATH.
+// ids, Clock is [Clock], Location the local time zone, Zones
+// time.LoadLocation, and Store, for a CLI that is a bridge.Keeper, the
+// folder where it keeps its sessions for the user running the program
+// ([Store] of its StoreDir). It fails when cfg leaves Start to it and the
+// CLI is not in PATH.
 func NewAgent(cfg bridge.Config) (*bridge.Agent, error) {
-	if cfg.Start == nil {
-		cli := cfg.CLI
-		if cli == nil {
-			cli = bridge.Claude
+	cli := cfg.CLI
+	if cli == nil {
+		cli = bridge.Claude
+	}
+	if k, ok := cli.(bridge.Keeper); ok && cfg.Store == nil {
+		if home, err := os.UserHomeDir(); err == nil {
+			cfg.Store = Store(k.StoreDir(home, os.Getenv))
 		}
+	}
+	if cfg.Start == nil {
 		start, err := Starter(cli.Info().Program, nil)
 		if err != nil {
 			return nil, err
@@ -129,4 +139,48 @@ func NewSessionID() string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// Store returns the folder dir as a bridge.Store. It reads and removes
+// through an [os.Root] opened for each call, so that no name, and no
+// symbolic link inside the folder, reaches a file outside it. dir need
+// not exist: until the CLI makes it, the Store is empty.
+func Store(dir string) bridge.Store { return store{dir} }
+
+type store struct{ dir string }
+
+// in calls f with the root of the store.
+func in[T any](s store, f func(*os.Root) (T, error)) (T, error) {
+	r, err := os.OpenRoot(s.dir)
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	defer r.Close() // the files opened in it stay open
+	return f(r)
+}
+
+func (s store) Open(name string) (fs.File, error) {
+	return in(s, func(r *os.Root) (fs.File, error) { return r.FS().Open(name) })
+}
+
+func (s store) ReadDir(name string) ([]fs.DirEntry, error) {
+	return in(s, func(r *os.Root) ([]fs.DirEntry, error) { return fs.ReadDir(r.FS(), name) })
+}
+
+func (s store) Stat(name string) (fs.FileInfo, error) {
+	return in(s, func(r *os.Root) (fs.FileInfo, error) { return fs.Stat(r.FS(), name) })
+}
+
+func (s store) RemoveAll(name string) error {
+	_, err := in(s, func(r *os.Root) (struct{}, error) {
+		if !fs.ValidPath(name) || name == "." {
+			return struct{}{}, &fs.PathError{Op: "removeall", Path: name, Err: fs.ErrInvalid}
+		}
+		return struct{}{}, r.RemoveAll(name)
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }

@@ -102,11 +102,14 @@ var scenarios = []scenario{
 			e.resume("a096a09b-3286-4149-951f-a7041a328825")
 			e.prompt("a096a09b-3286-4149-951f-a7041a328825", "again")
 		}},
-	// session/load binds the session as session/resume does.
+	// session/load replays a session the real CLI stored
+	// (claude/testdata/store/resume), then binds the session to it as
+	// session/resume does.
 	{name: "load", transcript: "resume.ndjson", caps: capabilities{notices: true},
 		play: func(e *editor) {
-			e.load("a096a09b-3286-4149-951f-a7041a328825")
-			e.prompt("a096a09b-3286-4149-951f-a7041a328825", "again")
+			e.copyStore(filepath.Join("..", "..", "claude", "testdata", "store", "resume", "projects"), filepath.Join(".claude", "projects"))
+			e.load("06bc54a4-f6e8-415f-a965-41995b28a3b2")
+			e.prompt("06bc54a4-f6e8-415f-a965-41995b28a3b2", "again")
 		}},
 	{name: "resume-failed", transcript: "resume-failed.ndjson", caps: capabilities{notices: true}, unread: true,
 		play: func(e *editor) {

@@ -40,6 +40,7 @@ const envMarker = "CLAUDE_ACP_E2E_TEST"
 
 // agentProc is a running claude-acp, in a process group of its own.
 type agentProc struct {
+	home   string // the user's home folder
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
@@ -56,9 +57,17 @@ var markers struct {
 }
 
 // startAgent starts claude-acp with the CLI at claudePath, fakeclaude
-// replaying transcript, and the extra flags args. When the test ends, it
-// kills whatever is left of the agent's process group.
+// replaying transcript, and the extra flags args, for a user whose home
+// folder is a new temporary one, where the CLIs keep their sessions.
+// When the test ends, it kills whatever is left of the agent's process
+// group.
 func startAgent(t testing.TB, claudePath, transcript string, args ...string) *agentProc {
+	t.Helper()
+	return startAgentIn(t, t.TempDir(), claudePath, transcript, args...)
+}
+
+// startAgentIn is startAgent for a user whose home folder is home.
+func startAgentIn(t testing.TB, home, claudePath, transcript string, args ...string) *agentProc {
 	t.Helper()
 	transcript, err := filepath.Abs(transcript) // the CLI runs in the session's directory
 	if err != nil {
@@ -78,6 +87,7 @@ func startAgent(t testing.TB, claudePath, transcript string, args ...string) *ag
 	markers.Unlock()
 
 	p := &agentProc{
+		home:   home,
 		cmd:    exec.Command(agentBin, append([]string{"-claude", claudePath}, args...)...),
 		stdin:  inW,
 		stdout: outR,
@@ -90,6 +100,9 @@ func startAgent(t testing.TB, claudePath, transcript string, args ...string) *ag
 		codextest.EnvTranscript+"="+transcript,
 		geminitest.EnvTranscript+"="+transcript,
 		envMarker+"="+marker,
+		"HOME="+home,
+		"CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"CODEX_HOME="+filepath.Join(home, ".codex"),
 		"TZ=UTC",
 		// A race-enabled binary sleeps a second at exit unless told
 		// not to; a race it detects makes it exit with status 66.
@@ -410,6 +423,15 @@ func (e *editor) resume(id string) {
 		e.first = id
 	}
 	e.mu.Unlock()
+}
+
+// copyStore copies the folder src into the user's home folder, at dst:
+// a CLI's store, as the CLI wrote it.
+func (e *editor) copyStore(src, dst string) {
+	e.t.Helper()
+	if err := os.CopyFS(filepath.Join(e.p.home, dst), os.DirFS(src)); err != nil {
+		e.t.Fatal(err)
+	}
 }
 
 // load calls session/load; the golden file shows the answer.

@@ -1,0 +1,185 @@
+package bridge
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"iter"
+	"path"
+	"path/filepath"
+
+	"github.com/acpkit/acpkit/gemini"
+)
+
+// Gemini CLI's sessions on disk (package gemini's "Stored sessions"):
+// tmp/<project>/chats/session-<start>-<id8>.jsonl under ~/.gemini, where
+// projects.json names each cwd's project.
+
+// StoreDir is ~/.gemini.
+func (geminiCLI) StoreDir(home string, getenv func(string) string) string {
+	return filepath.Join(home, ".gemini")
+}
+
+func (geminiCLI) ValidID(id string) bool { return gemini.ValidSessionID(id) }
+
+// Files yields the session files of cwd's project, or of every project
+// projects.json names, each with its project's cwd.
+func (geminiCLI) Files(store fs.FS, cwd string) iter.Seq2[StoredFile, error] {
+	parse := func(name string) (string, bool) {
+		id, _, ok := gemini.ParseSessionFile(name)
+		return id, ok
+	}
+	return func(yield func(StoredFile, error) bool) {
+		projects, err := readProjects(store)
+		if err != nil {
+			yield(StoredFile{}, err)
+			return
+		}
+		for dir, err := range projects {
+			if err != nil {
+				if !yield(StoredFile{}, err) {
+					return
+				}
+				continue
+			}
+			if cwd != "" && dir.cwd != cwd {
+				continue
+			}
+			for f, err := range dirFiles(store, dir.chats, parse) {
+				f.CWD = dir.cwd
+				if !yield(f, err) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// project is a project folder of projects.json.
+type project struct{ cwd, chats string }
+
+// readProjects reads projects.json, and yields each project's cwd and
+// chats folder.
+func readProjects(store fs.FS) (iter.Seq2[project, error], error) {
+	file, err := store.Open(gemini.ProjectsFile)
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	projects, err := gemini.ReadProjects(file)
+	if err != nil {
+		return nil, err
+	}
+	return func(yield func(project, error) bool) {
+		for cwd, name := range projects {
+			chats, err := gemini.ChatsDir(name)
+			if !yield(project{cwd, chats}, err) {
+				return
+			}
+		}
+	}, nil
+}
+
+// ReadInfo shows a file under the cwd of its project only when the file
+// names that cwd's hash.
+func (geminiCLI) ReadInfo(f StoredFile, r io.ReaderAt) (StoredInfo, error) {
+	in, err := gemini.ReadInfo(r, f.Size)
+	if err != nil {
+		return StoredInfo{}, err
+	}
+	info := StoredInfo{SessionID: in.SessionID, Title: in.Title, Named: in.Named, Updated: epochTime(in.Updated)}
+	if f.CWD != "" && in.ProjectHash == gemini.ProjectHash(f.CWD) {
+		info.CWD = f.CWD
+	}
+	return info, nil
+}
+
+// Find looks in cwd's project, then in the others: a file's name holds 8
+// digits of its session's id, and its metadata the whole id.
+func (g geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
+	pattern, err := gemini.SessionFilePattern(id)
+	if err != nil {
+		return StoredFile{}, err
+	}
+	projects, err := readProjects(store)
+	if err != nil {
+		return StoredFile{}, err
+	}
+	var first, rest []project
+	for p, err := range projects {
+		switch {
+		case err != nil:
+		case p.cwd == cwd:
+			first = append(first, p)
+		default:
+			rest = append(rest, p)
+		}
+	}
+	for _, p := range append(first, rest...) {
+		names, _ := fs.Glob(store, path.Join(p.chats, pattern))
+		for _, name := range names {
+			f, err := statFile(store, name, id[:8])
+			if err != nil {
+				continue
+			}
+			f.CWD = p.cwd
+			if file, err := store.Open(name); err == nil {
+				in, err := readerInfo(g, f, file)
+				file.Close()
+				if err == nil && in.SessionID == id {
+					return f, nil
+				}
+			}
+		}
+	}
+	return StoredFile{}, &fs.PathError{Op: "open", Path: pattern, Err: fs.ErrNotExist}
+}
+
+// readerInfo reads the list facts of f, open as file.
+func readerInfo(k Keeper, f StoredFile, file fs.File) (StoredInfo, error) {
+	r, err := readerAt(file)
+	if err != nil {
+		return StoredInfo{}, err
+	}
+	return k.ReadInfo(f, r)
+}
+
+func (geminiCLI) Remove(store Store, f StoredFile) error { return store.RemoveAll(f.Path) }
+
+func (g *geminiConversation) StoredID() string { return g.sessionID }
+
+// Replay builds the conversation from the file's log of records, as the
+// CLI does when it resumes it, and translates its messages as the turns
+// that wrote them did. The model's thoughts, which the live stream does
+// not show, are left out.
+func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
+	file, err := store.Open(f.Path)
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	var conv gemini.Conversation
+	for e, err := range gemini.ReadEntries(file) {
+		var le *gemini.LineError
+		switch {
+		case errors.As(err, &le):
+			g.cfg.Logger.Warn("a stored line skipped", "file", f.Path, "error", err)
+			continue
+		case err != nil:
+			return err
+		}
+		conv.Apply(e)
+	}
+	defer func(n notices) { g.notices, g.streamed = n, false }(g.notices)
+	g.notices = true
+	for _, m := range conv.Messages() {
+		if m.Type == "user" && !m.Meta && m.Prompt != nil {
+			h.Notify(userChunks(storedPrompt(m.Prompt, promptBlocks))...)
+		}
+		for _, ev := range m.Events {
+			g.updates = g.translate(g.updates[:0], ev)
+			h.Notify(g.updates...)
+		}
+	}
+	return nil
+}
