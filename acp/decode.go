@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/members"
+	"github.com/acpkit/acpkit/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
@@ -354,7 +355,7 @@ func (info *structInfo) decode(f *fields, v reflect.Value) {
 			}
 		case fi.str && raw[0] == '"':
 			// Without encoding/json: the object was validated whole.
-			dst.SetString(unescape(raw[1 : len(raw)-1]))
+			dst.SetString(wire.Unescape(raw[1 : len(raw)-1]))
 		case fi.nested == nil:
 			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
 				f.failWith(jsonFieldError(err, path))

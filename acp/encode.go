@@ -3,12 +3,11 @@ package acp
 import (
 	"bytes"
 	"encoding/json"
-	"math/bits"
 	"reflect"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // This file holds the encoder of the hot messages (session/update chunks,
@@ -57,7 +56,7 @@ func (e *encoder) member(name string) {
 
 // str appends s as a JSON string.
 func (e *encoder) str(s string) {
-	e.b = appendString(e.b, s)
+	e.b = wire.AppendString(e.b, s)
 }
 
 // optStr appends the member name:s unless s is "" (omitempty).
@@ -79,7 +78,7 @@ func (e *encoder) raw(raw []byte) error {
 	if !jsonscan.Valid(raw) {
 		return ErrNotJSON
 	}
-	e.b = appendCompact(e.b, raw)
+	e.b = wire.AppendCompact(e.b, raw)
 	return nil
 }
 
@@ -315,101 +314,3 @@ func (r PromptResult) appendJSON(e *encoder) error {
 	e.close()
 	return nil
 }
-
-// appendString appends s as a JSON string, escaped as encoding/json
-// escapes it: '<', '>' and '&' as \u003c, \u003e and \u0026, U+2028 and
-// U+2029 as \u2028 and \u2029, control characters with the short escapes
-// where JSON has one. A string that is not valid UTF-8 goes through
-// encoding/json itself, which replaces the invalid bytes (as "\ufffd", or
-// under GOEXPERIMENT=jsonv2 as U+FFFD), so that the bytes always match
-// its.
-func appendString(dst []byte, s string) []byte {
-	start := len(dst)
-	dst = append(dst, '"')
-	i, run := 0, 0 // s[run:i] is plain, still to be copied
-	for {
-		// Eight bytes at a time while none needs a look, as
-		// jsonscan.scanString does: the lowest flag is genuine.
-		for len(s)-i >= 8 {
-			x := load64(s, i)
-			m := (x - 0x20*lsb) | ((x ^ '"'*lsb) - lsb) | ((x ^ '\\'*lsb) - lsb) |
-				((x ^ '<'*lsb) - lsb) | ((x ^ '>'*lsb) - lsb) | ((x ^ '&'*lsb) - lsb) | x
-			if m &= msb; m != 0 {
-				i += bits.TrailingZeros64(m) / 8
-				break
-			}
-			i += 8
-		}
-		if i >= len(s) {
-			break
-		}
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				q, _ := json.Marshal(s) // a string always marshals
-				return append(dst[:start], q...)
-			case r == '\u2028' || r == '\u2029':
-				dst = append(dst, s[run:i]...)
-				dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-				i += size
-				run = i
-			default:
-				i += size
-			}
-			continue
-		}
-		if !needsEscape[c] {
-			i++
-			continue
-		}
-		dst = append(dst, s[run:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		run = i
-	}
-	dst = append(dst, s[run:]...)
-	return append(dst, '"')
-}
-
-// load64 reads s[i:i+8] as a little-endian word; the compiler makes one
-// load of it.
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-const (
-	lsb = 0x0101010101010101
-	msb = 0x8080808080808080
-)
-
-const hexDigits = "0123456789abcdef"
-
-// needsEscape holds the ASCII bytes encoding/json escapes.
-var needsEscape = func() (t [utf8.RuneSelf]bool) {
-	for c := range 0x20 {
-		t[c] = true
-	}
-	for _, c := range `"\<>&` {
-		t[c] = true
-	}
-	return t
-}()

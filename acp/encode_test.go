@@ -10,44 +10,6 @@ import (
 	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
-var appendStringSeeds = []string{
-	"", "plain", "eight by", "a\"b\\c/d", "\x00\x01\x1f\x7f", "\b\f\n\r\t",
-	"<script>&amp;</script>", "\u2028\u2029 and \u2027\u202a", "é中😀\ufffd",
-	"\xff", "ok\xc0", "\xed\xa0\x80", "tab\there, then a much longer run of plain text\n",
-	"\"\"\"\"\"\"\"\"\"", strings.Repeat("x", 15) + "<",
-}
-
-// TestAppendString checks appendString against encoding/json, which the
-// package's appenders must match byte for byte (the golden lines were
-// made by encoding/json).
-func TestAppendString(t *testing.T) {
-	for _, s := range appendStringSeeds {
-		want, _ := json.Marshal(s)
-		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
-			t.Errorf("appendString(%q) = %s, want %s", s, got[1:], want)
-		}
-	}
-}
-
-// FuzzAppendString checks appendString against encoding/json on every
-// string, and that what it writes is valid JSON in valid UTF-8, so that
-// the lines built from it need no check.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range appendStringSeeds {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		got := appendString(nil, s)
-		if string(got) != string(want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
-		}
-		if !jsonscan.Valid(got) {
-			t.Fatalf("appendString(%q) = %q, not valid JSON", s, got)
-		}
-	})
-}
-
 // TestAppendersCheckForeignBytes checks that the bytes an appender takes
 // from the caller (a _meta, an unknown variant kept raw) are checked as
 // any other value's are, although the appenders' own output is not.

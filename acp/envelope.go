@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // The JSON-RPC 2.0 envelopes. Each Marshal function returns one compact line
@@ -133,7 +134,7 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":""`)+len(method)+len(`,"":`)+len(member)+len(val)+len("}\n"))
 	line = appendHead(line, id, method, member, val != nil)
 	if raw {
-		line = appendCompact(line, val)
+		line = wire.AppendCompact(line, val)
 	} else {
 		line = append(line, val...) // encoding/json's output is compact
 	}
@@ -148,7 +149,7 @@ func appendHead(line []byte, id ID, method, member string, hasValue bool) []byte
 		line = append(append(line, `,"id":`...), id.raw...)
 	}
 	if member == "params" { // a request or a notification, whose method may be ""
-		line = appendString(append(line, `,"method":`...), method)
+		line = wire.AppendString(append(line, `,"method":`...), method)
 	}
 	if hasValue {
 		line = append(append(append(line, `,"`...), member...), `":`...)

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // This file holds the machinery shared by the typed decoders (params,
@@ -131,7 +132,7 @@ func scanObject(m []member, raw []byte, validate bool) []member {
 			return nil
 		}
 		if escaped {
-			key = []byte(unescape(key))
+			key = []byte(wire.Unescape(key))
 		}
 		m = append(m, member{key, val})
 		if raw[next] == '}' {
@@ -282,7 +283,7 @@ func (f *fields) str(key string, dst *string, required bool) {
 	case bytes.IndexByte(v, '\\') < 0: // validated: no escape, no control character
 		*dst = string(v[1 : len(v)-1])
 	default:
-		*dst = unescape(v[1 : len(v)-1])
+		*dst = wire.Unescape(v[1 : len(v)-1])
 	}
 }
 
