@@ -96,7 +96,7 @@ const lineHead = `{"jsonrpc":"2.0"`
 // allocated once, at its final size, and a json.RawMessage is compacted
 // straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
-	if a, ok := value.(jsonAppender); ok && !isNilPointer(value) {
+	if a, ok := value.(jsonAppender); ok && !wire.IsNilPointer(value) {
 		return appendLine(id, method, member, a)
 	}
 	val, raw := value.(json.RawMessage)
@@ -158,30 +158,33 @@ func appendHead(line []byte, id ID, method, member string, hasValue bool) []byte
 }
 
 // appendLine is encodeLine for a value with an appendJSON, which is
-// written into a pooled buffer and copied once, at its final size, as
-// encoding/json does. Only bytes the package did not encode itself are
-// checked.
+// written with a pooled encoder into its buffer and copied once, at its
+// final size, as encoding/json does. Only bytes the package did not
+// encode itself are checked.
 func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
-	bp := linePool.Get().(*[]byte)
+	e := linePool.Get().(*wire.Encoder)
 	defer func() {
-		if cap(*bp) <= maxPooledLine {
-			linePool.Put(bp)
+		if cap(e.Bytes()) <= maxPooledLine {
+			linePool.Put(e)
 		}
 	}()
-	e := encoder{b: appendHead((*bp)[:0], id, method, member, true)}
-	start := len(e.b)
-	err := a.appendJSON(&e)
-	*bp = e.b
-	if err != nil {
+	e.Reset(appendHead(e.Bytes()[:0], id, method, member, true))
+	start := len(e.Bytes())
+	a.appendJSON(e)
+	b := e.Bytes()
+	if err := e.Err(); err != nil {
+		if errors.Is(err, ErrNotJSON) {
+			return nil, encodeError(method, member, err)
+		}
 		return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 	}
-	if e.unchecked {
-		if err := jsonscan.CheckIn(e.b[start:], 1); err != nil {
+	if e.Unchecked() {
+		if err := jsonscan.CheckIn(b[start:], 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}
-	line := make([]byte, len(e.b), len(e.b)+2)
-	copy(line, e.b)
+	line := make([]byte, len(b), len(b)+2)
+	copy(line, b)
 	return append(line, "}\n"...), nil
 }
 
@@ -189,7 +192,7 @@ func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
 // huge message does not pin its memory.
 const maxPooledLine = 64 << 10
 
-var linePool = sync.Pool{New: func() any { return new([]byte) }}
+var linePool = sync.Pool{New: func() any { return new(wire.Encoder) }}
 
 func encodeError(method, member string, err error) error {
 	return fmt.Errorf("%w: %s%s: %w", ErrNotJSON, member, of(method), err)

@@ -105,7 +105,7 @@ func frameError(err error) error {
 
 // ErrNotJSON is returned by [FrameWriter.WriteFrame] for a message that is
 // not a single valid JSON value.
-var ErrNotJSON = errors.New("acp: message is not valid JSON")
+var ErrNotJSON = wire.ErrNotJSON
 
 // A FrameWriter writes messages to an [io.Writer], one per line. It is safe
 // for concurrent use: messages are written whole, in the order of the calls,

@@ -48,8 +48,8 @@ func FuzzDecodeSessionUpdate(f *testing.F) {
 		if err != nil {
 			t.Fatalf("%q re-marshalled to %q, which does not decode: %v", data, out, err)
 		}
-		if again.updateKind() != u.updateKind() {
-			t.Fatalf("%q: variant %q became %q after a round trip", data, u.updateKind(), again.updateKind())
+		if again.updateTag() != u.updateTag() {
+			t.Fatalf("%q: variant %q became %q after a round trip", data, u.updateTag(), again.updateTag())
 		}
 	})
 }

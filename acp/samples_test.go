@@ -76,7 +76,7 @@ func sampleUpdates() []struct {
 		{"current_mode_update", CurrentModeUpdate{CurrentModeID: "code"}},
 		{"config_option_update", ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{{
 			ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: "sonnet",
-			Options: json.RawMessage(`[{"value":"sonnet","name":"Sonnet"},{"value":"opus","name":"Opus","description":"slower"}]`),
+			Options: SessionConfigSelectOptions{Options: []SessionConfigSelectOption{{Value: "sonnet", Name: "Sonnet"}, {Value: "opus", Name: "Opus", Description: "slower"}}},
 		}, {
 			ID: "plan", Name: "Plan first", Type: "boolean", CurrentBool: true,
 		}, {

@@ -112,18 +112,19 @@ func (a *Agent) Register(m *acp.Methods) {
 	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
 		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
 	})
-	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
+	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.ResumeSessionResult, error) {
+		r, err := a.resume(conn, p.SessionID, p.Cwd, p.MCPServers)
+		return acp.ResumeSessionResult(r), err
 	})
 	acp.SessionList.Handle(m, a.list)
 	acp.SessionClose.Handle(m, a.close)
-	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.EmptyResult, error) {
+	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.SetSessionModeResult, error) {
 		s, err := a.session(p.SessionID)
 		if err != nil {
-			return acp.EmptyResult{}, err
+			return acp.SetSessionModeResult{}, err
 		}
 		_, err = s.set(ctx, conn, configMode, p.ModeID)
-		return acp.EmptyResult{}, err
+		return acp.SetSessionModeResult{}, err
 	})
 	acp.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionConfigOptionParams) (acp.SetSessionConfigOptionResult, error) {
 		s, err := a.session(p.SessionID)
@@ -140,7 +141,7 @@ func (a *Agent) Register(m *acp.Methods) {
 		}
 		return s.prompt(ctx, conn, p.Prompt)
 	})
-	acp.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SessionParams) {
+	acp.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.CancelParams) {
 		if s, err := a.session(p.SessionID); err == nil {
 			s.cancel()
 		}
@@ -181,7 +182,7 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 			PromptCapabilities: acp.PromptCapabilities{Image: true, EmbeddedContext: true},
 			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
 			SessionCapabilities: &acp.SessionCapabilities{
-				List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},
+				List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{}, Close: &acp.SessionCloseCapabilities{},
 			},
 		},
 		AgentInfo:   info,
@@ -276,17 +277,17 @@ func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsPara
 	return res, nil
 }
 
-func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.SessionParams) (acp.EmptyResult, error) {
+func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.CloseSessionParams) (acp.CloseSessionResult, error) {
 	a.mu.Lock()
 	s := a.sessions[p.SessionID]
 	delete(a.sessions, p.SessionID)
 	a.order = slices.DeleteFunc(a.order, func(id string) bool { return id == p.SessionID })
 	a.mu.Unlock()
 	if s == nil {
-		return acp.EmptyResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
+		return acp.CloseSessionResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
 	}
 	s.close()
-	return acp.EmptyResult{}, nil
+	return acp.CloseSessionResult{}, nil
 }
 
 // learnModels keeps the models a CLI listed.
@@ -328,19 +329,19 @@ func (a *Agent) checkSetting(key, value string) error {
 }
 
 // modelChoices returns the model option's values, current among them.
-func (a *Agent) modelChoices(current string) []choice {
+func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
 	a.mu.Lock()
 	models := a.models
 	a.mu.Unlock()
 	if len(models) == 0 {
 		models = a.info.Models
 	}
-	choices := make([]choice, 0, len(models)+1)
+	choices := make([]acp.SessionConfigSelectOption, 0, len(models)+1)
 	for _, m := range models {
-		choices = append(choices, choice{Value: m.ID, Name: m.Name, Description: m.Description})
+		choices = append(choices, acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
-	if !slices.ContainsFunc(choices, func(c choice) bool { return c.Value == current }) {
-		choices = append(choices, choice{Value: current, Name: current})
+	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelectOption) bool { return c.Value == current }) {
+		choices = append(choices, acp.SessionConfigSelectOption{Value: current, Name: current})
 	}
 	return choices
 }

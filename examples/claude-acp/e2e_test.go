@@ -395,7 +395,7 @@ func TestCommandLine(t *testing.T) {
 	ctx, cancel := bounded()
 	defer cancel()
 	s, err := acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: e.cwd, MCPServers: []acp.MCPServer{
-		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.NameValue{}},
+		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{}},
 	}})
 	if err != nil {
 		t.Fatal(err)

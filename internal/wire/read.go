@@ -126,18 +126,18 @@ func (f *Fields) FailWith(err error) {
 	}
 }
 
-// failUnder records err, the failure of the value at path under this
+// FailUnder records err, the failure of the value at path under this
 // object, with its path put under path.
-func (f *Fields) failUnder(path string, err error) {
+func (f *Fields) FailUnder(path string, err error) {
 	if fe, ok := err.(*FieldError); ok {
 		err = &FieldError{JoinPath(path, fe.Path), fe.Reason}
 	}
 	f.FailWith(err)
 }
 
-// invalid records that member key is wrong for reason, unless m reads an
+// Invalid records that member key is wrong for reason, unless m reads an
 // invalid value as the default.
-func (f *Fields) invalid(key string, m Mode, reason string) {
+func (f *Fields) Invalid(key string, m Mode, reason string) {
 	if m&Lenient == 0 {
 		f.Fail(key, reason)
 	}
@@ -160,11 +160,13 @@ func (f *Fields) Has(key string) bool {
 	return ok && string(v) != "null"
 }
 
-// value returns the raw value of member key to read with m, or nil when
+// Value returns the raw value of member key to read with m, or nil when
 // there is nothing to read: an error is recorded already, the member is
 // absent, or it is null and m does not keep null. kind names what the
-// member must be, for the error of a null that m does not allow.
-func (f *Fields) value(key string, m Mode, kind string) []byte {
+// member must be ("a string"), for the error of a null that m does not
+// allow. It is the first step of every read, for the codecs written by
+// hand.
+func (f *Fields) Value(key string, m Mode, kind string) []byte {
 	if f.err != nil {
 		return nil
 	}
@@ -189,7 +191,7 @@ func (f *Fields) value(key string, m Mode, kind string) []byte {
 // Tag reads the required discriminator key ("type", "sessionUpdate") of a
 // union, returning the Go string of a tag in known without allocating.
 func (f *Fields) Tag(key string, known Tags) string {
-	v := f.value(key, Required, "a string")
+	v := f.Value(key, Required, "a string")
 	if v == nil {
 		return ""
 	}
@@ -237,12 +239,12 @@ func NewTags(tags ...string) Tags {
 
 // String reads a string member.
 func (f *Fields) String(key string, dst *string, m Mode) bool {
-	v := f.value(key, m, "a string")
+	v := f.Value(key, m, "a string")
 	if v == nil {
 		return false
 	}
 	if v[0] != '"' {
-		f.invalid(key, m, "must be a string")
+		f.Invalid(key, m, "must be a string")
 		return false
 	}
 	*dst = stringOf(v)
@@ -260,6 +262,10 @@ func stringOf(v []byte) string {
 // OptString reads a string member into a pointer, so that absent (nil)
 // and "" stay distinct.
 func (f *Fields) OptString(key string, dst **string, m Mode) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "a string")
+		return
+	}
 	var s string
 	if f.String(key, &s, m) {
 		*dst = &s
@@ -268,13 +274,13 @@ func (f *Fields) OptString(key string, dst **string, m Mode) {
 
 // Bool reads a true or false member.
 func (f *Fields) Bool(key string, dst *bool, m Mode) bool {
-	switch v := f.value(key, m, "true or false"); string(v) {
+	switch v := f.Value(key, m, "true or false"); string(v) {
 	case "":
 	case "true", "false":
 		*dst = string(v) == "true"
 		return true
 	default:
-		f.invalid(key, m, "must be true or false")
+		f.Invalid(key, m, "must be true or false")
 	}
 	return false
 }
@@ -282,6 +288,10 @@ func (f *Fields) Bool(key string, dst *bool, m Mode) bool {
 // OptBool reads a true or false member into a pointer, so that absent
 // (nil) and false stay distinct.
 func (f *Fields) OptBool(key string, dst **bool, m Mode) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "true or false")
+		return
+	}
 	var b bool
 	if f.Bool(key, &b, m) {
 		*dst = &b
@@ -290,13 +300,13 @@ func (f *Fields) OptBool(key string, dst **bool, m Mode) {
 
 // Uint64 reads a non-negative integer member.
 func (f *Fields) Uint64(key string, dst *uint64, m Mode) bool {
-	v := f.value(key, m, "a non-negative integer")
+	v := f.Value(key, m, "a non-negative integer")
 	if v == nil {
 		return false
 	}
 	n, err := strconv.ParseUint(string(v), 10, 64)
 	if err != nil {
-		f.invalid(key, m, "must be a non-negative integer")
+		f.Invalid(key, m, "must be a non-negative integer")
 		return false
 	}
 	*dst = n
@@ -306,6 +316,10 @@ func (f *Fields) Uint64(key string, dst *uint64, m Mode) bool {
 // OptUint64 reads a non-negative integer member into a pointer, so that
 // absent (nil) and 0 stay distinct.
 func (f *Fields) OptUint64(key string, dst **uint64, m Mode) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "a non-negative integer")
+		return
+	}
 	var n uint64
 	if f.Uint64(key, &n, m) {
 		*dst = &n
@@ -314,13 +328,13 @@ func (f *Fields) OptUint64(key string, dst **uint64, m Mode) {
 
 // Int64 reads an integer member.
 func (f *Fields) Int64(key string, dst *int64, m Mode) bool {
-	v := f.value(key, m, "an integer")
+	v := f.Value(key, m, "an integer")
 	if v == nil {
 		return false
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	if err != nil {
-		f.invalid(key, m, "must be an integer")
+		f.Invalid(key, m, "must be an integer")
 		return false
 	}
 	*dst = n
@@ -330,6 +344,10 @@ func (f *Fields) Int64(key string, dst *int64, m Mode) bool {
 // OptInt64 reads an integer member into a pointer, so that absent (nil)
 // and 0 stay distinct.
 func (f *Fields) OptInt64(key string, dst **int64, m Mode) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "an integer")
+		return
+	}
 	var n int64
 	if f.Int64(key, &n, m) {
 		*dst = &n
@@ -339,20 +357,20 @@ func (f *Fields) OptInt64(key string, dst **int64, m Mode) {
 // Int reads an integer member that must lie in [lo, hi], the range of its
 // schema format (uint16, uint32, int32).
 func (f *Fields) Int(key string, dst *int, m Mode, lo, hi int64) bool {
-	v := f.value(key, m, "an integer")
+	v := f.Value(key, m, "an integer")
 	if v == nil {
 		return false
 	}
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	switch {
 	case err != nil && lo >= 0:
-		f.invalid(key, m, "must be a non-negative integer")
+		f.Invalid(key, m, "must be a non-negative integer")
 	case err != nil:
-		f.invalid(key, m, "must be an integer")
+		f.Invalid(key, m, "must be an integer")
 	case n < lo:
-		f.invalid(key, m, "must be at least "+strconv.FormatInt(lo, 10))
+		f.Invalid(key, m, "must be at least "+strconv.FormatInt(lo, 10))
 	case n > hi:
-		f.invalid(key, m, "must be at most "+strconv.FormatInt(hi, 10))
+		f.Invalid(key, m, "must be at most "+strconv.FormatInt(hi, 10))
 	default:
 		*dst = int(n)
 		return true
@@ -363,6 +381,10 @@ func (f *Fields) Int(key string, dst *int, m Mode, lo, hi int64) bool {
 // OptInt reads an integer member in [lo, hi] into a pointer, so that
 // absent (nil) and 0 stay distinct.
 func (f *Fields) OptInt(key string, dst **int, m Mode, lo, hi int64) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "an integer")
+		return
+	}
 	var n int
 	if f.Int(key, &n, m, lo, hi) {
 		*dst = &n
@@ -371,17 +393,17 @@ func (f *Fields) OptInt(key string, dst **int, m Mode, lo, hi int64) {
 
 // Float reads a number member.
 func (f *Fields) Float(key string, dst *float64, m Mode) bool {
-	v := f.value(key, m, "a number")
+	v := f.Value(key, m, "a number")
 	if v == nil {
 		return false
 	}
 	if c := v[0]; c != '-' && (c < '0' || c > '9') {
-		f.invalid(key, m, "must be a number")
+		f.Invalid(key, m, "must be a number")
 		return false
 	}
 	n, err := strconv.ParseFloat(string(v), 64)
 	if err != nil { // out of range
-		f.invalid(key, m, "must be a number")
+		f.Invalid(key, m, "must be a number")
 		return false
 	}
 	*dst = n
@@ -391,15 +413,34 @@ func (f *Fields) Float(key string, dst *float64, m Mode) bool {
 // OptFloat reads a number member into a pointer, so that absent (nil) and
 // 0 stay distinct.
 func (f *Fields) OptFloat(key string, dst **float64, m Mode) {
+	if !f.Has(key) { // absent or null: nothing to allocate
+		f.Value(key, m, "a number")
+		return
+	}
 	var n float64
 	if f.Float(key, &n, m) {
 		*dst = &n
 	}
 }
 
+// Clearable reads a string member where null means "clear": absent leaves
+// *dst nil, null stores "", a string stores itself. An invalid value is
+// read as absent when m is lenient.
+func (f *Fields) Clearable(key string, dst **string, m Mode) {
+	if f.err != nil {
+		return
+	}
+	if v, ok := f.Lookup(key); ok && string(v) == "null" {
+		s := ""
+		*dst = &s
+		return
+	}
+	f.OptString(key, dst, m)
+}
+
 // Raw keeps a member of any JSON type as sent, in a copy owned by dst.
 func (f *Fields) Raw(key string, dst *json.RawMessage, m Mode) {
-	if v := f.value(key, m, "present"); v != nil {
+	if v := f.Value(key, m, "present"); v != nil {
 		*dst = bytes.Clone(v)
 	}
 }
@@ -407,12 +448,12 @@ func (f *Fields) Raw(key string, dst *json.RawMessage, m Mode) {
 // RawObject keeps a member that must be an object as sent, in a copy
 // owned by dst.
 func (f *Fields) RawObject(key string, dst *json.RawMessage, m Mode) {
-	v := f.value(key, m, "an object")
+	v := f.Value(key, m, "an object")
 	if v == nil {
 		return
 	}
 	if v[0] != '{' {
-		f.invalid(key, m, "must be an object")
+		f.Invalid(key, m, "must be an object")
 		return
 	}
 	*dst = bytes.Clone(v)
@@ -422,70 +463,44 @@ func (f *Fields) RawObject(key string, dst *json.RawMessage, m Mode) {
 // reads it everywhere: anything else reads as absent.
 func (f *Fields) Meta(dst *json.RawMessage) { f.RawObject("_meta", dst, Lenient) }
 
-// nested returns the reader of member key's object to read with m, or
-// nil when there is none: the member is absent or null, or not an object
-// (an error unless m is lenient).
-func (f *Fields) nested(key string, m Mode) *Fields {
-	v := f.value(key, m, "an object")
+// Sub returns the reader of member key's object to read with m, or nil
+// when there is none: the member is absent or null, or not an object (an
+// error unless m is lenient). Check its reading with [Fields.Done].
+func (f *Fields) Sub(key string, m Mode) *Fields {
+	v := f.Value(key, m, "an object")
 	if v == nil {
 		return nil
 	}
 	sub := ReadValid(v)
 	if sub.err != nil {
-		f.invalid(key, m, "must be an object")
+		f.Invalid(key, m, "must be an object")
 		return nil
 	}
 	return sub
 }
 
-// done records the failure of sub, member key's reader, unless m is
+// Done records the failure of sub, member key's reader, unless m is
 // lenient, and reports whether sub read its object without one.
-func (f *Fields) done(key string, m Mode, sub *Fields) bool {
+func (f *Fields) Done(key string, m Mode, sub *Fields) bool {
 	if sub.err == nil {
 		return true
 	}
 	if m&Lenient == 0 {
-		f.failUnder(key, sub.err)
+		f.FailUnder(key, sub.err)
 	}
 	return false
-}
-
-// Object reads member key, an object, into dst with decode.
-func Object[T any](f *Fields, key string, m Mode, dst *T, decode func(*T, *Fields)) {
-	sub := f.nested(key, m)
-	if sub == nil {
-		return
-	}
-	var v T
-	decode(&v, sub)
-	if f.done(key, m, sub) {
-		*dst = v
-	}
 }
 
 // OptObject reads member key, an object, with decode into a new value,
 // leaving dst nil when it is absent (or, with m lenient, invalid).
 func OptObject[T any](f *Fields, key string, m Mode, dst **T, decode func(*T, *Fields)) {
-	sub := f.nested(key, m)
+	sub := f.Sub(key, m)
 	if sub == nil {
 		return
 	}
 	v := new(T)
 	decode(v, sub)
-	if f.done(key, m, sub) {
-		*dst = v
-	}
-}
-
-// Union reads member key, an object holding one variant of a union, with
-// read.
-func Union[T any](f *Fields, key string, m Mode, dst *T, read func(*Fields) T) {
-	sub := f.nested(key, m)
-	if sub == nil {
-		return
-	}
-	v := read(sub)
-	if f.done(key, m, sub) {
+	if f.Done(key, m, sub) {
 		*dst = v
 	}
 }
@@ -508,82 +523,125 @@ func ReadUnion[T any](raw []byte, root string, read func(*Fields) T) (T, error) 
 	return v, nil
 }
 
-// items walks member key, an array, handing each element to item, which
-// reports the element's failure. It reports whether the member was read:
-// a present array (an empty one included), or with m lenient an invalid
-// one, which reads as absent. With m skipping invalid items, a failing
-// element is left out and the walk goes on.
-func (f *Fields) items(key string, m Mode, item func(raw []byte) error) bool {
-	v := f.value(key, m, "an array")
+// Elements returns the items of member key, an array, to read with m, or
+// nil when there are none to read: the member is absent, null as m
+// allows, or not an array (an error unless m is lenient). An empty array
+// is an empty, non-nil slice.
+func (f *Fields) Elements(key string, m Mode) [][]byte {
+	v := f.Value(key, m, "an array")
 	if v == nil {
-		return false
+		return nil
 	}
 	elems := scanArray(v, false)
 	if elems == nil {
-		f.invalid(key, m, "must be an array")
-		return false
+		f.Invalid(key, m, "must be an array")
 	}
-	for i, e := range elems {
-		err := item(e)
-		if err == nil || m&SkipInvalid != 0 {
-			continue
-		}
-		if m&Lenient == 0 {
-			f.failUnder(IndexPath(key, i), err)
-		}
-		return false
+	return elems
+}
+
+// Item records err, the failure of item i of member key, and reports
+// whether the array's reading goes on: with m skipping invalid items the
+// item is dropped, with m lenient the whole member reads as absent, and
+// otherwise the failure is the object's.
+func (f *Fields) Item(key string, m Mode, i int, err error) (goOn bool) {
+	switch {
+	case m&SkipInvalid != 0:
+		return true
+	case m&Lenient == 0:
+		f.FailUnder(IndexPath(key, i), err)
 	}
-	return true
+	return false
 }
 
 // Objects reads member key, an array of objects, with decode. A present
 // empty array yields a non-nil empty slice, so that absent and [] stay
 // distinct where the schema cares.
 func Objects[S ~[]T, T any](f *Fields, key string, m Mode, dst *S, decode func(*T, *Fields)) {
-	out := S{}
-	if f.items(key, m, func(raw []byte) error {
+	elems := f.Elements(key, m)
+	if elems == nil {
+		return
+	}
+	out := make(S, 0, len(elems))
+	for i, raw := range elems {
 		sub := ReadValid(raw)
 		var v T
 		if sub.err == nil {
 			decode(&v, sub)
 		}
-		if sub.err == nil {
-			out = append(out, v)
+		if sub.err != nil {
+			if !f.Item(key, m, i, sub.err) {
+				return
+			}
+			continue
 		}
-		return sub.err
-	}) {
-		*dst = out
+		out = append(out, v)
 	}
+	*dst = out
 }
 
 // Unions reads member key, an array of union variants, with read.
 func Unions[S ~[]T, T any](f *Fields, key string, m Mode, dst *S, read func(*Fields) T) {
-	out := S{}
-	if f.items(key, m, func(raw []byte) error {
+	elems := f.Elements(key, m)
+	if elems == nil {
+		return
+	}
+	out := make(S, 0, len(elems))
+	for i, raw := range elems {
 		sub := ReadValid(raw)
 		var v T
 		if sub.err == nil {
 			v = read(sub)
 		}
-		if sub.err == nil {
-			out = append(out, v)
+		if sub.err != nil {
+			if !f.Item(key, m, i, sub.err) {
+				return
+			}
+			continue
 		}
-		return sub.err
-	}) {
-		*dst = out
+		out = append(out, v)
 	}
+	*dst = out
 }
 
 // Strings reads member key, an array of strings.
 func Strings[S ~[]E, E ~string](f *Fields, key string, m Mode, dst *S) {
-	out := S{}
-	if f.items(key, m, func(raw []byte) error {
+	elems := f.Elements(key, m)
+	if elems == nil {
+		return
+	}
+	out := make(S, 0, len(elems))
+	for i, raw := range elems {
 		if raw[0] != '"' {
-			return &FieldError{"", "must be a string"}
+			if !f.Item(key, m, i, &FieldError{"", "must be a string"}) {
+				return
+			}
+			continue
 		}
 		out = append(out, E(stringOf(raw)))
-		return nil
-	}) {
+	}
+	*dst = out
+}
+
+// UnionMap reads member key, an object whose values are union variants,
+// with read.
+func UnionMap[T any](f *Fields, key string, m Mode, dst *map[string]T, read func(*Fields) T) {
+	sub := f.Sub(key, m)
+	if sub == nil {
+		return
+	}
+	out := make(map[string]T, len(sub.m))
+	for _, mem := range sub.m {
+		name := string(mem.name)
+		v := ReadValid(mem.val)
+		if v.err == nil {
+			out[name] = read(v)
+		}
+		if v.err != nil {
+			sub.FailUnder(name, v.err)
+			break
+		}
+	}
+	if f.Done(key, m, sub) {
 		*dst = out
 	}
 }
@@ -591,7 +649,7 @@ func Strings[S ~[]E, E ~string](f *Fields, key string, m Mode, dst *S) {
 // StringMap reads member key, an object whose values are strings, such as
 // environment variables or HTTP headers.
 func (f *Fields) StringMap(key string, dst *map[string]string, m Mode) {
-	sub := f.nested(key, m)
+	sub := f.Sub(key, m)
 	if sub == nil {
 		return
 	}
@@ -603,7 +661,7 @@ func (f *Fields) StringMap(key string, dst *map[string]string, m Mode) {
 		}
 		out[string(mem.name)] = stringOf(mem.val)
 	}
-	if f.done(key, m, sub) {
+	if f.Done(key, m, sub) {
 		*dst = out
 	}
 }

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"maps"
 	"math"
 	"math/bits"
+	"reflect"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -153,6 +155,10 @@ func (e *Encoder) Raw(raw []byte) {
 	e.b = AppendCompact(e.b, raw)
 }
 
+// Valid appends raw, JSON that needs no check, such as an id that
+// ParseID accepted.
+func (e *Encoder) Valid(raw []byte) { e.b = append(e.b, raw...) }
+
 // Meta appends the _meta member, unless raw is empty.
 func (e *Encoder) Meta(raw json.RawMessage) {
 	if len(raw) > 0 {
@@ -171,16 +177,49 @@ func AppendStrings[S ~[]E, E ~string](e *Encoder, s S) {
 	e.CloseArray()
 }
 
+// AppendArray appends s as an array, [] when nil, writing each element
+// with app.
+func AppendArray[S ~[]T, T any](e *Encoder, s S, app func(T, *Encoder)) {
+	e.OpenArray()
+	for _, v := range s {
+		e.Elem()
+		app(v, e)
+	}
+	e.CloseArray()
+}
+
+// AppendUnionMap appends m, an object whose values are union variants,
+// its members in the order of their names, writing each value with app.
+func AppendUnionMap[T any](e *Encoder, m map[string]T, app func(T, *Encoder)) {
+	e.Open()
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		if e.b[len(e.b)-1] != '{' {
+			e.b = append(e.b, ',')
+		}
+		e.String(k)
+		e.b = append(e.b, ':')
+		app(m[k], e)
+	}
+	e.Close()
+}
+
+// IsNilPointer reports whether v is a nil pointer, whose value methods
+// would panic: a union's variant is an interface, and a nil *TextContent
+// is one.
+func IsNilPointer(v any) bool {
+	rv := reflect.ValueOf(v)
+	return rv.Kind() == reflect.Pointer && rv.IsNil()
+}
+
+// ErrNil is matched by the error of an Encoder asked to write a required
+// union member that is nil.
+var ErrNil = errors.New("acp: a required variant is nil")
+
 // StringMap appends an object whose values are strings, its members in
 // the order of their names, as encoding/json writes a map.
 func (e *Encoder) StringMap(m map[string]string) {
-	names := make([]string, 0, len(m))
-	for k := range m {
-		names = append(names, k)
-	}
-	slices.Sort(names)
 	e.Open()
-	for _, k := range names {
+	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if e.b[len(e.b)-1] != '{' {
 			e.b = append(e.b, ',')
 		}
