@@ -44,8 +44,9 @@ var pkgPath = reflect.TypeFor[Error]().PkgPath()
 // (nested members read "mcpServers[0].name", "prompt[1].text");
 // [InvalidField] reads it back.
 //
-// T is one of this package's params types or any other type, such as an
-// extension's params. A struct is read member by member, by the names its
+// T is one of this package's params types, a type generated from an ACP
+// schema into another package of this module, or any other type, such as
+// an extension's params. A struct is read member by member, by the names its
 // json tags give (matched exactly, unlike encoding/json), and a member
 // whose field is tagged `acp:"required"` must be present and not null, in
 // nested structs and slices of structs too; each member's value is decoded
@@ -119,6 +120,19 @@ func decode[T any](raw []byte, root string) (T, error) {
 		f := wire.Read(raw, root)
 		if f.Err() == nil {
 			d.decodeFields(f)
+		}
+		if err := f.Err(); err != nil {
+			var zero T
+			return zero, err
+		}
+		return v, nil
+	}
+	// A type generated into another package of the module registers its
+	// decoder instead.
+	if dec, ok := wire.Decoder(t); ok {
+		f := wire.Read(raw, root)
+		if f.Err() == nil {
+			dec(&v, f)
 		}
 		if err := f.Err(); err != nil {
 			var zero T

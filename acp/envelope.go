@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
@@ -99,6 +100,9 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	if a, ok := value.(jsonAppender); ok && !wire.IsNilPointer(value) {
 		return appendLine(id, method, member, a)
 	}
+	if app, ok := wire.Appender(reflect.TypeOf(value)); ok {
+		return appendLine(id, method, member, registered{value, app})
+	}
 	val, raw := value.(json.RawMessage)
 	switch {
 	case value == nil || raw && val == nil:
@@ -187,6 +191,15 @@ func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
 	copy(line, b)
 	return append(line, "}\n"...), nil
 }
+
+// registered is a value of a type generated into another package of the
+// module, written with the encoder it registered with internal/wire.
+type registered struct {
+	v   any
+	app func(v any, e *wire.Encoder)
+}
+
+func (r registered) appendJSON(e *wire.Encoder) { r.app(r.v, e) }
 
 // maxPooledLine bounds, in bytes, the buffers linePool keeps, so that one
 // huge message does not pin its memory.

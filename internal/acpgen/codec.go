@@ -41,6 +41,9 @@ func (m *model) emitCodecs(pkg string) ([]byte, error) {
 			m.codecList(&f, g)
 		}
 	}
+	if m.register {
+		m.registrations(&f)
+	}
 	var out file
 	imports := []string{"github.com/acpkit/acpkit/internal/wire"}
 	if bytes.Contains(f.Bytes(), []byte("math.")) {
@@ -49,6 +52,26 @@ func (m *model) emitCodecs(pkg string) ([]byte, error) {
 	out.header(pkg, imports...)
 	out.Write(f.Bytes())
 	return out.source()
+}
+
+// registrations writes the init function that registers the codecs of
+// the package's params and results with internal/wire, for package acp,
+// whose decoders and encoders find them there: a package other than acp
+// cannot implement acp's unexported interfaces.
+func (m *model) registrations(f *file) {
+	f.p("// init registers the codecs of the params and results with package acp's\n// decoders and encoders.\n")
+	f.p("func init() {\n")
+	seen := map[*gtype]bool{}
+	for _, mt := range m.methods {
+		for _, g := range []*gtype{mt.params, mt.result} {
+			if g == nil || seen[g] || !isObject(g) {
+				continue
+			}
+			seen[g] = true
+			f.p("wire.Register((*%s).decodeFields, %s.appendJSON)\n", g.name, g.name)
+		}
+	}
+	f.p("}\n\n")
 }
 
 // recv returns a receiver name for a type: its first letter, unless that

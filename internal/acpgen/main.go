@@ -14,7 +14,12 @@
 // shapes the generator cannot choose by itself; a directive about nothing
 // in the schema is an error, so that the table shrinks with the schema.
 // It writes schema_gen.go (types), codec_gen.go (codecs) and
-// methods_gen.go (method values) in the output directory.
+// methods_gen.go (method values) in the output directory. With -register,
+// for a package other than acp, the codecs register the params and
+// results with internal/wire, where package acp's decoders and encoders
+// find them; such a package also provides, as acp does in codec.go,
+// unmarshalParams and unmarshalList for the UnmarshalJSON methods (with
+// acp.DecodeParams).
 //
 // Package acp runs it with go generate; adopting a schema release is:
 // replace the files in acp/schema, run go generate ./acp, review the
@@ -36,14 +41,15 @@ func main() {
 	names := flag.String("names", "schema/names.txt", "the naming table")
 	pkg := flag.String("pkg", "acp", "the Go package to write")
 	out := flag.String("out", ".", "the directory to write to")
+	register := flag.Bool("register", false, "register the params and results with internal/wire (for a package other than acp)")
 	flag.Parse()
-	if err := run(*schema, *names, *pkg, *out); err != nil {
+	if err := run(*schema, *names, *pkg, *out, *register); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(schemaDir, namesPath, pkg, out string) error {
+func run(schemaDir, namesPath, pkg, out string, register bool) error {
 	e, err := loadEditions(schemaDir)
 	if err != nil {
 		return err
@@ -56,6 +62,7 @@ func run(schemaDir, namesPath, pkg, out string) error {
 	if err != nil {
 		return err
 	}
+	m.register = register
 	files := map[string]func(string) ([]byte, error){
 		"schema_gen.go":  m.emitTypes,
 		"codec_gen.go":   m.emitCodecs,

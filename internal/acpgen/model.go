@@ -128,6 +128,9 @@ type model struct {
 	order   []*gtype          // the types to declare, in the schema's order, with the generator's own after their schema type
 	methods []*method
 	errs    []string
+	// register has the codecs write an init function registering the
+	// params and results with internal/wire (see registrations).
+	register bool
 }
 
 func (m *model) errorf(format string, args ...any) {
