@@ -168,6 +168,9 @@ func buildModel(e *editions, t *table) (*model, error) {
 			m.shape(g)
 		}
 	}
+	if len(m.errs) > 0 {
+		return nil, fmt.Errorf("%s", strings.Join(m.errs, "\n"))
+	}
 	m.buildMethods()
 	m.finish()
 	if len(m.errs) > 0 {
