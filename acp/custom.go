@@ -11,42 +11,43 @@ import (
 // take apart by itself. They keep the generated codec's contract (see
 // internal/acpgen).
 
-// SystemPrompt is session/new's systemPrompt: instructions the client
-// gives the agent at system level rather than as the user. Peers send it
-// in two forms, both read into this type: the object {"mode", "content"}
-// of ACP's schema, kept in Mode and Content, and a plain string (as buzz
-// and goose send), kept in Text. The string form is why it is written by
-// hand.
+// SystemPrompt is the systemPrompt of session/new, session/load,
+// session/resume and session/fork: instructions the client gives the agent
+// at system level rather than as the user. It is written by hand because
+// peers send it in two forms, both read into this type: the object
+// {"mode", "content"} of ACP's schema, and a plain string (as buzz and
+// goose send it), read as the object with that text as its one content
+// block and the append mode. It is sent as the object, which is what the
+// schema and the official SDK accept.
 //
-// It is sent in the string form, which every peer that reads the member
-// accepts, unless Content is non-nil, which selects the object form.
 // Unstable: ACP's unstable schema defines it, the stable one does not; it
 // may change or be removed.
 type SystemPrompt struct {
-	// Text is the prompt of the string form; "" is a present, empty
-	// prompt.
-	Text string
-	// Mode is how the object form's prompt combines with the agent's own
-	// instructions: [SystemPromptAppend], [SystemPromptOverride] (only for
-	// an agent that declared it), or another mode, which the agent must
-	// refuse. The object form is sent with append when Mode is "".
+	// Mode is how the prompt combines with the agent's own instructions:
+	// [SystemPromptAppend], [SystemPromptOverride] (only for an agent that
+	// declared it), or another mode, which the agent must refuse. It is
+	// sent as append when "".
 	Mode SystemPromptMode
-	// Content is the object form's prompt; non-nil (even empty) for the
-	// object form, nil for the string form.
+	// Content is the prompt, sent as [] when nil.
 	Content ContentBlocks
 	Meta    json.RawMessage
 }
 
 // readSystemPrompt reads a systemPrompt member in either form.
 func readSystemPrompt(f *wire.Fields, key string, m wire.Mode, dst *SystemPrompt) bool {
-	v := f.Value(key, m, "a string or an object")
+	v := f.Value(key, m, "an object")
 	switch {
 	case v == nil:
 		return false
 	case v[0] == '"':
-		return f.String(key, &dst.Text, m)
+		var text string
+		if !f.String(key, &text, m) {
+			return false
+		}
+		*dst = SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: text}}}
+		return true
 	case v[0] != '{':
-		f.Invalid(key, m, "must be a string or an object")
+		f.Invalid(key, m, "must be an object or a string")
 		return false
 	}
 	sub := f.Sub(key, m)
@@ -62,10 +63,6 @@ func readSystemPrompt(f *wire.Fields, key string, m wire.Mode, dst *SystemPrompt
 }
 
 func appendSystemPrompt(e *wire.Encoder, s SystemPrompt) {
-	if s.Content == nil {
-		e.String(s.Text)
-		return
-	}
 	mode := s.Mode
 	if mode == "" {
 		mode = SystemPromptAppend
@@ -79,8 +76,7 @@ func appendSystemPrompt(e *wire.Encoder, s SystemPrompt) {
 	e.Close()
 }
 
-// MarshalJSON encodes the string form, or the object form when Content is
-// non-nil.
+// MarshalJSON encodes the prompt as the schema's object.
 func (s SystemPrompt) MarshalJSON() ([]byte, error) {
 	var e wire.Encoder
 	appendSystemPrompt(&e, s)

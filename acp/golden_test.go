@@ -114,7 +114,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 					MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []HTTPHeader{{Name: "Authorization", Value: "Bearer x"}}},
 					MCPServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
-				SystemPrompt: &SystemPrompt{},
+				SystemPrompt: &SystemPrompt{Content: ContentBlocks{TextContent{Text: "Answer in French."}}},
 			})
 		}},
 		{"result_session_new", func() ([]byte, error) {

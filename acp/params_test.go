@@ -53,10 +53,11 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers,
+			SystemPrompt: &SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be brief"}}}, Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{}}})
 	})
 	t.Run("session/new system prompt object", func(t *testing.T) {
 		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{},
@@ -136,8 +137,8 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		for raw, want := range map[string]*SystemPrompt{
 			`{}`:                      nil,
 			`{"systemPrompt":null}`:   nil,
-			`{"systemPrompt":""}`:     {},
-			`{"systemPrompt":"be x"}`: {Text: "be x"},
+			`{"systemPrompt":""}`:     {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{}}},
+			`{"systemPrompt":"be x"}`: {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be x"}}},
 			`{"systemPrompt":{"mode":"append","content":[]}}`:                              {Mode: SystemPromptAppend, Content: ContentBlocks{}},
 			`{"systemPrompt":{"mode":"append","content":[{"type":"text","text":"be x"}]}}`: {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be x"}}},
 		} {
