@@ -126,7 +126,9 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 		{"request_session_prompt", func() ([]byte, error) {
 			blocks := ContentBlocks{}
 			for _, b := range sampleBlocks() {
-				blocks = append(blocks, b.block)
+				if _, unknown := b.block.(UnknownContent); !unknown { // content_unknown has it
+					blocks = append(blocks, b.block)
+				}
 			}
 			return MarshalRequest(StringID("p-1"), SessionPrompt.Name, PromptParams{SessionID: "sess-1", Prompt: blocks})
 		}},

@@ -79,7 +79,8 @@ func sampleUpdates() []struct {
 			Options: SessionConfigSelectOptions{Options: []SessionConfigSelectOption{{Value: "sonnet", Name: "Sonnet"}, {Value: "opus", Name: "Opus", Description: "slower"}}},
 		}, {
 			ID: "plan", Name: "Plan first", Type: "boolean", CurrentBool: true,
-		}, {
+		}}}},
+		{"config_option_update_other", ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{{
 			ID: "depth", Name: "Depth", Type: "slider",
 			Raw: json.RawMessage(`{"id":"depth","name":"Depth","type":"slider","min":1,"max":5}`),
 		}}}},
