@@ -63,8 +63,8 @@ var (
 // unstable schema defines them, the stable one does not; they may change or be
 // removed.
 var (
-	MCPMessage       = Method[MCPMessageParams, MCPMessageResult]{Name: "mcp/message"}
 	AuthStatusUpdate = Notification[AuthStatusUpdateParams]{Name: "auth/status_update"}
+	MCPMessage       = Method[MCPMessageParams, MCPMessageResult]{Name: "mcp/message"}
 )
 
 // The methods either side sends.
@@ -90,7 +90,6 @@ var schemaMethods = []method{
 	Authenticate,
 	Initialize,
 	Logout,
-	MCPMessage,
 	MCPMessageNotification,
 	ProvidersDisable,
 	ProvidersList,
@@ -115,6 +114,7 @@ var schemaMethods = []method{
 	ElicitationCreate,
 	FSReadTextFile,
 	FSWriteTextFile,
+	MCPMessage,
 	SessionRequestPermission,
 	SessionUpdate,
 	TerminalCreate,

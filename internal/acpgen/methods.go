@@ -58,8 +58,12 @@ func (m *model) emitMethods(pkg string) ([]byte, error) {
 		}
 	}
 	f.p("// schemaMethods lists every method value above.\nvar schemaMethods = []method{\n")
-	for _, mt := range m.methods {
-		f.p("\t%s,\n", mt.name)
+	for _, s := range sides {
+		for _, mt := range m.methods {
+			if mt.side == s.side {
+				f.p("\t%s,\n", mt.name)
+			}
+		}
 	}
 	f.p("}\n")
 	return f.source()

@@ -117,7 +117,6 @@ type method struct {
 	result       *gtype // nil for a notification
 	side         string // who serves it: agent, client, protocol or proxy
 	unstable     bool
-	order        int
 }
 
 // model is the Go side of one schema.
@@ -819,24 +818,8 @@ func (t *ftype) goType() string {
 }
 
 // buildMethods collects the methods of the x-method types, in the order
-// of the method tables.
+// of their Go names.
 func (m *model) buildMethods() {
-	order := map[string]int{}
-	n := 0
-	for _, side := range []map[string]string{m.e.allMeta.AgentMethods, m.e.allMeta.ClientMethods, m.e.allMeta.ProtocolMethods} {
-		keys := make([]string, 0, len(side))
-		for k := range side {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			if _, ok := order[side[k]]; !ok {
-				order[side[k]] = n
-				n++
-			}
-		}
-	}
-	stable := m.e.stableMeta.methods()
 	byKey := map[string]*method{}
 	for _, name := range m.e.all.names {
 		def := m.e.all.defs[name]
@@ -852,15 +835,13 @@ func (m *model) buildMethods() {
 		}
 		mt := byKey[wire+" "+kind]
 		if mt == nil {
-			mt = &method{wire: wire, notification: notification, side: def.str("x-side"), order: n}
-			if o, ok := order[wire]; ok {
-				mt.order = o
-			}
+			mt = &method{wire: wire, notification: notification, side: def.str("x-side")}
 			mt.name = methodName(wire)
 			if n, ok := m.t.methods[wire+" "+kind]; m.t.use("method "+wire+" "+kind, ok) {
 				mt.name = n
 			}
-			mt.unstable = !stable[wire] && !(mt.side == "proxy" && false)
+			// Stable when the stable edition defines it.
+			mt.unstable = m.stableDef(name) == nil
 			byKey[wire+" "+kind] = mt
 			m.methods = append(m.methods, mt)
 		}
@@ -877,11 +858,14 @@ func (m *model) buildMethods() {
 		if mt.params == nil || (!mt.notification && mt.result == nil) {
 			m.errorf("method %s: no params or result type", mt.wire)
 		}
-		if mt.result != nil && mt.result.kind == kRaw {
-			continue
+	}
+	// The method tables list what the SDK routes: each needs its types.
+	for wire := range m.e.allMeta.methods() {
+		if byKey[wire+" request"] == nil && byKey[wire+" notification"] == nil {
+			m.errorf("method %s of the method tables has no x-method type in the schema", wire)
 		}
 	}
-	sort.SliceStable(m.methods, func(i, j int) bool { return m.methods[i].order < m.methods[j].order })
+	sort.Slice(m.methods, func(i, j int) bool { return m.methods[i].name < m.methods[j].name })
 }
 
 // methodName returns the Go name of a method value: session/set_mode is
