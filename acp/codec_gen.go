@@ -1290,7 +1290,7 @@ func (v ElicitationSchema) appendJSON(e *wire.Encoder) {
 	}
 	if len(v.Properties) > 0 {
 		e.Key("properties")
-		wire.AppendUnionMap(e, v.Properties, appendElicitationPropertySchema)
+		wire.AppendMap(e, v.Properties, appendElicitationPropertySchema)
 	}
 	if len(v.Required) > 0 {
 		e.Key("required")

@@ -270,7 +270,7 @@ func (m *model) appendStmt(r string, fl *field) string {
 			w = fmt.Sprintf("wire.AppendArray(e, %s, %s.%s)", x, e.ref.name, appender(e.ref))
 		}
 	case t.mapOf != nil:
-		w = fmt.Sprintf("wire.AppendUnionMap(e, %s, append%s)", x, t.mapOf.ref.name)
+		w = fmt.Sprintf("wire.AppendMap(e, %s, append%s)", x, t.mapOf.ref.name)
 	case t.ref != nil:
 		g := t.ref
 		switch g.kind {

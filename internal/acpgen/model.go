@@ -412,6 +412,16 @@ func (m *model) stableTags(schema, key string) map[string]bool {
 	return out
 }
 
+// newVariant returns union g's variant of alternative a, Unstable when
+// its tag is not among the stable edition's, stable.
+func newVariant(g *gtype, a tagged, stable map[string]bool) *variant {
+	if !a.hasTag {
+		g.tagOpt = true
+	}
+	return &variant{union: g, tag: a.tag, title: a.title, none: a.none || !a.hasTag,
+		unstable: !g.unstable && !stable[a.tag] && !(a.title != "" && stable["title:"+a.title])}
+}
+
 func (m *model) shapeUnion(g *gtype) {
 	key, alts := m.taggedAlternatives(g)
 	if key == "" {
@@ -434,11 +444,7 @@ func (m *model) shapeUnion(g *gtype) {
 			g.open = true
 			continue
 		}
-		v := &variant{union: g, tag: a.tag, title: a.title, none: a.none || !a.hasTag}
-		if !a.hasTag {
-			g.tagOpt = true
-		}
-		v.unstable = !g.unstable && !stable[a.tag] && !(a.title != "" && stable["title:"+a.title])
+		v := newVariant(g, a, stable)
 		base := m.types[a.ref]
 		switch {
 		case a.ref == "":
@@ -487,11 +493,7 @@ func (m *model) shapeFlat(g *gtype) {
 			g.keepRaw = true
 			continue
 		}
-		v := &variant{union: g, tag: a.tag, title: a.title, none: a.none || !a.hasTag}
-		if !a.hasTag {
-			g.tagOpt = true
-		}
-		v.unstable = !g.unstable && !stable[a.tag] && !(a.title != "" && stable["title:"+a.title])
+		v := newVariant(g, a, stable)
 		var def *node
 		owner := g.schema
 		switch {

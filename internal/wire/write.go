@@ -188,9 +188,9 @@ func AppendArray[S ~[]T, T any](e *Encoder, s S, app func(T, *Encoder)) {
 	e.CloseArray()
 }
 
-// AppendUnionMap appends m, an object whose values are union variants,
-// its members in the order of their names, writing each value with app.
-func AppendUnionMap[T any](e *Encoder, m map[string]T, app func(T, *Encoder)) {
+// AppendMap appends m as an object, its members in the order of their
+// names, as encoding/json writes a map, writing each value with app.
+func AppendMap[T any](e *Encoder, m map[string]T, app func(T, *Encoder)) {
 	e.Open()
 	for _, k := range slices.Sorted(maps.Keys(m)) {
 		if e.b[len(e.b)-1] != '{' {
@@ -217,18 +217,9 @@ var ErrNil = errors.New("acp: a required variant is nil")
 
 // StringMap appends an object whose values are strings, its members in
 // the order of their names, as encoding/json writes a map.
-func (e *Encoder) StringMap(m map[string]string) {
-	e.Open()
-	for _, k := range slices.Sorted(maps.Keys(m)) {
-		if e.b[len(e.b)-1] != '{' {
-			e.b = append(e.b, ',')
-		}
-		e.String(k)
-		e.b = append(e.b, ':')
-		e.String(m[k])
-	}
-	e.Close()
-}
+func (e *Encoder) StringMap(m map[string]string) { AppendMap(e, m, appendStringValue) }
+
+func appendStringValue(s string, e *Encoder) { e.String(s) }
 
 // AppendString appends s as a JSON string, escaped as encoding/json
 // escapes it: '<', '>' and '&' as \u003c, \u003e and \u0026, U+2028 and
