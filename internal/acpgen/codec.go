@@ -504,16 +504,13 @@ func (m *model) codecFlat(f *file, g *gtype) {
 		f.p("%s\n", m.decodeStmt(r, fl))
 	}
 	f.p("switch %s.%s {\n", r, g.tagField)
-	hasDefault := false
 	for _, v := range g.variants {
-		hasDefault = hasDefault || v.tag == ""
 		f.p("case %s:\n", cases(v))
 		for _, fl := range v.fields {
 			f.p("%s\n", m.decodeStmt(r, fl))
 		}
 	}
 	f.p("default:\nif f.Err() == nil {\n%s.Raw = f.Clone()\n}\n}\n}\n\n", r)
-	_ = hasDefault
 	// appendFields.
 	f.p("func (%s %s) appendFields(e *wire.Encoder) {\n", r, g.name)
 	tagStmt := fmt.Sprintf("e.Key(%q)\ne.String(%s)", g.tagKey, conv2(g, r+"."+g.tagField))

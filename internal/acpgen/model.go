@@ -124,7 +124,7 @@ type model struct {
 	e       *editions
 	t       *table
 	types   map[string]*gtype // by schema name
-	order   []*gtype          // the types to declare, in the schema's order, with the generator's own after their schema type
+	order   []*gtype          // the types to declare, by Go name, each union followed by the types the generator adds for it
 	methods []*method
 	errs    []string
 	// register has the codecs write an init function registering the
@@ -518,7 +518,6 @@ func (m *model) shapeFlat(g *gtype) {
 	if g.tagType == "" {
 		g.tagType = "string"
 	}
-	_ = tagProp
 	if tagProp != nil && (tagProp.flag("x-deserialize-default-on-error") || slices.Contains(tagProp.types(), "null")) {
 		g.tagOpt = true
 	}
