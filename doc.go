@@ -78,7 +78,7 @@
 //
 // acpkit is at v0. APIs that follow protocol extensions which may change
 // (goose's _goose/unstable methods and _meta.goose keys, the legacy
-// session/set_model, and the parts of ACP found only in its unstable schema:
-// the notice update, clientCapabilities.session and the prompt response's
-// usage) say "Unstable" in their doc comments.
+// session/set_model, and the parts of ACP found only in its unstable
+// schema, such as session/fork, providers/*, mcp/message and the prompt
+// response's usage) say "Unstable" in their doc comments.
 package acpkit

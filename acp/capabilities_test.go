@@ -31,7 +31,7 @@ func TestClientCapabilities(t *testing.T) {
 		{"fs read only", `{"fs":{"readTextFile":true}}`, clientCaps{Read: true}},
 		{"everything", `{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"session":{"notices":{}},"_meta":{"goose":{"customNotifications":true}}}`,
 			clientCaps{Read: true, Write: true, Terminal: true, Notices: true}},
-		{"notices true", `{"session":{"notices":true}}`, clientCaps{Notices: true}},
+		{"notices true, read leniently as absent", `{"session":{"notices":true}}`, clientCaps{}},
 		{"notices false", `{"session":{"notices":false}}`, clientCaps{}},
 		{"notices null", `{"session":{"notices":null}}`, clientCaps{}},
 		{"session without notices", `{"session":{}}`, clientCaps{}},
@@ -115,8 +115,8 @@ func TestResultsRoundTrip(t *testing.T) {
 	}
 	t.Run("initialize", func(t *testing.T) {
 		v := InitializeResult{ProtocolVersion: 1, AgentCapabilities: AgentCapabilities{LoadSession: true,
-			SessionCapabilities: &SessionCapabilities{Close: &Capability{}, Delete: &Capability{}},
-			Auth:                &AgentAuthCapabilities{Logout: &Capability{}}}, AgentInfo: &Implementation{Name: "a", Version: "1"},
+			SessionCapabilities: &SessionCapabilities{Close: &SessionCloseCapabilities{}, Delete: &SessionDeleteCapabilities{}},
+			Auth:                &AgentAuthCapabilities{Logout: &LogoutCapabilities{}}}, AgentInfo: &Implementation{Name: "a", Version: "1"},
 			AuthMethods: []AuthMethod{
 				{ID: "oauth", Name: "OAuth", Description: "browser"},
 				{Type: AuthMethodTerminal, ID: "tui", Name: "Log in", Args: []string{"--login"}, Env: map[string]string{"MODE": "tui"}},
@@ -129,7 +129,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	})
 	t.Run("session/new", func(t *testing.T) {
 		v := NewSessionResult{SessionID: "s", ConfigOptions: []SessionConfigOption{
-			{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)},
+			{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: SessionConfigSelectOptions{Options: []SessionConfigSelectOption{}}},
 			{ID: "b", Name: "B", Type: "boolean", CurrentBool: true},
 		}}
 		got, err := DecodeResult[NewSessionResult](roundTripResult(t, v))
@@ -175,7 +175,7 @@ func TestResultsRoundTrip(t *testing.T) {
 	t.Run("session/load and session/resume", func(t *testing.T) {
 		v := LoadSessionResult{
 			Modes:         &SessionModeState{CurrentModeID: "ask", AvailableModes: []SessionMode{{ID: "ask", Name: "Ask", Description: "read only"}}},
-			ConfigOptions: []SessionConfigOption{{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: json.RawMessage(`[]`)}},
+			ConfigOptions: []SessionConfigOption{{ID: "m", Name: "M", Type: "select", CurrentValue: "a", Options: SessionConfigSelectOptions{Options: []SessionConfigSelectOption{}}}},
 			Meta:          json.RawMessage(`{"k":1}`),
 		}
 		got, err := DecodeResult[LoadSessionResult](roundTripResult(t, v))

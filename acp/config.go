@@ -1,139 +1,72 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
-// This file holds session configuration options: the config_option_update
-// session update and what session/new and session/set_config_option return.
-
-// ConfigOptionUpdate reports the full set of session configuration options
-// and their current values.
-type ConfigOptionUpdate struct {
-	ConfigOptions []SessionConfigOption `json:"configOptions"`
-	Meta          json.RawMessage       `json:"_meta,omitempty"`
+// SetSessionConfigOptionParams are the params of [SessionSetConfigOption]
+// (session/set_config_option). They are written by hand: the schema
+// makes the value a union of a value id and of a boolean tagged with
+// "type":"boolean", which reads best as two fields.
+type SetSessionConfigOptionParams struct {
+	SessionID string `json:"sessionId"`
+	// ConfigID is the option to change.
+	ConfigID string `json:"configId"`
+	// Value is the id of one of a select option's values; unused when
+	// BoolValue is set.
+	Value string `json:"value"`
+	// BoolValue is the new value of a boolean option, sent as
+	// {"type":"boolean","value":…}, for a client that declared boolean
+	// options; nil means the value is the id Value.
+	BoolValue *bool           `json:"-"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
 
-// SessionConfigOption is a session setting the user can change with
-// session/set_config_option, such as the model or the mode.
-type SessionConfigOption struct {
-	ID          string `json:"id"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
-	// Category is a UX hint: "mode", "model", "model_config",
-	// "thought_level", or a name starting with "_"; "" means none.
-	Category string `json:"category,omitempty"`
-	// Type is the kind of control: [ConfigOptionSelect] (CurrentValue and
-	// Options), [ConfigOptionBoolean] (CurrentBool), or another kind kept in Raw.
-	Type string `json:"type"`
-	// CurrentValue is the id of the selected value of a select option.
-	CurrentValue string `json:"currentValue"`
-	// Options holds a select option's values as sent: an array of
-	// {value, name, description?} or of groups {group, name, options}.
-	Options json.RawMessage `json:"options"`
-	// CurrentBool is the value of a boolean option.
-	CurrentBool bool            `json:"-"`
-	Meta        json.RawMessage `json:"_meta,omitempty"`
-	// Raw is the whole option as received when Type is neither select nor
-	// boolean; MarshalJSON sends it unchanged.
-	Raw json.RawMessage `json:"-"`
+// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
+// leaves p unchanged.
+func (p *SetSessionConfigOptionParams) UnmarshalJSON(data []byte) error {
+	return unmarshalParams(data, p)
 }
 
-// The kinds of [SessionConfigOption] this package reads member by member.
-const (
-	ConfigOptionSelect  = "select"
-	ConfigOptionBoolean = "boolean"
-)
+// MarshalJSON encodes Value as the value id, or BoolValue with
+// "type":"boolean" when it is set.
+func (p SetSessionConfigOptionParams) MarshalJSON() ([]byte, error) { return marshal(p) }
 
-// MarshalJSON encodes the option with the members of its Type: a select
-// option's currentValue is its id and options an array (nil is sent as
-// []), a boolean option's currentValue is true or false, and an option of
-// another type is Raw unchanged.
-func (o SessionConfigOption) MarshalJSON() ([]byte, error) {
-	type common struct {
-		ID          string `json:"id"`
-		Name        string `json:"name"`
-		Description string `json:"description,omitempty"`
-		Category    string `json:"category,omitempty"`
-		Type        string `json:"type"`
-	}
-	c := common{o.ID, o.Name, o.Description, o.Category, o.Type}
-	switch o.Type {
-	case ConfigOptionSelect:
-		opts := o.Options
-		if len(opts) == 0 {
-			opts = json.RawMessage("[]")
+func (p *SetSessionConfigOptionParams) decodeFields(f *wire.Fields) {
+	f.String("sessionId", &p.SessionID, wire.Required)
+	f.String("configId", &p.ConfigID, wire.Required)
+	// The type member names the value's shape; absent or any other type
+	// means a value id, as in the schema.
+	var typ string
+	f.String("type", &typ, wire.Optional)
+	if typ == ConfigOptionBoolean {
+		var b bool
+		if f.Bool("value", &b, wire.Required) {
+			p.BoolValue = &b
 		}
-		return json.Marshal(struct {
-			common
-			CurrentValue string          `json:"currentValue"`
-			Options      json.RawMessage `json:"options"`
-			Meta         json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.CurrentValue, opts, o.Meta})
-	case ConfigOptionBoolean:
-		return json.Marshal(struct {
-			common
-			CurrentValue bool            `json:"currentValue"`
-			Meta         json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.CurrentBool, o.Meta})
+	} else {
+		f.String("value", &p.Value, wire.Required)
 	}
-	if len(o.Raw) == 0 {
-		return json.Marshal(struct {
-			common
-			Meta json.RawMessage `json:"_meta,omitempty"`
-		}{c, o.Meta})
-	}
-	return o.Raw, nil
+	f.Meta(&p.Meta)
 }
 
-// UnmarshalJSON decodes the option with the checks of [DecodeParams]; null
-// leaves o unchanged.
-func (o *SessionConfigOption) UnmarshalJSON(data []byte) error {
-	if isNull(data) {
-		return nil
+func (p SetSessionConfigOptionParams) appendJSON(e *wire.Encoder) {
+	e.Open()
+	e.Key("sessionId")
+	e.String(p.SessionID)
+	e.Key("configId")
+	e.String(p.ConfigID)
+	if p.BoolValue != nil {
+		e.Key("type")
+		e.String(ConfigOptionBoolean)
+		e.Key("value")
+		e.Bool(*p.BoolValue)
+	} else {
+		e.Key("value")
+		e.String(p.Value)
 	}
-	var v SessionConfigOption
-	f := readFields(data, "")
-	if f.err == nil {
-		decodeConfigOption(f, &v)
-	}
-	if f.err != nil {
-		return invalidParams(f.err)
-	}
-	*o = v
-	return nil
-}
-
-// MarshalJSON encodes the update with "sessionUpdate":"config_option_update";
-// nil ConfigOptions is sent as [].
-func (u ConfigOptionUpdate) MarshalJSON() ([]byte, error) {
-	type plain ConfigOptionUpdate
-	p := plain(u)
-	p.ConfigOptions = nonNil(p.ConfigOptions)
-	return marshalTagged(updateTag, u.updateKind(), p)
-}
-
-func decodeConfigOption(f *fields, o *SessionConfigOption) {
-	f.str("id", &o.ID, true)
-	f.str("name", &o.Name, true)
-	f.str("description", &o.Description, false)
-	f.str("category", &o.Category, false)
-	f.str("type", &o.Type, true)
-	switch o.Type {
-	case ConfigOptionSelect:
-		f.str("currentValue", &o.CurrentValue, true)
-		f.raw("options", &o.Options)
-		if f.err == nil && (o.Options == nil || o.Options[0] != '[') {
-			f.fail("options", "must be an array")
-		}
-	case ConfigOptionBoolean:
-		f.boolean("currentValue", &o.CurrentBool, true)
-	default:
-		// A kind this package does not know: keep it whole.
-		if f.err == nil {
-			o.Raw = bytes.Clone(f.src)
-		}
-	}
-	f.meta(&o.Meta)
+	e.Meta(p.Meta)
+	e.Close()
 }

@@ -9,30 +9,21 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/members"
+	"github.com/acpkit/acpkit/internal/wire"
 	"github.com/tidwall/gjson"
 )
 
 // This file holds the one decode path for params and results. Every value
 // is read member by member, so that an error names the member: the
-// package's params types with decoders of their own (paramsDecoder), every
-// other struct, the results and an extension's own types included, from
-// its fields' json and acp tags, and the members' values with
-// encoding/json.
-
-// paramsDecoder is implemented by the package's params types, which read
-// themselves member by member, checking what the schema requires beyond
-// presence (unions, ranges). It is unexported so that the set stays in
-// this package; other types declare their required members with
-// `acp:"required"` tags.
-type paramsDecoder interface {
-	decodeParams(f *fields)
-}
+// package's types with their generated decoders (fieldsDecoder), and
+// every other struct, an extension's own types included, from its fields'
+// json and acp tags, the members' values with encoding/json.
 
 // pkgPath is this package's import path.
 var pkgPath = reflect.TypeFor[Error]().PkgPath()
 
 // DecodeParams decodes the params of a request or notification into T,
-// checking every member the schema requires:
+// checking every member as the schema says:
 //
 //	p, err := acp.DecodeParams[acp.NewSessionParams](params)
 //	var e *acp.Error
@@ -43,15 +34,19 @@ var pkgPath = reflect.TypeFor[Error]().PkgPath()
 // [Method.Handle] calls it for each request, so a handler rarely needs to.
 // Absent or null params decode as {}, so the first required member is
 // reported missing. Unknown members are ignored, _meta is kept raw, a null
-// member counts as absent, and of duplicated members the last wins, as with
-// encoding/json. The error, when not nil, is always an [*Error] with code
+// member counts as absent where the schema allows null, and of duplicated
+// members the last wins, as with encoding/json. The members the schema
+// says to read leniently are read as their default when invalid, and
+// their arrays' invalid items are dropped; every other member is read
+// strictly. The error, when not nil, is always an [*Error] with code
 // [CodeInvalidParams] whose message names the offending member, for example
 // `invalid params: "cwd" is required`, and whose Data is {"field":"cwd"}
 // (nested members read "mcpServers[0].name", "prompt[1].text");
 // [InvalidField] reads it back.
 //
-// T is one of this package's params types or any other type, such as an
-// extension's params. A struct is read member by member, by the names its
+// T is one of this package's params types, a type generated from an ACP
+// schema into another package of this module, or any other type, such as
+// an extension's params. A struct is read member by member, by the names its
 // json tags give (matched exactly, unlike encoding/json), and a member
 // whose field is tagged `acp:"required"` must be present and not null, in
 // nested structs and slices of structs too; each member's value is decoded
@@ -73,9 +68,9 @@ func DecodeParams[T any](raw []byte) (T, error) {
 
 // DecodeResult decodes the result member of a success response into T with
 // the checks of [DecodeParams]: the members the schema requires must be
-// present and of the right type ([Method.Call] calls it). The package's
-// result types tag their required members `acp:"required"`; unknown members
-// are ignored. A result that fails is an error matching
+// present and of the right type ([Method.Call] calls it), and those it
+// reads leniently are read so. Unknown members are ignored. A result that
+// fails is an error matching
 // [ErrInvalidResponse] that names the member ([InvalidField] reads it);
 // results come from the peer being called, so nothing is replied.
 func DecodeResult[T any](raw []byte) (T, error) {
@@ -98,9 +93,9 @@ func DecodeResult[T any](raw []byte) (T, error) {
 // peer that sends {"field": …} as its data), or an error from
 // [DecodeResult].
 func InvalidField(err error) (field string, ok bool) {
-	var fe *fieldError
+	var fe *wire.FieldError
 	if errors.As(err, &fe) {
-		return fe.path, true
+		return fe.Path, true
 	}
 	var e *Error
 	if !errors.As(err, &e) || e.Code != CodeInvalidParams {
@@ -114,25 +109,38 @@ func InvalidField(err error) (field string, ok bool) {
 }
 
 // decode is DecodeParams and DecodeResult without the error's final shape:
-// it returns a *fieldError naming the member when it can. root names the
-// whole value in errors ("params", "result").
+// it returns a *wire.FieldError naming the member when it can. root names
+// the whole value in errors ("params", "result").
 func decode[T any](raw []byte, root string) (T, error) {
 	var v T
 	t := reflect.TypeFor[T]()
 	// Only this package's own types: a type of another package that embeds
 	// one of them gets the decoder promoted, but not its own members read.
-	if d, ok := any(&v).(paramsDecoder); ok && t.PkgPath() == pkgPath {
-		f := readFields(raw, "")
-		if f.err == nil {
-			d.decodeParams(f)
+	if d, ok := any(&v).(fieldsDecoder); ok && t.PkgPath() == pkgPath {
+		f := wire.Read(raw, root)
+		if f.Err() == nil {
+			d.decodeFields(f)
 		}
-		if f.err != nil {
+		if err := f.Err(); err != nil {
 			var zero T
-			return zero, f.err
+			return zero, err
 		}
 		return v, nil
 	}
-	raw = trimSpace(raw)
+	// A type generated into another package of the module registers its
+	// decoder instead.
+	if dec, ok := wire.Decoder(t); ok {
+		f := wire.Read(raw, root)
+		if f.Err() == nil {
+			dec(&v, f)
+		}
+		if err := f.Err(); err != nil {
+			var zero T
+			return zero, err
+		}
+		return v, nil
+	}
+	raw = wire.TrimSpace(raw)
 	if t.Kind() == reflect.Struct && (len(raw) == 0 || string(raw) == "null") {
 		raw = []byte("{}") // as for the params types: absent is {}
 	}
@@ -144,63 +152,74 @@ func decode[T any](raw []byte, root string) (T, error) {
 		}
 		return v, nil
 	}
-	f := readFields(raw, "")
-	if f.err == nil {
+	f := wire.Read(raw, root)
+	if f.Err() == nil {
 		info.decode(f, reflect.ValueOf(&v).Elem())
 	}
-	if f.err != nil {
+	if err := f.Err(); err != nil {
 		var zero T
-		if fe, ok := f.err.(*fieldError); ok && fe.path == "params" {
-			fe.path = root
-		}
-		return zero, f.err
+		return zero, err
 	}
 	return v, nil
 }
 
 // fieldErrorOf turns the -32602 error of a nested decoder into the
-// *fieldError it was made from, or into an error with its message.
+// *wire.FieldError it was made from, or into an error with its message.
 func fieldErrorOf(e *Error) error {
 	if field, ok := InvalidField(e); ok {
-		return &fieldError{field, strings.TrimPrefix(e.Message, fmt.Sprintf("invalid params: %q ", field))}
+		return &wire.FieldError{Path: field, Reason: strings.TrimPrefix(e.Message, fmt.Sprintf("invalid params: %q ", field))}
 	}
 	return errors.New(e.Message)
 }
 
+// invalidParams converts a decoding failure into the -32602 error replied to
+// the peer. Its message reads `invalid params: "cwd" is required` and its
+// data is {"field":"cwd"}, so a program can tell which member was wrong.
+func invalidParams(err error) *Error {
+	fe, ok := err.(*wire.FieldError)
+	if !ok {
+		return &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
+	}
+	data, _ := json.Marshal(struct {
+		Field string `json:"field"`
+	}{fe.Path}) // a struct of one string always marshals
+	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + fe.Error(), Data: data}
+}
+
 // jsonFieldError converts an error of encoding/json decoding the value
-// at path into a *fieldError naming the member, as precisely as the error
-// tells. An *Error of a type's own UnmarshalJSON at the root is returned
-// as is.
+// at path into a *wire.FieldError naming the member, as precisely as the
+// error tells. An *Error of a type's own UnmarshalJSON at the root is
+// returned as is.
 func jsonFieldError(err error, path string) error {
-	var fe *fieldError
+	var fe *wire.FieldError
 	var e *Error
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &fe):
-		return &fieldError{joinPath(path, fe.path), fe.reason}
+		return &wire.FieldError{Path: joinPath(path, fe.Path), Reason: fe.Reason}
 	case errors.As(err, &e):
 		if path == "params" || path == "result" {
 			return e
 		}
-		if nested, ok := fieldErrorOf(e).(*fieldError); ok {
-			return &fieldError{joinPath(path, nested.path), nested.reason}
+		if nested, ok := fieldErrorOf(e).(*wire.FieldError); ok {
+			return &wire.FieldError{Path: joinPath(path, nested.Path), Reason: nested.Reason}
 		}
-		return &fieldError{path, e.Message}
+		return &wire.FieldError{Path: path, Reason: e.Message}
 	case errors.As(err, &te):
-		return &fieldError{joinPath(path, te.Field), "must be " + jsonKind(te.Type)}
+		return &wire.FieldError{Path: joinPath(path, te.Field), Reason: "must be " + jsonKind(te.Type)}
 	}
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
-		return &fieldError{path, "must be valid JSON"}
+		return &wire.FieldError{Path: path, Reason: "must be valid JSON"}
 	}
-	return &fieldError{path, "is malformed"}
+	return &wire.FieldError{Path: path, Reason: "is malformed"}
 }
 
-// underPath returns err, a decoding failure of a value read with the
-// relative path "", with its path put under path, the value's own.
+// underPath returns err, a decoding failure of a value read with a
+// relative path, with its path put under path, the value's own.
 func underPath(err error, path string) error {
-	if fe, ok := err.(*fieldError); ok {
-		return &fieldError{joinPath(path, fe.path), fe.reason}
+	if fe, ok := err.(*wire.FieldError); ok {
+		return &wire.FieldError{Path: joinPath(path, fe.Path), Reason: fe.Reason}
 	}
 	return err
 }
@@ -320,57 +339,76 @@ func structLocked(t reflect.Type) *structInfo {
 	return info
 }
 
-// decode reads the members of f into v, a struct of info's type.
-func (info *structInfo) decode(f *fields, v reflect.Value) {
+// decode reads the members of f into v, a struct of info's type. Its
+// errors name members relative to f's object, as every reader's do.
+func (info *structInfo) decode(f *wire.Fields, v reflect.Value) {
 	for _, fi := range info.fields {
-		raw := f.member(fi.name, fi.required)
+		mode := wire.Optional
+		if fi.required {
+			mode = wire.Required
+		}
+		raw := f.Value(fi.name, mode, "")
+		if f.Err() != nil {
+			return
+		}
 		if raw == nil {
-			if f.err != nil {
-				return
-			}
 			continue
 		}
-		path := f.sub(fi.name)
+		sub := fi.name
 		dst := v.Field(fi.index)
 		switch {
 		case fi.slice:
-			f.array(fi.name, false, func(item json.RawMessage, itemPath string) error {
+			items := wire.ScanArray(raw, false)
+			if items == nil {
+				f.Fail(sub, "must be an array")
+				return
+			}
+			out := reflect.MakeSlice(dst.Type(), 0, len(items))
+			for i, item := range items {
+				itemPath := wire.IndexPath(sub, i)
 				elem := reflect.New(dst.Type().Elem()).Elem()
-				defer func() { dst.Set(reflect.Append(dst, elem)) }()
 				if fi.nested == nil {
 					if err := json.Unmarshal(item, elem.Addr().Interface()); err != nil {
-						return jsonFieldError(err, itemPath)
+						f.FailWith(jsonFieldError(err, itemPath))
 					}
-					return nil
+				} else if o := wire.ReadValid(item); o.Err() != nil {
+					f.Fail(itemPath, "must be an object")
+				} else {
+					fi.nested.decode(o, elem)
+					if o.Err() != nil {
+						f.FailWith(underPath(o.Err(), itemPath))
+					}
 				}
-				sub := readValidObject(item, itemPath)
-				if sub.err == nil {
-					fi.nested.decode(sub, elem)
+				out = reflect.Append(out, elem)
+				if f.Err() != nil {
+					dst.Set(out)
+					return
 				}
-				return sub.err
-			})
-			if f.err == nil && dst.IsNil() {
-				dst.Set(reflect.MakeSlice(dst.Type(), 0, 0)) // present, empty
 			}
+			dst.Set(out) // present, even empty
 		case fi.str && raw[0] == '"':
 			// Without encoding/json: the object was validated whole.
-			dst.SetString(unescape(raw[1 : len(raw)-1]))
+			dst.SetString(wire.Unescape(raw[1 : len(raw)-1]))
 		case fi.nested == nil:
 			if err := json.Unmarshal(raw, dst.Addr().Interface()); err != nil {
-				f.failWith(jsonFieldError(err, path))
+				f.FailWith(jsonFieldError(err, sub))
 			}
 		default:
-			sub := readValidObject(raw, path)
-			if sub.err == nil {
-				if fi.ptr {
-					dst.Set(reflect.New(dst.Type().Elem()))
-					dst = dst.Elem()
-				}
-				fi.nested.decode(sub, dst)
+			o := wire.ReadValid(raw)
+			if o.Err() != nil {
+				f.Fail(sub, "must be an object")
+				return
 			}
-			f.failWith(sub.err)
+			if fi.ptr {
+				dst.Set(reflect.New(dst.Type().Elem()))
+				dst = dst.Elem()
+			}
+			fi.nested.decode(o, dst)
+			if o.Err() != nil {
+				f.FailWith(underPath(o.Err(), sub))
+			}
 		}
-		if f.err != nil {
+		if f.Err() != nil {
 			return
 		}
 	}

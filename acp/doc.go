@@ -96,8 +96,8 @@
 // [DecodeParams], which Handle calls, decodes a request's params into a
 // typed value such as [NewSessionParams], returning an *[Error] with code
 // [CodeInvalidParams] whose message and data name the offending member
-// ([InvalidField] reads it back). Null params read as {}, null members as
-// absent, unknown members are ignored, _meta is kept raw, and of
+// ([InvalidField] reads it back). Null params read as {}, a null member as
+// absent where the schema allows null, unknown members are ignored, and of
 // duplicated members the last wins (as in encoding/json and [Classify]).
 // [DecodeResult], which Call uses, decodes a response's result, such as
 // [InitializeResult], with the same checks; a result that breaks them
@@ -105,21 +105,48 @@
 // required members with the struct tag acp:"required". Reply with detail
 // in one expression with [Errorf] and [Error.WithData].
 //
+// Members are read leniently exactly where the schema says so: a member
+// annotated default-on-error reads as its default when its value is
+// invalid (of the wrong type, or an object that breaks its own schema),
+// one annotated default-on-null reads null as its default, and an array
+// annotated skip-invalid-items drops the items that do not decode and
+// keeps the others. Each type's doc names its lenient members, but for
+// _meta, which every type reads leniently: an invalid _meta reads as
+// absent. Every other member is read strictly, and a required member must
+// be present.
+//
 // Absence reads one way throughout: an optional string or slice is empty
 // (nil) when absent, and a field is a pointer only where absent differs
 // from a zero value (an optional count, a capability declared by its
-// presence, a systemPrompt that may be present and empty).
+// presence, a systemPrompt that may be present and empty). Every type's
+// Meta field is its _meta member, kept raw.
 //
 // # Content and session updates
 //
 // [ContentBlock] and [Update] are closed unions: only this package
 // adds variants, and unknown variants decode to [UnknownContent] and
 // [UnknownUpdate], kept byte for byte, so a newer peer never breaks an older
-// reader. Send a session/update with [SessionUpdate].Notify and receive
-// one with [SessionUpdate].Handle, which skips a malformed known update, as
-// the official TypeScript client does. Send a
-// [Notice] only when [ClientCapabilities.AcceptsNotices] says the client
-// asked for them.
+// reader. The schema's other unions are alike ([ToolCallContent],
+// [MCPServer], …), or read into one struct whose tag is a field
+// ([SessionConfigOption], [AuthMethod], …), which keeps a shape it does not
+// know in its Raw. Send a session/update with [SessionUpdate].Notify and
+// receive one with [SessionUpdate].Handle, which skips a malformed known
+// update, as the official TypeScript client does. Send a [Notice] only
+// when [ClientCapabilities.AcceptsNotices] says the client asked for them.
+//
+// # The schema layer
+//
+// The types of the protocol, their codecs and the method values are
+// generated (go generate) from the schema files of ACP v1 in schema/, as
+// the official TypeScript SDK ships them, by internal/acpgen, with a short
+// naming table (schema/names.txt) where the schema's names do not fit Go's.
+// Their doc comments are the schema's descriptions. What only the
+// unstable edition of the schema defines is marked Unstable in its doc:
+// it may change or be removed, and a peer of the stable protocol ignores
+// it. The few types the generator does not shape (an [ID], an [Error], a
+// [SystemPrompt] that may be a plain string, …) are written by hand, each
+// saying why. Adopting a release of the schema is: replace the files in
+// schema/, run go generate, review the diff.
 //
 // # Building lines
 //

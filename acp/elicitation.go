@@ -1,13 +1,18 @@
 package acp
 
 import (
-	"bytes"
 	"encoding/json"
+
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
-// This file holds elicitation/create and elicitation/complete, with which
-// an agent asks the user, through the client, for structured input: a form
-// the client renders from a JSON schema, or a URL the client opens.
+// This file holds the params of elicitation/create, with which an agent
+// asks the user, through the client, for structured input: a form the
+// client renders from a schema, or a URL the client opens. They are
+// written by hand: the schema makes them a union tagged by mode whose
+// variants are themselves unions of a session scope and a request scope,
+// told apart by which member is present, which the generator does not
+// take apart.
 
 // The elicitation modes of ACP v1. Peers may send others (those starting
 // with "_" are extensions); a client must not render those as a known mode.
@@ -16,9 +21,9 @@ const (
 	ElicitationURL  = "url"  // the client directs the user to URL
 )
 
-// CreateElicitationParams are the params of elicitation/create, which an
-// agent may send only if the client declared the elicitation capability
-// for the mode.
+// CreateElicitationParams are the params of [ElicitationCreate]
+// (elicitation/create), which an agent may send only if the client
+// declared the elicitation capability for the mode.
 //
 // An elicitation is tied either to a session (SessionID, and optionally
 // ToolCallID) or, outside any session, to a request (RequestID).
@@ -31,14 +36,15 @@ type CreateElicitationParams struct {
 	// a request.
 	SessionID string `json:"sessionId,omitempty"`
 	// ToolCallID narrows it to a tool call of the session; "" means none.
+	// It is read leniently: an invalid value reads as absent.
 	ToolCallID string `json:"toolCallId,omitempty"`
 	// RequestID ties the elicitation to a JSON-RPC request when there is
 	// no session (during authentication, say); absent otherwise.
 	RequestID ID `json:"requestId,omitzero"`
-	// RequestedSchema is the form's JSON schema, kept raw: an object of
-	// type "object" whose properties are strings, numbers, booleans or
-	// enums. Required in form mode, nil otherwise.
-	RequestedSchema json.RawMessage `json:"requestedSchema,omitempty"`
+	// RequestedSchema is the form to render: an object whose properties
+	// are strings, numbers, booleans or enums. Required in form mode, nil
+	// otherwise.
+	RequestedSchema *ElicitationSchema `json:"requestedSchema,omitempty"`
 	// ElicitationID names a URL elicitation, to match the
 	// elicitation/complete that ends it. Required in URL mode.
 	ElicitationID string `json:"elicitationId,omitempty"`
@@ -46,8 +52,7 @@ type CreateElicitationParams struct {
 	URL  string          `json:"url,omitempty"`
 	Meta json.RawMessage `json:"_meta,omitempty"`
 	// Raw is the whole params object as received when Mode is neither form
-	// nor url, for a client to keep or forward; MarshalJSON sends it
-	// unchanged.
+	// nor url, for a client to keep or forward; it is sent unchanged.
 	Raw json.RawMessage `json:"-"`
 }
 
@@ -57,76 +62,66 @@ func (p *CreateElicitationParams) UnmarshalJSON(data []byte) error { return unma
 
 // MarshalJSON encodes the params; those of an unknown mode with a Raw are
 // Raw unchanged.
-func (p CreateElicitationParams) MarshalJSON() ([]byte, error) {
-	if p.Mode != ElicitationForm && p.Mode != ElicitationURL && len(p.Raw) > 0 {
-		return p.Raw, nil
-	}
-	type plain CreateElicitationParams
-	return json.Marshal(plain(p))
-}
+func (p CreateElicitationParams) MarshalJSON() ([]byte, error) { return marshal(p) }
 
-func (p *CreateElicitationParams) decodeParams(f *fields) {
-	f.str("message", &p.Message, true)
-	f.str("mode", &p.Mode, true)
-	f.str("sessionId", &p.SessionID, false)
-	f.str("toolCallId", &p.ToolCallID, false)
-	if _, ok := f.lookup("requestId"); ok {
-		f.id("requestId", &p.RequestID, false)
-	} else if p.SessionID == "" {
-		// The elicitation is tied to a session or to a request.
-		f.fail("sessionId", "is required (or requestId)")
+func (p *CreateElicitationParams) decodeFields(f *wire.Fields) {
+	f.String("message", &p.Message, wire.Required)
+	f.String("mode", &p.Mode, wire.Required)
+	// The scope: a session, or a request.
+	if _, ok := f.Lookup("requestId"); ok {
+		readID(f, "requestId", wire.Required, &p.RequestID)
+	} else {
+		f.String("sessionId", &p.SessionID, wire.Required)
+		f.String("toolCallId", &p.ToolCallID, wire.Lenient)
 	}
 	switch p.Mode {
 	case ElicitationForm:
-		f.raw("requestedSchema", &p.RequestedSchema)
-		if f.err == nil && (p.RequestedSchema == nil || p.RequestedSchema[0] != '{') {
-			f.fail("requestedSchema", "must be an object")
-		}
+		wire.OptObject(f, "requestedSchema", wire.Required, &p.RequestedSchema, (*ElicitationSchema).decodeFields)
 	case ElicitationURL:
-		f.str("elicitationId", &p.ElicitationID, true)
-		f.str("url", &p.URL, true)
+		f.String("elicitationId", &p.ElicitationID, wire.Required)
+		f.String("url", &p.URL, wire.Required)
 	default:
-		if f.err == nil {
-			p.Raw = bytes.Clone(f.src)
+		if f.Err() == nil {
+			p.Raw = f.Clone()
 		}
 	}
-	f.meta(&p.Meta)
+	f.Meta(&p.Meta)
 }
 
-// The elicitation actions of ACP v1. Peers may send others (those starting
-// with "_" are extensions); an agent must not treat those as known ones.
-const (
-	ElicitationAccept  = "accept"  // the user submitted Content
-	ElicitationDecline = "decline" // the user said no
-	ElicitationCancel  = "cancel"  // the user dismissed the request
-)
-
-// CreateElicitationResult is the result of elicitation/create.
-type CreateElicitationResult struct {
-	// Action is [ElicitationAccept], [ElicitationDecline],
-	// [ElicitationCancel] or another action.
-	Action string `json:"action" acp:"required"`
-	// Content is the submitted form when Action is accept, an object
-	// mapping field names to strings, numbers, booleans or arrays of
-	// strings, kept raw; nil means none.
-	Content json.RawMessage `json:"content,omitempty"`
-	Meta    json.RawMessage `json:"_meta,omitempty"`
-}
-
-// CompleteElicitationParams are the params of elicitation/complete, the
-// notification an agent sends when a URL elicitation is done.
-type CompleteElicitationParams struct {
-	ElicitationID string          `json:"elicitationId"`
-	Meta          json.RawMessage `json:"_meta,omitempty"`
-}
-
-// UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
-// leaves p unchanged.
-func (p *CompleteElicitationParams) UnmarshalJSON(data []byte) error {
-	return unmarshalParams(data, p)
-}
-
-func (p *CompleteElicitationParams) decodeParams(f *fields) {
-	f.str("elicitationId", &p.ElicitationID, true)
-	f.meta(&p.Meta)
+func (p CreateElicitationParams) appendJSON(e *wire.Encoder) {
+	if p.Mode != ElicitationForm && p.Mode != ElicitationURL && len(p.Raw) > 0 {
+		e.Raw(p.Raw)
+		return
+	}
+	e.Open()
+	e.Key("message")
+	e.String(p.Message)
+	e.Key("mode")
+	e.String(p.Mode)
+	if p.SessionID != "" {
+		e.Key("sessionId")
+		e.String(p.SessionID)
+	}
+	if p.ToolCallID != "" {
+		e.Key("toolCallId")
+		e.String(p.ToolCallID)
+	}
+	if !p.RequestID.IsAbsent() {
+		e.Key("requestId")
+		appendID(e, p.RequestID)
+	}
+	if p.RequestedSchema != nil {
+		e.Key("requestedSchema")
+		p.RequestedSchema.appendJSON(e)
+	}
+	if p.ElicitationID != "" {
+		e.Key("elicitationId")
+		e.String(p.ElicitationID)
+	}
+	if p.URL != "" {
+		e.Key("url")
+		e.String(p.URL)
+	}
+	e.Meta(p.Meta)
+	e.Close()
 }

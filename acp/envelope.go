@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sync"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // The JSON-RPC 2.0 envelopes. Each Marshal function returns one compact line
@@ -95,8 +97,11 @@ const lineHead = `{"jsonrpc":"2.0"`
 // allocated once, at its final size, and a json.RawMessage is compacted
 // straight into it, so a large value costs one copy beyond its encoding.
 func encodeLine(id ID, method, member string, value any) ([]byte, error) {
-	if a, ok := value.(jsonAppender); ok && !isNilPointer(value) {
+	if a, ok := value.(jsonAppender); ok && !wire.IsNilPointer(value) {
 		return appendLine(id, method, member, a)
+	}
+	if app, ok := wire.Appender(reflect.TypeOf(value)); ok {
+		return appendLine(id, method, member, registered{value, app})
 	}
 	val, raw := value.(json.RawMessage)
 	switch {
@@ -133,7 +138,7 @@ func encodeLine(id ID, method, member string, value any) ([]byte, error) {
 	line := make([]byte, 0, len(lineHead)+len(`,"id":`)+len(id.raw)+len(`,"method":""`)+len(method)+len(`,"":`)+len(member)+len(val)+len("}\n"))
 	line = appendHead(line, id, method, member, val != nil)
 	if raw {
-		line = appendCompact(line, val)
+		line = wire.AppendCompact(line, val)
 	} else {
 		line = append(line, val...) // encoding/json's output is compact
 	}
@@ -148,7 +153,7 @@ func appendHead(line []byte, id ID, method, member string, hasValue bool) []byte
 		line = append(append(line, `,"id":`...), id.raw...)
 	}
 	if member == "params" { // a request or a notification, whose method may be ""
-		line = appendString(append(line, `,"method":`...), method)
+		line = wire.AppendString(append(line, `,"method":`...), method)
 	}
 	if hasValue {
 		line = append(append(append(line, `,"`...), member...), `":`...)
@@ -157,38 +162,50 @@ func appendHead(line []byte, id ID, method, member string, hasValue bool) []byte
 }
 
 // appendLine is encodeLine for a value with an appendJSON, which is
-// written into a pooled buffer and copied once, at its final size, as
-// encoding/json does. Only bytes the package did not encode itself are
-// checked.
+// written with a pooled encoder into its buffer and copied once, at its
+// final size, as encoding/json does. Only bytes the package did not
+// encode itself are checked.
 func appendLine(id ID, method, member string, a jsonAppender) ([]byte, error) {
-	bp := linePool.Get().(*[]byte)
+	e := linePool.Get().(*wire.Encoder)
 	defer func() {
-		if cap(*bp) <= maxPooledLine {
-			linePool.Put(bp)
+		if cap(e.Bytes()) <= maxPooledLine {
+			linePool.Put(e)
 		}
 	}()
-	e := encoder{b: appendHead((*bp)[:0], id, method, member, true)}
-	start := len(e.b)
-	err := a.appendJSON(&e)
-	*bp = e.b
-	if err != nil {
+	e.Reset(appendHead(e.Bytes()[:0], id, method, member, true))
+	start := len(e.Bytes())
+	a.appendJSON(e)
+	b := e.Bytes()
+	if err := e.Err(); err != nil {
+		if errors.Is(err, ErrNotJSON) {
+			return nil, encodeError(method, member, err)
+		}
 		return nil, fmt.Errorf("acp: encoding %s%s: %w", member, of(method), err)
 	}
-	if e.unchecked {
-		if err := jsonscan.CheckIn(e.b[start:], 1); err != nil {
+	if e.Unchecked() {
+		if err := jsonscan.CheckIn(b[start:], 1); err != nil {
 			return nil, encodeError(method, member, err)
 		}
 	}
-	line := make([]byte, len(e.b), len(e.b)+2)
-	copy(line, e.b)
+	line := make([]byte, len(b), len(b)+2)
+	copy(line, b)
 	return append(line, "}\n"...), nil
 }
+
+// registered is a value of a type generated into another package of the
+// module, written with the encoder it registered with internal/wire.
+type registered struct {
+	v   any
+	app func(v any, e *wire.Encoder)
+}
+
+func (r registered) appendJSON(e *wire.Encoder) { r.app(r.v, e) }
 
 // maxPooledLine bounds, in bytes, the buffers linePool keeps, so that one
 // huge message does not pin its memory.
 const maxPooledLine = 64 << 10
 
-var linePool = sync.Pool{New: func() any { return new([]byte) }}
+var linePool = sync.Pool{New: func() any { return new(wire.Encoder) }}
 
 func encodeError(method, member string, err error) error {
 	return fmt.Errorf("%w: %s%s: %w", ErrNotJSON, member, of(method), err)

@@ -24,7 +24,7 @@ func TestRepliesEchoIDByteExact(t *testing.T) {
 		if m.Kind != KindRequest {
 			t.Fatalf("Classify(%s) = %v, %v", line, m.Kind, m.Err)
 		}
-		ok, err := MarshalResponse(m.ID, EmptyResult{})
+		ok, err := MarshalResponse(m.ID, CloseSessionResult{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,10 +70,10 @@ func TestMarshalEnvelopes(t *testing.T) {
 	}
 	got := []string{
 		line(MarshalRequest(IntID(7), SessionList.Name, nil)),
-		line(MarshalRequest(StringID("r-1"), SessionCancel.Name, SessionParams{SessionID: "s"})),
+		line(MarshalRequest(StringID("r-1"), SessionCancel.Name, CancelParams{SessionID: "s"})),
 		line(MarshalRequest(ID{}, SessionList.Name, nil)),
 		line(MarshalRequest(IntID(7), "x", func() {})),
-		line(MarshalNotification(SessionCancel.Name, SessionParams{SessionID: "s"})),
+		line(MarshalNotification(SessionCancel.Name, CancelParams{SessionID: "s"})),
 		line(MarshalNotification("x", nil)),
 		line(MarshalNotification("x", func() {})),
 		line(MarshalResponse(ID{}, nil)),
@@ -102,7 +102,7 @@ func TestMarshalEnvelopes(t *testing.T) {
 // TestMarshalRefuses checks that the builders refuse what no peer could
 // read, with an error that says which rule the message broke.
 func TestMarshalRefuses(t *testing.T) {
-	var nilParams *SessionParams
+	var nilParams *CancelParams
 	tests := []struct {
 		name string
 		line func() ([]byte, error)

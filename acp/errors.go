@@ -3,6 +3,9 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"math"
+
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // Error codes defined by JSON-RPC 2.0 and by ACP.
@@ -86,4 +89,26 @@ func (e *Error) Error() string {
 func (e *Error) Is(target error) bool {
 	t, ok := target.(*Error)
 	return ok && t != nil && e != nil && t.Code == e.Code
+}
+
+// decodeFields reads the error object of the schema's Error, where an
+// error is a member (an idle state's failure); Conn reads responses
+// itself.
+func (x *Error) decodeFields(f *wire.Fields) {
+	f.Int("code", &x.Code, wire.Required, math.MinInt32, math.MaxInt32)
+	f.String("message", &x.Message, wire.Required)
+	f.Raw("data", &x.Data, wire.Lenient|wire.KeepNull)
+}
+
+func (x Error) appendJSON(e *wire.Encoder) {
+	e.Open()
+	e.Key("code")
+	e.Int(int64(x.Code))
+	e.Key("message")
+	e.String(x.Message)
+	if len(x.Data) > 0 {
+		e.Key("data")
+		e.Raw(x.Data)
+	}
+	e.Close()
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // DefaultMaxLineLength is the longest line, in bytes and excluding its
@@ -104,7 +105,7 @@ func frameError(err error) error {
 
 // ErrNotJSON is returned by [FrameWriter.WriteFrame] for a message that is
 // not a single valid JSON value.
-var ErrNotJSON = errors.New("acp: message is not valid JSON")
+var ErrNotJSON = wire.ErrNotJSON
 
 // A FrameWriter writes messages to an [io.Writer], one per line. It is safe
 // for concurrent use: messages are written whole, in the order of the calls,
@@ -131,7 +132,7 @@ func (fw *FrameWriter) WriteFrame(msg []byte) error {
 	}
 	fw.mu.Lock()
 	defer fw.mu.Unlock()
-	fw.buf = appendCompact(fw.buf[:0], msg)
+	fw.buf = wire.AppendCompact(fw.buf[:0], msg)
 	return fw.flush()
 }
 
@@ -145,26 +146,4 @@ func (fw *FrameWriter) flush() error {
 		fw.buf = nil
 	}
 	return err
-}
-
-// appendCompact appends the valid JSON value src to dst without the white
-// space outside its strings, copying runs rather than bytes.
-func appendCompact(dst, src []byte) []byte {
-	start := 0 // src[start:i] is still to be copied
-	for i := 0; i < len(src); i++ {
-		switch src[i] {
-		case '"':
-			for i++; i < len(src); i++ {
-				if c := src[i]; c == '\\' {
-					i++ // valid JSON: an escape is never last
-				} else if c == '"' {
-					break
-				}
-			}
-		case ' ', '\t', '\n', '\r':
-			dst = append(dst, src[start:i]...)
-			start = i + 1
-		}
-	}
-	return append(dst, src[start:]...)
 }

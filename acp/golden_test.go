@@ -89,7 +89,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 				ProtocolVersion: 1,
 				ClientCapabilities: ClientCapabilities{
 					FS: FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}, Terminal: true,
-					Session: &ClientSessionCapabilities{Notices: json.RawMessage(`{}`)},
+					Session: &ClientSessionCapabilities{Notices: &NoticeCapabilities{}},
 					Meta:    json.RawMessage(`{"goose":{"customNotifications":true}}`),
 				},
 				ClientInfo: &Implementation{Name: "zed", Version: "0.200.0"},
@@ -101,7 +101,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 				AgentCapabilities: AgentCapabilities{
 					LoadSession:         true,
 					PromptCapabilities:  PromptCapabilities{Image: true, EmbeddedContext: true},
-					SessionCapabilities: &SessionCapabilities{List: &Capability{}, Resume: &Capability{}},
+					SessionCapabilities: &SessionCapabilities{List: &SessionListCapabilities{}, Resume: &SessionResumeCapabilities{}},
 				},
 				AgentInfo: &Implementation{Name: "acpkit-demo", Title: "Demo", Version: "0.1.0"},
 			})
@@ -110,11 +110,11 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalRequest(IntID(1), SessionNew.Name, NewSessionParams{
 				Cwd: "/work",
 				MCPServers: []MCPServer{
-					MCPServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []NameValue{{Name: "DEBUG", Value: "1"}}},
-					MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []NameValue{{Name: "Authorization", Value: "Bearer x"}}},
+					MCPServerStdio{Name: "fs", Command: "/usr/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []EnvVariable{{Name: "DEBUG", Value: "1"}}},
+					MCPServerHTTP{Name: "web", URL: "https://mcp.example.com", Headers: []HTTPHeader{{Name: "Authorization", Value: "Bearer x"}}},
 					MCPServerSSE{Name: "events", URL: "https://sse.example.com"},
 				},
-				SystemPrompt: &SystemPrompt{},
+				SystemPrompt: &SystemPrompt{Content: ContentBlocks{TextContent{Text: "Answer in French."}}},
 			})
 		}},
 		{"result_session_new", func() ([]byte, error) {
@@ -126,7 +126,9 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 		{"request_session_prompt", func() ([]byte, error) {
 			blocks := ContentBlocks{}
 			for _, b := range sampleBlocks() {
-				blocks = append(blocks, b.block)
+				if _, unknown := b.block.(UnknownContent); !unknown { // content_unknown has it
+					blocks = append(blocks, b.block)
+				}
 			}
 			return MarshalRequest(StringID("p-1"), SessionPrompt.Name, PromptParams{SessionID: "sess-1", Prompt: blocks})
 		}},
@@ -153,7 +155,7 @@ func TestGoldenRequestsAndResults(t *testing.T) {
 			return MarshalResponse(IntID(3), RequestPermissionResult{Outcome: PermissionOutcome{Outcome: PermissionSelected, OptionID: "yes"}})
 		}},
 		{"request_fs_read_text_file", func() ([]byte, error) {
-			return MarshalRequest(IntID(4), FSReadTextFile.Name, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptrOf(uint64(10)), Limit: ptrOf(uint64(20))})
+			return MarshalRequest(IntID(4), FSReadTextFile.Name, ReadTextFileParams{SessionID: "sess-1", Path: "/work/a.go", Line: ptrOf(10), Limit: ptrOf(20)})
 		}},
 		{"request_terminal_create", func() ([]byte, error) {
 			return MarshalRequest(IntID(5), TerminalCreate.Name, CreateTerminalParams{SessionID: "sess-1", Command: "go", Args: []string{"test", "./..."}, OutputByteLimit: ptrOf(uint64(65536))})

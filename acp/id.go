@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/acpkit/acpkit/internal/jsonscan"
+	"github.com/acpkit/acpkit/internal/wire"
 )
 
 // ID is a JSON-RPC request id, kept byte-exact as the peer sent it: 0, "1",
@@ -90,9 +91,42 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	return id.raw, nil
 }
 
+// readID reads a JSON-RPC id member: a string, a number or null. A null
+// id is present (a request may carry one), so unlike other members null is
+// not read as absent.
+func readID(f *wire.Fields, key string, m wire.Mode, dst *ID) bool {
+	raw, ok := f.Lookup(key)
+	switch {
+	case f.Err() != nil:
+		return false
+	case !ok:
+		if m&wire.Required != 0 {
+			f.Fail(key, "is required")
+		}
+		return false
+	}
+	id, err := ParseID(raw)
+	if err != nil {
+		f.Invalid(key, m, "must be a string, a number or null")
+		return false
+	}
+	*dst = id
+	return true
+}
+
+// appendID writes id, null when absent. Its bytes need no check: ParseID,
+// IntID and StringID make only valid ones.
+func appendID(e *wire.Encoder, id ID) {
+	if id.IsAbsent() {
+		e.Null()
+		return
+	}
+	e.Valid(id.raw)
+}
+
 // UnmarshalJSON keeps a copy of data if it is a valid id.
 func (id *ID) UnmarshalJSON(data []byte) error {
-	parsed, err := ParseID(trimSpace(data))
+	parsed, err := ParseID(wire.TrimSpace(data))
 	if err != nil {
 		return err
 	}

@@ -49,14 +49,7 @@ func (m Method[P, R]) Handle(ms *Methods, f func(ctx context.Context, conn *Conn
 // that names the member ([InvalidField] reads it). Other errors are those
 // of [Conn.Request]: the peer's [*Error], the context's, or [ErrClosed].
 func (m Method[P, R]) Call(ctx context.Context, conn *Conn, params P) (R, error) {
-	var p any = params // boxed once, for the check and for Request
-	if c, ok := p.(checker); ok {
-		if err := c.check(); err != nil {
-			var zero R
-			return zero, err
-		}
-	}
-	raw, err := conn.Request(ctx, m.Name, p)
+	raw, err := conn.Request(ctx, m.Name, params)
 	if err != nil {
 		var zero R
 		return zero, err
@@ -97,18 +90,7 @@ func (n Notification[P]) Handle(ms *Methods, f func(ctx context.Context, conn *C
 // [Conn.Notify] does. Params the package can tell are incomplete, such as
 // a [SessionNotification] without its update, are refused unsent.
 func (n Notification[P]) Notify(ctx context.Context, conn *Conn, params P) error {
-	var p any = params // boxed once, for the check and for Notify
-	if c, ok := p.(checker); ok {
-		if err := c.check(); err != nil {
-			return err
-		}
-	}
-	return conn.Notify(ctx, n.Name, p)
-}
-
-// checker is implemented by params the package checks before sending.
-type checker interface {
-	check() error
+	return conn.Notify(ctx, n.Name, params)
 }
 
 // method is a [Method] or a [Notification] of any types, for tables.

@@ -86,6 +86,9 @@ func TestMethodCall(t *testing.T) {
 		acp.SessionList.Name: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
 			return json.RawMessage(`{"sessions":[{"sessionId":"a","cwd":"/"},{"sessionId":"b"}]}`), nil
 		},
+		acp.SessionRequestPermission.Name: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
+			return json.RawMessage(`{"outcome":{"outcome":"selected"}}`), nil
+		},
 		acp.TerminalOutput.Name: func(context.Context, *acp.Conn, json.RawMessage) (any, error) {
 			return json.RawMessage(`{"output":"x","truncated":"no"}`), nil
 		},
@@ -111,6 +114,13 @@ func TestMethodCall(t *testing.T) {
 		t.Errorf("SessionPrompt.Call for an unknown session: %v", err)
 	}
 
+	// The schema reads sessions leniently: the one without its cwd is
+	// dropped.
+	list, err := acp.SessionList.Call(ctx, client, acp.ListSessionsParams{})
+	if want := []acp.SessionInfo{{SessionID: "a", Cwd: "/"}}; err != nil || !cmp.Equal(want, list.Sessions) {
+		t.Errorf("SessionList.Call = %+v, %v; want only the session with a cwd", list, err)
+	}
+
 	for _, tt := range []struct {
 		name  string
 		call  func() error
@@ -120,12 +130,12 @@ func TestMethodCall(t *testing.T) {
 			_, err := acp.SessionNew.Call(ctx, client, acp.NewSessionParams{Cwd: "/"})
 			return err
 		}, "sessionId"},
-		{"nested missing cwd", func() error {
-			_, err := acp.SessionList.Call(ctx, client, acp.ListSessionsParams{})
+		{"nested missing optionId", func() error {
+			_, err := acp.SessionRequestPermission.Call(ctx, client, acp.RequestPermissionParams{SessionID: "s", ToolCall: acp.PermissionToolCall{ToolCallID: "c"}})
 			return err
-		}, "sessions[1].cwd"},
+		}, "outcome.optionId"},
 		{"mistyped truncated", func() error {
-			_, err := acp.TerminalOutput.Call(ctx, client, acp.TerminalParams{SessionID: "s", TerminalID: "t"})
+			_, err := acp.TerminalOutput.Call(ctx, client, acp.TerminalOutputParams{SessionID: "s", TerminalID: "t"})
 			return err
 		}, "truncated"},
 	} {

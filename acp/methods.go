@@ -1,5 +1,11 @@
 package acp
 
+import (
+	"encoding/json"
+
+	"github.com/acpkit/acpkit/internal/wire"
+)
+
 // ProtocolVersion is the latest ACP protocol version this package speaks.
 // ACP versions are integers; version 1 is the first stable one.
 const ProtocolVersion = 1
@@ -15,70 +21,56 @@ func NegotiateVersion(clientVersion int) int {
 	return ProtocolVersion
 }
 
-// The methods a client calls on an agent (client → agent). An agent serves
-// them with [Method.Handle] and [Notification.Handle]; a client calls them
-// with [Method.Call] and [Notification.Notify].
-var (
-	Initialize             = Method[InitializeParams, InitializeResult]{Name: "initialize"}
-	Authenticate           = Method[AuthenticateParams, EmptyResult]{Name: "authenticate"}
-	Logout                 = Method[EmptyParams, EmptyResult]{Name: "logout"}
-	SessionNew             = Method[NewSessionParams, NewSessionResult]{Name: "session/new"}
-	SessionLoad            = Method[LoadSessionParams, LoadSessionResult]{Name: "session/load"}
-	SessionResume          = Method[ResumeSessionParams, LoadSessionResult]{Name: "session/resume"}
-	SessionList            = Method[ListSessionsParams, ListSessionsResult]{Name: "session/list"}
-	SessionDelete          = Method[SessionParams, EmptyResult]{Name: "session/delete"}
-	SessionClose           = Method[SessionParams, EmptyResult]{Name: "session/close"}
-	SessionSetMode         = Method[SetSessionModeParams, EmptyResult]{Name: "session/set_mode"}
-	SessionSetConfigOption = Method[SetSessionConfigOptionParams, SetSessionConfigOptionResult]{Name: "session/set_config_option"}
-	SessionPrompt          = Method[PromptParams, PromptResult]{Name: "session/prompt"}
-	SessionCancel          = Notification[SessionParams]{Name: "session/cancel"}
-)
+// SessionSetModel is the legacy session/set_model, which switches a
+// session's model. It is written by hand: no edition of ACP's schema has
+// it, as it predates session/set_config_option, but clients still send
+// it. Unstable: it may be removed from the protocol.
+var SessionSetModel = Method[SetSessionModelParams, SetSessionModelResult]{Name: "session/set_model"}
 
-// Unstable client → agent methods: they are in ACP's unstable schema only,
-// or predate the stable one, and may change or be removed.
-var (
-	// SessionFork creates a new session holding a copy of an existing
-	// one's history. Unstable.
-	SessionFork = Method[ForkSessionParams, NewSessionResult]{Name: "session/fork"}
-	// SessionSetModel is the legacy method that switches a session's
-	// model. Unstable: it predates session/set_config_option and may be
-	// removed from the protocol.
-	SessionSetModel = Method[SetSessionModelParams, EmptyResult]{Name: "session/set_model"}
-)
-
-// The methods an agent calls on a client (agent → client). A client serves
-// them with [Method.Handle] and [Notification.Handle]; an agent calls them
-// with [Method.Call] and [Notification.Notify], the fs/* and terminal/*
-// ones only when the client declared the capability.
-var (
-	SessionUpdate            = Notification[SessionNotification]{Name: "session/update"}
-	SessionRequestPermission = Method[RequestPermissionParams, RequestPermissionResult]{Name: "session/request_permission"}
-	FSReadTextFile           = Method[ReadTextFileParams, ReadTextFileResult]{Name: "fs/read_text_file"}
-	FSWriteTextFile          = Method[WriteTextFileParams, EmptyResult]{Name: "fs/write_text_file"}
-	TerminalCreate           = Method[CreateTerminalParams, CreateTerminalResult]{Name: "terminal/create"}
-	TerminalOutput           = Method[TerminalParams, TerminalOutputResult]{Name: "terminal/output"}
-	TerminalRelease          = Method[TerminalParams, EmptyResult]{Name: "terminal/release"}
-	TerminalWaitForExit      = Method[TerminalParams, WaitForTerminalExitResult]{Name: "terminal/wait_for_exit"}
-	TerminalKill             = Method[TerminalParams, EmptyResult]{Name: "terminal/kill"}
-	ElicitationCreate        = Method[CreateElicitationParams, CreateElicitationResult]{Name: "elicitation/create"}
-	ElicitationComplete      = Notification[CompleteElicitationParams]{Name: "elicitation/complete"}
-)
-
-// CancelRequest is the notification either side sends to cancel one of its
-// own requests still in flight. A [Conn] sends it when a [Conn.Request]'s
-// context ends, and handles the peer's itself: handlers never see it.
-var CancelRequest = Notification[CancelRequestParams]{Name: "$/cancel_request"}
-
-// methods lists every method value above.
-var methods = []method{
-	Initialize, Authenticate, Logout, SessionNew, SessionLoad, SessionResume,
-	SessionList, SessionDelete, SessionClose, SessionSetMode,
-	SessionSetConfigOption, SessionPrompt, SessionCancel, SessionFork,
-	SessionSetModel, SessionUpdate, SessionRequestPermission, FSReadTextFile,
-	FSWriteTextFile, TerminalCreate, TerminalOutput, TerminalRelease,
-	TerminalWaitForExit, TerminalKill, ElicitationCreate, ElicitationComplete,
-	CancelRequest,
+// SetSessionModelParams are the params of [SessionSetModel]
+// (session/set_model).
+type SetSessionModelParams struct {
+	SessionID string          `json:"sessionId"`
+	ModelID   string          `json:"modelId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
 }
+
+func (p *SetSessionModelParams) decodeFields(f *wire.Fields) {
+	f.String("sessionId", &p.SessionID, wire.Required)
+	f.String("modelId", &p.ModelID, wire.Required)
+	f.Meta(&p.Meta)
+}
+
+func (p SetSessionModelParams) appendJSON(e *wire.Encoder) {
+	e.Open()
+	e.Key("sessionId")
+	e.String(p.SessionID)
+	e.Key("modelId")
+	e.String(p.ModelID)
+	e.Meta(p.Meta)
+	e.Close()
+}
+
+// UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
+// unchanged.
+func (p *SetSessionModelParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+
+// SetSessionModelResult is the result of [SessionSetModel]
+// (session/set_model).
+type SetSessionModelResult struct {
+	Meta json.RawMessage `json:"_meta,omitempty"`
+}
+
+func (r *SetSessionModelResult) decodeFields(f *wire.Fields) { f.Meta(&r.Meta) }
+
+func (r SetSessionModelResult) appendJSON(e *wire.Encoder) {
+	e.Open()
+	e.Meta(r.Meta)
+	e.Close()
+}
+
+// methods lists every method value of the package.
+var methods = append(schemaMethods[:len(schemaMethods):len(schemaMethods)], SessionSetModel)
 
 // knownMethods maps the name of each method value to itself, so that
 // [Classify] returns the same string for every line naming it, without

@@ -2,6 +2,7 @@ package acp
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -29,10 +30,11 @@ func TestParamsRoundTrip(t *testing.T) {
 		prompt = append(prompt, b.block)
 	}
 	servers := []MCPServer{
-		MCPServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []NameValue{{Name: "A", Value: "1", Meta: sampleMeta}}},
-		MCPServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []NameValue{}},
-		MCPServerHTTP{Name: "h", URL: "https://h", Headers: []NameValue{{Name: "X", Value: "y"}}},
-		MCPServerSSE{Name: "s", URL: "https://s", Headers: []NameValue{}},
+		MCPServerStdio{Name: "fs", Command: "/bin/fs", Args: []string{"-v"}, Env: []EnvVariable{{Name: "A", Value: "1", Meta: sampleMeta}}},
+		MCPServerStdio{Name: "bare", Command: "/bin/bare", Args: []string{}, Env: []EnvVariable{}},
+		MCPServerHTTP{Name: "h", URL: "https://h", Headers: []HTTPHeader{{Name: "X", Value: "y"}}},
+		MCPServerSSE{Name: "s", URL: "https://s", Headers: []HTTPHeader{}},
+		MCPServerACP{Name: "tools", ServerID: "srv-1", Meta: sampleMeta},
 		UnknownMCPServer{Type: "websocket", Raw: json.RawMessage(`{"type":"websocket","name":"w","url":"wss://w"}`)},
 	}
 	t.Run("initialize", func(t *testing.T) {
@@ -40,9 +42,9 @@ func TestParamsRoundTrip(t *testing.T) {
 			ProtocolVersion: 1,
 			ClientCapabilities: ClientCapabilities{
 				FS: FileSystemCapabilities{ReadTextFile: true}, Terminal: true,
-				Session:     &ClientSessionCapabilities{Notices: json.RawMessage(`true`)},
-				Auth:        &ClientAuthCapabilities{Terminal: true},
-				Elicitation: &ElicitationCapabilities{Form: &Capability{}, URL: &Capability{Meta: sampleMeta}},
+				Session:     &ClientSessionCapabilities{Notices: &NoticeCapabilities{}},
+				Auth:        ClientAuthCapabilities{Terminal: true},
+				Elicitation: &ElicitationCapabilities{Form: &ElicitationFormCapabilities{}, URL: &ElicitationURLCapabilities{Meta: sampleMeta}},
 				Meta:        json.RawMessage(`{"goose":{"customNotifications":true}}`),
 			},
 			ClientInfo: &Implementation{Name: "zed", Title: "Zed", Version: "1"},
@@ -51,15 +53,16 @@ func TestParamsRoundTrip(t *testing.T) {
 	})
 	t.Run("authenticate", func(t *testing.T) { paramsRoundTrip(t, AuthenticateParams{MethodID: "oauth", Meta: sampleMeta}) })
 	t.Run("session/new", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, SystemPrompt: &SystemPrompt{Text: "be brief"}, Meta: sampleMeta})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers,
+			SystemPrompt: &SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be brief"}}}, Meta: sampleMeta})
 	})
 	t.Run("session/new empty system prompt", func(t *testing.T) {
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{}}})
 	})
 	t.Run("session/new system prompt object", func(t *testing.T) {
 		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{},
 			SystemPrompt: &SystemPrompt{Mode: SystemPromptOverride, Content: ContentBlocks{TextContent{Text: "be brief"}}}})
-		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Content: ContentBlocks{}}})
+		paramsRoundTrip(t, NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}, SystemPrompt: &SystemPrompt{Mode: SystemPromptAppend, Content: ContentBlocks{}}})
 	})
 	t.Run("session/load", func(t *testing.T) {
 		paramsRoundTrip(t, LoadSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
@@ -71,7 +74,7 @@ func TestParamsRoundTrip(t *testing.T) {
 		paramsRoundTrip(t, ForkSessionParams{SessionID: "s", Cwd: "/w", AdditionalDirectories: []string{"/x"}, MCPServers: servers, Meta: sampleMeta})
 	})
 	t.Run("session/list", func(t *testing.T) { paramsRoundTrip(t, ListSessionsParams{Cwd: "/w", Cursor: "c", Meta: sampleMeta}) })
-	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, SessionParams{SessionID: "s", Meta: sampleMeta}) })
+	t.Run("session/close", func(t *testing.T) { paramsRoundTrip(t, CloseSessionParams{SessionID: "s", Meta: sampleMeta}) })
 	t.Run("session/set_mode", func(t *testing.T) { paramsRoundTrip(t, SetSessionModeParams{SessionID: "s", ModeID: "ask"}) })
 	t.Run("session/set_config_option", func(t *testing.T) {
 		paramsRoundTrip(t, SetSessionConfigOptionParams{SessionID: "s", ConfigID: "model", Value: "opus"})
@@ -95,19 +98,19 @@ func TestParamsRoundTrip(t *testing.T) {
 		})
 	})
 	t.Run("fs/read_text_file", func(t *testing.T) {
-		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(uint64(0)), Limit: ptrOf(uint64(5))})
+		paramsRoundTrip(t, ReadTextFileParams{SessionID: "s", Path: "/a", Line: ptrOf(0), Limit: ptrOf(5)})
 	})
 	t.Run("fs/write_text_file", func(t *testing.T) {
 		paramsRoundTrip(t, WriteTextFileParams{SessionID: "s", Path: "/a", Content: ""})
 	})
 	t.Run("terminal/create", func(t *testing.T) {
-		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []NameValue{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
+		paramsRoundTrip(t, CreateTerminalParams{SessionID: "s", Command: "ls", Args: []string{"-l"}, Env: []EnvVariable{{Name: "A", Value: ""}}, Cwd: "/w", OutputByteLimit: ptrOf(uint64(1))})
 	})
-	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalParams{SessionID: "s", TerminalID: "t"}) })
-	t.Run("logout", func(t *testing.T) { paramsRoundTrip(t, EmptyParams{Meta: sampleMeta}) })
+	t.Run("terminal/output", func(t *testing.T) { paramsRoundTrip(t, TerminalOutputParams{SessionID: "s", TerminalID: "t"}) })
+	t.Run("logout", func(t *testing.T) { paramsRoundTrip(t, LogoutParams{Meta: sampleMeta}) })
 	t.Run("elicitation/create form", func(t *testing.T) {
 		paramsRoundTrip(t, CreateElicitationParams{Message: "Name?", Mode: ElicitationForm, SessionID: "s", ToolCallID: "c",
-			RequestedSchema: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}}}`), Meta: sampleMeta})
+			RequestedSchema: &ElicitationSchema{Type: ElicitationSchemaObject, Properties: map[string]ElicitationPropertySchema{"name": StringPropertySchema{}}}, Meta: sampleMeta})
 	})
 	t.Run("elicitation/create url", func(t *testing.T) {
 		paramsRoundTrip(t, CreateElicitationParams{Message: "Log in", Mode: ElicitationURL, RequestID: IntID(4), ElicitationID: "e", URL: "https://x"})
@@ -119,24 +122,28 @@ func TestParamsRoundTrip(t *testing.T) {
 }
 
 func TestDecodeParamsDefaults(t *testing.T) {
-	t.Run("missing mcpServers is empty", func(t *testing.T) {
-		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w"}`))
+	t.Run("null mcpServers is empty, absent is missing", func(t *testing.T) {
+		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","mcpServers":null}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{}}, got); diff != "" {
+		if diff := cmp.Diff(NewSessionParams{Cwd: "/w"}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
+		_, err = DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w"}`))
+		wantInvalidField(t, err, "mcpServers")
 	})
 	t.Run("system prompt absent vs empty vs null", func(t *testing.T) {
 		for raw, want := range map[string]*SystemPrompt{
-			`{"cwd":"/w"}`:                               nil,
-			`{"cwd":"/w","systemPrompt":null}`:           nil,
-			`{"cwd":"/w","systemPrompt":""}`:             {},
-			`{"cwd":"/w","systemPrompt":"be x"}`:         {Text: "be x"},
-			`{"cwd":"/w","systemPrompt":{"content":[]}}`: {Content: ContentBlocks{}},
-			`{"cwd":"/w","systemPrompt":{"mode":"append","content":[{"type":"text","text":"be x"}]}}`: {Mode: "append", Content: ContentBlocks{TextContent{Text: "be x"}}},
+			`{}`:                      nil,
+			`{"systemPrompt":null}`:   nil,
+			`{"systemPrompt":""}`:     {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{}}},
+			`{"systemPrompt":"be x"}`: {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be x"}}},
+			`{"systemPrompt":{"mode":"append","content":[]}}`:                              {Mode: SystemPromptAppend, Content: ContentBlocks{}},
+			`{"systemPrompt":{"mode":"append","content":[{"type":"text","text":"be x"}]}}`: {Mode: SystemPromptAppend, Content: ContentBlocks{TextContent{Text: "be x"}}},
 		} {
+			raw = `{"cwd":"/w","mcpServers":[],` + raw[1:]
+			raw = strings.Replace(raw, ",}", "}", 1)
 			got, err := DecodeParams[NewSessionParams]([]byte(raw))
 			if err != nil {
 				t.Fatal(err)
@@ -147,11 +154,11 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		}
 	})
 	t.Run("stdio server with type stdio", func(t *testing.T) {
-		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","mcpServers":[{"type":"stdio","name":"a","command":"/a"}]}`))
+		got, err := DecodeParams[NewSessionParams]([]byte(`{"cwd":"/w","mcpServers":[{"type":"stdio","name":"a","command":"/a","args":[],"env":null}]}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := []MCPServer{MCPServerStdio{Name: "a", Command: "/a", Args: []string{}, Env: []NameValue{}}}
+		want := []MCPServer{MCPServerStdio{Name: "a", Command: "/a", Args: []string{}}}
 		if diff := cmp.Diff(want, got.MCPServers); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
@@ -168,11 +175,11 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		}
 	})
 	t.Run("unknown members ignored, meta kept", func(t *testing.T) {
-		got, err := DecodeParams[SessionParams]([]byte(`{"sessionId":"s","future":{"a":[1]},"_meta":{"k":"v"}}`))
+		got, err := DecodeParams[CloseSessionParams]([]byte(`{"sessionId":"s","future":{"a":[1]},"_meta":{"k":"v"}}`))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff := cmp.Diff(SessionParams{SessionID: "s", Meta: json.RawMessage(`{"k":"v"}`)}, got); diff != "" {
+		if diff := cmp.Diff(CloseSessionParams{SessionID: "s", Meta: json.RawMessage(`{"k":"v"}`)}, got); diff != "" {
 			t.Errorf("(-want +got):\n%s", diff)
 		}
 	})
@@ -192,8 +199,10 @@ func TestDecodeParamsDefaults(t *testing.T) {
 		for _, raw := range []string{
 			`{"protocolVersion":1,"clientCapabilities":{"fs":true}}`,
 			`{"protocolVersion":1,"clientCapabilities":[]}`,
+			`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":"yes"}}}`,
 			`{"protocolVersion":1,"clientInfo":"zed"}`,
 			`{"protocolVersion":1,"clientInfo":{"name":1}}`,
+			`{"protocolVersion":1,"_meta":1}`,
 		} {
 			got, err := DecodeParams[InitializeParams]([]byte(raw))
 			if err != nil {
@@ -251,22 +260,25 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"session/new servers not an array", newSession, `{"cwd":"/","mcpServers":{}}`, "mcpServers"},
 		{"session/new server null", newSession, `{"cwd":"/","mcpServers":[null]}`, "mcpServers[0]"},
 		{"session/new stdio no command", newSession, `{"cwd":"/","mcpServers":[{"name":"a"}]}`, "mcpServers[0].command"},
-		{"session/new stdio args not strings", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","args":[1]}]}`, "mcpServers[0].args"},
-		{"session/new stdio env no value", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","env":[{"name":"X"}]}]}`, "mcpServers[0].env[0].value"},
-		{"session/new http no url", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a"},{"type":"http","name":"h"}]}`, "mcpServers[1].url"},
+		{"session/new no servers", newSession, `{"cwd":"/"}`, "mcpServers"},
+		{"session/new stdio no args", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","env":[]}]}`, "mcpServers[0].args"},
+		{"session/new stdio args not strings", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","args":[1],"env":[]}]}`, "mcpServers[0].args[0]"},
+		{"session/new stdio env no value", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","args":[],"env":[{"name":"X"}]}]}`, "mcpServers[0].env[0].value"},
+		{"session/new http no url", newSession, `{"cwd":"/","mcpServers":[{"name":"a","command":"/a","args":[],"env":[]},{"type":"http","name":"h","headers":[]}]}`, "mcpServers[1].url"},
 		{"session/new sse header not object", newSession, `{"cwd":"/","mcpServers":[{"type":"sse","name":"h","url":"u","headers":[1]}]}`, "mcpServers[0].headers[0]"},
 		{"session/new server type not string", newSession, `{"cwd":"/","mcpServers":[{"type":1}]}`, "mcpServers[0].type"},
-		{"session/new system prompt a number", newSession, `{"cwd":"/","systemPrompt":1}`, "systemPrompt"},
-		{"session/new system prompt without content", newSession, `{"cwd":"/","systemPrompt":{"mode":"append"}}`, "systemPrompt.content"},
-		{"session/new system prompt mode a number", newSession, `{"cwd":"/","systemPrompt":{"mode":1,"content":[]}}`, "systemPrompt.mode"},
-		{"session/new system prompt bad block", newSession, `{"cwd":"/","systemPrompt":{"content":[{"type":"text"}]}}`, "systemPrompt.content[0].text"},
-		{"session/new directories not strings", newSession, `{"cwd":"/","additionalDirectories":"x"}`, "additionalDirectories"},
-		{"session/new meta not object", newSession, `{"cwd":"/","_meta":1}`, "_meta"},
-		{"session/load no session", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"cwd":"/"}`, "sessionId"},
-		{"session/load no cwd", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"sessionId":"s"}`, "cwd"},
+		{"session/new system prompt a number", newSession, `{"cwd":"/","mcpServers":[],"systemPrompt":1}`, "systemPrompt"},
+		{"session/new system prompt without content", newSession, `{"cwd":"/","mcpServers":[],"systemPrompt":{"mode":"append"}}`, "systemPrompt.content"},
+		{"session/new system prompt without mode", newSession, `{"cwd":"/","mcpServers":[],"systemPrompt":{"content":[]}}`, "systemPrompt.mode"},
+		{"session/new system prompt mode a number", newSession, `{"cwd":"/","mcpServers":[],"systemPrompt":{"mode":1,"content":[]}}`, "systemPrompt.mode"},
+		{"session/new system prompt bad block", newSession, `{"cwd":"/","mcpServers":[],"systemPrompt":{"mode":"append","content":[{"type":"text"}]}}`, "systemPrompt.content[0].text"},
+		{"session/new directories not strings", newSession, `{"cwd":"/","mcpServers":[],"additionalDirectories":"x"}`, "additionalDirectories"},
+		{"session/load no session", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"cwd":"/","mcpServers":[]}`, "sessionId"},
+		{"session/load no cwd", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"sessionId":"s","mcpServers":[]}`, "cwd"},
+		{"session/load no servers", dec(func(b []byte) (any, error) { return DecodeParams[LoadSessionParams](b) }), `{"sessionId":"s","cwd":"/"}`, "mcpServers"},
 		{"session/resume no cwd", dec(func(b []byte) (any, error) { return DecodeParams[ResumeSessionParams](b) }), `{"sessionId":"s"}`, "cwd"},
 		{"session/list cursor a number", dec(func(b []byte) (any, error) { return DecodeParams[ListSessionsParams](b) }), `{"cursor":1}`, "cursor"},
-		{"session/close no session", dec(func(b []byte) (any, error) { return DecodeParams[SessionParams](b) }), `{}`, "sessionId"},
+		{"session/close no session", dec(func(b []byte) (any, error) { return DecodeParams[CloseSessionParams](b) }), `{}`, "sessionId"},
 		{"session/set_mode no mode", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionModeParams](b) }), `{"sessionId":"s"}`, "modeId"},
 		{"set_config_option no value", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","configId":"m"}`, "value"},
 		{"set_config_option boolean given a string", dec(func(b []byte) (any, error) { return DecodeParams[SetSessionConfigOptionParams](b) }), `{"sessionId":"s","configId":"m","type":"boolean","value":"yes"}`, "value"},
@@ -282,11 +294,9 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"prompt image no mime", prompt, `{"sessionId":"s","prompt":[{"type":"image","data":"x"}]}`, "prompt[0].mimeType"},
 		{"prompt audio no data", prompt, `{"sessionId":"s","prompt":[{"type":"audio","mimeType":"a"}]}`, "prompt[0].data"},
 		{"prompt link no name", prompt, `{"sessionId":"s","prompt":[{"type":"resource_link","uri":"u"}]}`, "prompt[0].name"},
-		{"prompt link size a string", prompt, `{"sessionId":"s","prompt":[{"type":"resource_link","uri":"u","name":"n","size":"1"}]}`, "prompt[0].size"},
 		{"prompt resource missing", prompt, `{"sessionId":"s","prompt":[{"type":"resource"}]}`, "prompt[0].resource"},
 		{"prompt resource no uri", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"text":"x"}}]}`, "prompt[0].resource.uri"},
 		{"prompt resource neither text nor blob", prompt, `{"sessionId":"s","prompt":[{"type":"resource","resource":{"uri":"u"}}]}`, "prompt[0].resource.text"},
-		{"prompt annotations malformed", prompt, `{"sessionId":"s","prompt":[{"type":"text","text":"x","annotations":{"priority":"high"}}]}`, "prompt[0].annotations"},
 		{"cancel_request no id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{}`, "requestId"},
 		{"cancel_request object id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":{}}`, "requestId"},
 		{"cancel_request bool id", dec(func(b []byte) (any, error) { return DecodeParams[CancelRequestParams](b) }), `{"requestId":true}`, "requestId"},
@@ -299,8 +309,7 @@ func TestDecodeParamsErrors(t *testing.T) {
 		{"write no content", dec(func(b []byte) (any, error) { return DecodeParams[WriteTextFileParams](b) }), `{"sessionId":"s","path":"/a"}`, "content"},
 		{"terminal create no command", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s"}`, "command"},
 		{"terminal create limit fractional", dec(func(b []byte) (any, error) { return DecodeParams[CreateTerminalParams](b) }), `{"sessionId":"s","command":"c","outputByteLimit":1.5}`, "outputByteLimit"},
-		{"terminal no terminal id", dec(func(b []byte) (any, error) { return DecodeParams[TerminalParams](b) }), `{"sessionId":"s"}`, "terminalId"},
-		{"logout meta not object", dec(func(b []byte) (any, error) { return DecodeParams[EmptyParams](b) }), `{"_meta":[]}`, "_meta"},
+		{"terminal no terminal id", dec(func(b []byte) (any, error) { return DecodeParams[TerminalOutputParams](b) }), `{"sessionId":"s"}`, "terminalId"},
 		{"elicitation no mode", elicit, `{"message":"m","sessionId":"s"}`, "mode"},
 		{"elicitation no scope", elicit, `{"message":"m","mode":"url","elicitationId":"e","url":"u"}`, "sessionId"},
 		{"elicitation request id an object", elicit, `{"message":"m","mode":"url","requestId":{},"elicitationId":"e","url":"u"}`, "requestId"},
@@ -336,7 +345,7 @@ func TestParamsUnmarshalJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(line), &req); err != nil {
 		t.Fatal(err)
 	}
-	want := NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{MCPServerHTTP{Name: "h", URL: "u", Headers: []NameValue{}}}}
+	want := NewSessionParams{Cwd: "/w", MCPServers: []MCPServer{MCPServerHTTP{Name: "h", URL: "u", Headers: []HTTPHeader{}}}}
 	if diff := cmp.Diff(want, req.Params); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -371,9 +380,13 @@ func TestDecodeParamsSessionIDRequired(t *testing.T) {
 		{SessionLoad.Name, func(b []byte) error { _, err := DecodeParams[LoadSessionParams](b); return err }, `"cwd":"/w","mcpServers":[]`},
 		{SessionResume.Name, func(b []byte) error { _, err := DecodeParams[ResumeSessionParams](b); return err }, `"cwd":"/w"`},
 		{SessionFork.Name, func(b []byte) error { _, err := DecodeParams[ForkSessionParams](b); return err }, `"cwd":"/w"`},
-		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{SessionDelete.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
-		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[SessionParams](b); return err }, `"_meta":{}`},
+		{SessionClose.Name, func(b []byte) error { _, err := DecodeParams[CloseSessionParams](b); return err }, `"_meta":{}`},
+		{SessionDelete.Name, func(b []byte) error { _, err := DecodeParams[DeleteSessionParams](b); return err }, `"_meta":{}`},
+		{SessionCancel.Name, func(b []byte) error { _, err := DecodeParams[CancelParams](b); return err }, `"_meta":{}`},
+		{SessionArchive.Name, func(b []byte) error { _, err := DecodeParams[ArchiveSessionParams](b); return err }, `"_meta":{}`},
+		{SessionUnarchive.Name, func(b []byte) error { _, err := DecodeParams[UnarchiveSessionParams](b); return err }, `"_meta":{}`},
+		{SessionStatus.Name, func(b []byte) error { _, err := DecodeParams[SessionStatusParams](b); return err }, `"_meta":{}`},
+		{SessionSetTitle.Name, func(b []byte) error { _, err := DecodeParams[SetSessionTitleParams](b); return err }, `"title":"t"`},
 		{SessionSetMode.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModeParams](b); return err }, `"modeId":"ask"`},
 		{SessionSetConfigOption.Name, func(b []byte) error { _, err := DecodeParams[SetSessionConfigOptionParams](b); return err }, `"configId":"m","value":"v"`},
 		{SessionSetModel.Name, func(b []byte) error { _, err := DecodeParams[SetSessionModelParams](b); return err }, `"modelId":"opus"`},
@@ -404,11 +417,11 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 	}{
 		{"initialize", func() any { return new(InitializeParams) }, `{"protocolVersion":1}`, "protocolVersion"},
 		{"authenticate", func() any { return new(AuthenticateParams) }, `{"methodId":"m"}`, "methodId"},
-		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/"}`, "cwd"},
-		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
+		{"session/new", func() any { return new(NewSessionParams) }, `{"cwd":"/","mcpServers":[]}`, "cwd"},
+		{"session/load", func() any { return new(LoadSessionParams) }, `{"sessionId":"s","cwd":"/","mcpServers":[]}`, "mcpServers"},
 		{"session/resume", func() any { return new(ResumeSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
 		{"session/fork", func() any { return new(ForkSessionParams) }, `{"sessionId":"s","cwd":"/"}`, "sessionId"},
-		{"session/close", func() any { return new(SessionParams) }, `{"sessionId":"s"}`, "sessionId"},
+		{"session/close", func() any { return new(CloseSessionParams) }, `{"sessionId":"s"}`, "sessionId"},
 		{"session/set_mode", func() any { return new(SetSessionModeParams) }, `{"sessionId":"s","modeId":"m"}`, "sessionId"},
 		{"session/set_config_option", func() any { return new(SetSessionConfigOptionParams) }, `{"sessionId":"s","configId":"c","value":"v"}`, "sessionId"},
 		{"session/set_model", func() any { return new(SetSessionModelParams) }, `{"sessionId":"s","modelId":"m"}`, "sessionId"},
@@ -418,7 +431,7 @@ func TestEveryParamsTypeUnmarshalJSON(t *testing.T) {
 		{"fs/read_text_file", func() any { return new(ReadTextFileParams) }, `{"sessionId":"s","path":"/a"}`, "sessionId"},
 		{"fs/write_text_file", func() any { return new(WriteTextFileParams) }, `{"sessionId":"s","path":"/a","content":""}`, "sessionId"},
 		{"terminal/create", func() any { return new(CreateTerminalParams) }, `{"sessionId":"s","command":"ls"}`, "sessionId"},
-		{"terminal/output", func() any { return new(TerminalParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
+		{"terminal/output", func() any { return new(TerminalOutputParams) }, `{"sessionId":"s","terminalId":"t"}`, "sessionId"},
 		{"elicitation/create", func() any { return new(CreateElicitationParams) }, `{"message":"m","mode":"url","sessionId":"s","elicitationId":"e","url":"u"}`, "message"},
 		{"elicitation/complete", func() any { return new(CompleteElicitationParams) }, `{"elicitationId":"e"}`, "elicitationId"},
 	}

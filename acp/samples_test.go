@@ -76,10 +76,11 @@ func sampleUpdates() []struct {
 		{"current_mode_update", CurrentModeUpdate{CurrentModeID: "code"}},
 		{"config_option_update", ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{{
 			ID: "model", Name: "Model", Category: "model", Type: "select", CurrentValue: "sonnet",
-			Options: json.RawMessage(`[{"value":"sonnet","name":"Sonnet"},{"value":"opus","name":"Opus","description":"slower"}]`),
+			Options: SessionConfigSelectOptions{Options: []SessionConfigSelectOption{{Value: "sonnet", Name: "Sonnet"}, {Value: "opus", Name: "Opus", Description: "slower"}}},
 		}, {
 			ID: "plan", Name: "Plan first", Type: "boolean", CurrentBool: true,
-		}, {
+		}}}},
+		{"config_option_update_other", ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{{
 			ID: "depth", Name: "Depth", Type: "slider",
 			Raw: json.RawMessage(`{"id":"depth","name":"Depth","type":"slider","min":1,"max":5}`),
 		}}}},

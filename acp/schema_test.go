@@ -2,6 +2,10 @@ package acp
 
 import (
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,29 +14,19 @@ import (
 	"testing"
 )
 
-// The schema parity test reads the official ACP schema vendored under
-// testdata/schema (see its README) with encoding/json, and fails when the
-// schema defines something this package has no counterpart for.
+// The schema parity tests read the schema vendored under schema/ (see its
+// README) with encoding/json, and fail when it defines something this
+// package has no counterpart for, or marks stable what the package marks
+// Unstable, or the other way round.
 
-// notYetSupported lists, by name, the methods of the schema this package
-// leaves out for now: the unstable nes/*, document/*, providers/* and
-// mcp/* families. The test fails when one of them gains a counterpart or
-// leaves the schema, so the list can only shrink.
-var notYetSupported = []string{
-	"nes/start", "nes/suggest", "nes/accept", "nes/reject", "nes/close",
-	"document/didOpen", "document/didChange", "document/didClose",
-	"document/didSave", "document/didFocus",
-	"providers/list", "providers/set", "providers/disable",
-	"mcp/connect", "mcp/message", "mcp/disconnect",
-}
-
-// schemaFile is the part of schema.json the test reads.
+// schemaFile is the part of schema.json the tests read.
 type schemaFile struct {
 	Defs map[string]schemaDef `json:"$defs"`
 }
 
 type schemaDef struct {
 	Method     string               `json:"x-method"`
+	Side       string               `json:"x-side"`
 	Required   []string             `json:"required"`
 	Properties map[string]schemaDef `json:"properties"`
 	Const      any                  `json:"const"` // a string in the unions read here
@@ -52,25 +46,9 @@ func (d schemaDef) variants(key string) []string {
 	return out
 }
 
-// required returns the members d requires: those of its required list and
-// those every alternative of its union requires.
-func (d schemaDef) required() []string {
-	out := slices.Clone(d.Required)
-	alts := append(slices.Clone(d.OneOf), d.AnyOf...)
-	if len(alts) == 0 {
-		return out
-	}
-	for _, name := range alts[0].Required {
-		if !slices.ContainsFunc(alts, func(a schemaDef) bool { return !slices.Contains(a.Required, name) }) {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
 func readSchemaJSON(t *testing.T, name string, v any) {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", "schema", name))
+	b, err := os.ReadFile(filepath.Join("schema", name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,105 +57,250 @@ func readSchemaJSON(t *testing.T, name string, v any) {
 	}
 }
 
-// schemaEditions are the two editions of the schema: stable and unstable.
+// schemaEditions are the two editions of the schema: stable, and stable
+// plus unstable.
 var schemaEditions = []struct{ schema, meta string }{
 	{"schema.json", "meta.json"},
 	{"schema.unstable.json", "meta.unstable.json"},
 }
 
-func TestSchemaMethods(t *testing.T) {
-	byName := make(map[string]method)
-	for _, m := range methods {
-		byName[m.name()] = m
-	}
-	inSchema := make(map[string]bool)
-	for _, ed := range schemaEditions {
-		var meta map[string]json.RawMessage
-		readSchemaJSON(t, ed.meta, &meta)
-		for _, side := range []string{"agentMethods", "clientMethods", "protocolMethods"} {
-			var names map[string]string
-			if err := json.Unmarshal(meta[side], &names); err != nil {
-				t.Fatalf("%s %s: %v", ed.meta, side, err)
-			}
-			for _, name := range names {
-				inSchema[name] = true
-				_, ok := byName[name]
-				switch left := slices.Contains(notYetSupported, name); {
-				case !ok && !left:
-					t.Errorf("%s: method %s has no counterpart in acp", ed.meta, name)
-				case ok && left:
-					t.Errorf("%s: method %s is supported now: remove it from notYetSupported", ed.meta, name)
-				}
-			}
+// schemaMethodNames returns the methods an edition defines: those of its
+// method tables, and those of its x-method types (the proxy methods, which
+// the tables leave out).
+func schemaMethodNames(t *testing.T, schema, meta string) map[string]bool {
+	t.Helper()
+	var tables map[string]json.RawMessage
+	readSchemaJSON(t, meta, &tables)
+	names := map[string]bool{}
+	for _, side := range []string{"agentMethods", "clientMethods", "protocolMethods"} {
+		var m map[string]string
+		if err := json.Unmarshal(tables[side], &m); err != nil {
+			t.Fatalf("%s %s: %v", meta, side, err)
+		}
+		for _, name := range m {
+			names[name] = true
 		}
 	}
-	for _, name := range notYetSupported {
-		if !inSchema[name] {
-			t.Errorf("notYetSupported lists %s, which the schema no longer has", name)
+	var s schemaFile
+	readSchemaJSON(t, schema, &s)
+	for _, def := range s.Defs {
+		if def.Method != "" {
+			names[def.Method] = true
 		}
 	}
+	return names
 }
 
-// TestSchemaRequiredMembers checks that every member the schema requires
-// of a method's params or result is a member of the Go type that carries
-// it, and that a result type requires no member the schema does not.
-func TestSchemaRequiredMembers(t *testing.T) {
-	byName := make(map[string]method)
+// TestSchemaMethods checks that every method of the schema has a method
+// value, with a params type for each of its shapes (request and
+// notification, as mcp/message has both).
+func TestSchemaMethods(t *testing.T) {
+	byName := map[string][]method{}
 	for _, m := range methods {
-		byName[m.name()] = m
+		byName[m.name()] = append(byName[m.name()], m)
 	}
 	for _, ed := range schemaEditions {
+		for name := range schemaMethodNames(t, ed.schema, ed.meta) {
+			if len(byName[name]) == 0 {
+				t.Errorf("%s: method %s has no counterpart in acp", ed.meta, name)
+			}
+		}
 		var s schemaFile
 		readSchemaJSON(t, ed.schema, &s)
 		for defName, def := range s.Defs {
-			m, ok := byName[def.Method]
-			if def.Method == "" || !ok {
-				continue // a family not yet supported: TestSchemaMethods reports
+			if def.Method == "" {
+				continue
 			}
-			params, result := m.types()
-			typ := params
-			if strings.HasSuffix(defName, "Response") {
-				typ = result
+			notification := strings.HasSuffix(defName, "Notification")
+			found := false
+			for _, m := range byName[def.Method] {
+				_, result := m.types()
+				found = found || (result == nil) == notification
 			}
-			members := jsonMembers(typ)
-			for _, req := range def.Required {
-				if !members[req] {
-					t.Errorf("%s: %s requires %q, which %v (for %s) lacks", ed.schema, defName, req, typ, def.Method)
-				}
-			}
-			// DecodeResult must not refuse what the schema allows.
-			for _, tagged := range requiredTagged(typ) {
-				if !slices.Contains(def.required(), tagged) {
-					t.Errorf("%s: %v (for %s) requires %q, which %s does not", ed.schema, typ, def.Method, tagged, defName)
-				}
+			if !found {
+				t.Errorf("%s: %s (%s) has no method value of its kind", ed.schema, defName, def.Method)
 			}
 		}
 	}
 }
 
-// requiredTagged returns the JSON member names of struct type t's fields
-// tagged acp:"required".
-func requiredTagged(t reflect.Type) []string {
-	var out []string
-	for i := range t.NumField() {
-		if t.Field(i).Tag.Get("acp") == "required" {
-			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-			out = append(out, name)
+// TestSchemaStability checks that the package marks Unstable exactly what
+// only the unstable edition defines: the method values, their params and
+// result types, and the members of those types.
+func TestSchemaStability(t *testing.T) {
+	stableMethods := schemaMethodNames(t, schemaEditions[0].schema, schemaEditions[0].meta)
+	var stable, all schemaFile
+	readSchemaJSON(t, schemaEditions[0].schema, &stable)
+	readSchemaJSON(t, schemaEditions[1].schema, &all)
+	docs := packageDocs(t)
+	isUnstable := func(doc string) bool { return strings.Contains(doc, "Unstable") }
+	for _, m := range methods {
+		if m.name() == SessionSetModel.Name {
+			continue // in no edition: written by hand, Unstable
+		}
+		goName := docs.valueNames[m.name()+"|"+methodKind(m)]
+		want := !stableMethods[m.name()]
+		if got := isUnstable(docs.values[goName]); got != want {
+			t.Errorf("method value %s (%s): Unstable in its doc is %v, want %v", goName, m.name(), got, want)
 		}
 	}
-	return out
+	for defName, def := range all.Defs {
+		if def.Method == "" {
+			continue
+		}
+		typ := methodType(t, def.Method, defName)
+		if typ == nil || typ.Kind() != reflect.Struct {
+			continue // a raw result
+		}
+		stableDef, inStable := stable.Defs[defName]
+		if got := isUnstable(docs.types[typ.Name()]); got != !inStable {
+			t.Errorf("%s (%s): Unstable in its doc is %v, want %v", typ.Name(), defName, got, !inStable)
+		}
+		if !inStable {
+			continue
+		}
+		for member := range def.Properties {
+			field, ok := fieldOf(typ, member)
+			if !ok {
+				continue // written by hand in another shape; the round trip checks it
+			}
+			_, memberStable := stableDef.Properties[member]
+			doc := docs.fields[typ.Name()+"."+field]
+			if got := isUnstable(doc); got != !memberStable {
+				t.Errorf("%s.%s (%s.%s): Unstable in its doc is %v, want %v", typ.Name(), field, defName, member, got, !memberStable)
+			}
+		}
+	}
 }
 
-// jsonMembers returns the JSON member names of struct type t's fields.
-func jsonMembers(t reflect.Type) map[string]bool {
-	out := make(map[string]bool)
+func methodKind(m method) string {
+	if _, result := m.types(); result == nil {
+		return "notification"
+	}
+	return "request"
+}
+
+// methodType returns the Go type of schema type defName, the params or
+// result of method name.
+func methodType(t *testing.T, name, defName string) reflect.Type {
+	t.Helper()
+	notification := strings.HasSuffix(defName, "Notification")
+	for _, m := range methods {
+		params, result := m.types()
+		if m.name() != name || (result == nil) != notification {
+			continue
+		}
+		if strings.HasSuffix(defName, "Response") {
+			return result
+		}
+		return params
+	}
+	t.Errorf("%s (%s): no method value", defName, name)
+	return nil
+}
+
+// fieldOf returns the Go field of struct type t whose json tag names
+// member.
+func fieldOf(t reflect.Type, member string) (string, bool) {
 	for i := range t.NumField() {
-		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name != "" && name != "-" {
-			out[name] = true
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name == member {
+			return t.Field(i).Name, true
 		}
 	}
-	return out
+	return "", false
+}
+
+// docs are the doc comments of the package's declarations, read from its
+// source.
+type docs struct {
+	types      map[string]string // by type name
+	fields     map[string]string // by "Type.Field"
+	values     map[string]string // by var name: the var's comment and its group's
+	valueNames map[string]string // the name of each method value, by "wire|kind"
+}
+
+func packageDocs(t *testing.T) docs {
+	t.Helper()
+	d := docs{types: map[string]string{}, fields: map[string]string{}, values: map[string]string{}, valueNames: map[string]string{}}
+	fset := token.NewFileSet()
+	names, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range names {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.ParseComments)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			g, ok := decl.(*ast.GenDecl)
+			if !ok {
+				continue
+			}
+			for _, spec := range g.Specs {
+				switch s := spec.(type) {
+				case *ast.TypeSpec:
+					d.types[s.Name.Name] = g.Doc.Text() + s.Doc.Text()
+					st, ok := s.Type.(*ast.StructType)
+					if !ok {
+						continue
+					}
+					for _, fl := range st.Fields.List {
+						for _, n := range fl.Names {
+							d.fields[s.Name.Name+"."+n.Name] = fl.Doc.Text()
+						}
+					}
+				case *ast.ValueSpec:
+					for i, n := range s.Names {
+						d.values[n.Name] = g.Doc.Text() + s.Doc.Text()
+						if i < len(s.Values) {
+							if wire, kind, ok := methodLiteral(s.Values[i]); ok {
+								d.valueNames[wire+"|"+kind] = n.Name
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	return d
+}
+
+// methodLiteral reads a Method[…]{Name: "…"} or Notification[…]{…}
+// literal.
+func methodLiteral(e ast.Expr) (wire, kind string, ok bool) {
+	lit, ok := e.(*ast.CompositeLit)
+	if !ok || len(lit.Elts) != 1 {
+		return "", "", false
+	}
+	var typ ast.Expr = lit.Type
+	switch x := typ.(type) {
+	case *ast.IndexExpr:
+		typ = x.X
+	case *ast.IndexListExpr:
+		typ = x.X
+	}
+	id, ok := typ.(*ast.Ident)
+	kv, ok2 := lit.Elts[0].(*ast.KeyValueExpr)
+	if !ok || !ok2 {
+		return "", "", false
+	}
+	s, ok := kv.Value.(*ast.BasicLit)
+	if !ok {
+		return "", "", false
+	}
+	switch id.Name {
+	case "Method":
+		kind = "request"
+	case "Notification":
+		kind = "notification"
+	default:
+		return "", "", false
+	}
+	return strings.Trim(s.Value, `"`), kind, true
 }
 
 func TestSchemaSessionUpdateKinds(t *testing.T) {
@@ -189,8 +312,8 @@ func TestSchemaSessionUpdateKinds(t *testing.T) {
 			t.Fatalf("%s: no sessionUpdate kinds found", ed.schema)
 		}
 		for _, kind := range kinds {
-			// A known kind fails on its missing members; an unknown one
-			// decodes as UnknownUpdate.
+			// A known kind fails on its missing members, or decodes into a
+			// variant of its own; an unknown one decodes as UnknownUpdate.
 			u, err := decodeUpdate([]byte(`{"sessionUpdate":"`+kind+`"}`), "update")
 			if _, unknown := u.(UnknownUpdate); err == nil && unknown {
 				t.Errorf("%s: session update %s has no counterpart in acp", ed.schema, kind)
@@ -199,34 +322,52 @@ func TestSchemaSessionUpdateKinds(t *testing.T) {
 	}
 }
 
-func TestSchemaContentBlockTypes(t *testing.T) {
+// TestSchemaUnionTypes checks that every variant of the schema's tagged
+// unions read as interfaces has a variant type.
+func TestSchemaUnionTypes(t *testing.T) {
+	unions := map[string]struct {
+		key     string
+		unknown func(raw []byte) (bool, error) // decodes raw, reporting whether it is the unknown variant
+	}{
+		"ContentBlock": {"type", func(raw []byte) (bool, error) {
+			c, err := decodeContentBlock(raw, "content")
+			_, u := c.(UnknownContent)
+			return u, err
+		}},
+		"ToolCallContent": {"type", unionIsUnknown(readToolCallContent, func(v ToolCallContent) bool { _, u := v.(UnknownToolCallContent); return u })},
+		"McpServer":       {"type", unionIsUnknown(readMCPServer, func(v MCPServer) bool { _, u := v.(UnknownMCPServer); return u })},
+		"StateUpdate":     {"state", unionIsUnknown(readStateUpdate, func(v StateUpdate) bool { _, u := v.(OtherStateUpdate); return u })},
+		"ElicitationPropertySchema": {"type", unionIsUnknown(readElicitationPropertySchema, func(v ElicitationPropertySchema) bool {
+			_, u := v.(UnknownPropertySchema)
+			return u
+		})},
+		"MultiSelectItems": {"type", unionIsUnknown(readMultiSelectItems, func(v MultiSelectItems) bool { _, u := v.(UnknownMultiSelectItems); return u })},
+	}
 	for _, ed := range schemaEditions {
 		var s schemaFile
 		readSchemaJSON(t, ed.schema, &s)
-		for _, union := range []struct{ def, key string }{{"ContentBlock", "type"}, {"ToolCallContent", "type"}} {
-			types := s.Defs[union.def].variants(union.key)
-			if len(types) == 0 {
-				t.Fatalf("%s: no %s types found", ed.schema, union.def)
+		for _, name := range slices.Sorted(maps.Keys(unions)) {
+			u := unions[name]
+			def, ok := s.Defs[name]
+			if !ok {
+				continue // an unstable union, in the unstable edition only
 			}
-			for _, typ := range types {
-				var unknown bool
-				var err error
-				switch union.def {
-				case "ContentBlock":
-					var c ContentBlock
-					c, err = decodeContentBlock([]byte(`{"type":"`+typ+`"}`), "content")
-					_, unknown = c.(UnknownContent)
-				case "ToolCallContent":
-					var u Update
-					u, err = decodeUpdate([]byte(`{"sessionUpdate":"tool_call_update","toolCallId":"c","content":[{"type":"`+typ+`"}]}`), "update")
-					if tc, ok := u.(ToolCallUpdate); ok {
-						_, unknown = tc.Content[0].(UnknownToolCallContent)
-					}
-				}
-				if err == nil && unknown {
-					t.Errorf("%s: %s type %s has no counterpart in acp", ed.schema, union.def, typ)
+			tags := def.variants(u.key)
+			if len(tags) == 0 {
+				t.Fatalf("%s: no %s tags found", ed.schema, name)
+			}
+			for _, tag := range tags {
+				if unknown, err := u.unknown([]byte(`{"` + u.key + `":"` + tag + `"}`)); err == nil && unknown {
+					t.Errorf("%s: %s %s %q has no counterpart in acp", ed.schema, name, u.key, tag)
 				}
 			}
 		}
+	}
+}
+
+func unionIsUnknown[T any](read func(*wireFields) T, unknown func(T) bool) func([]byte) (bool, error) {
+	return func(raw []byte) (bool, error) {
+		v, err := readUnionValue(raw, read)
+		return unknown(v), err
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/wire"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -159,28 +160,14 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"chunk without content", `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk"}}`, "update.content"},
 		{"chunk text without text", `{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text"}}}`, "update.content.text"},
 		{"chunk content not an object", `{"sessionId":"s","update":{"sessionUpdate":"user_message_chunk","content":[]}}`, "update.content"},
-		{"thought message id not a string", `{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"},"messageId":1}}`, "update.messageId"},
 		{"tool call without title", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c"}}`, "update.title"},
-		{"tool call bad diff", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"type":"diff","path":"/a"}]}}`, "update.content[0].newText"},
-		{"tool call bad location", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","locations":[{"path":"/a","line":-1}]}}`, "update.locations[0].line"},
 		{"tool call update without id", `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update"}}`, "update.toolCallId"},
-		{"tool call update content not array", `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c","content":{}}}`, "update.content"},
 		{"plan without entries", `{"sessionId":"s","update":{"sessionUpdate":"plan"}}`, "update.entries"},
-		{"plan entry without status", `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high"}]}}`, "update.entries[0].status"},
-		{"commands without description", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a"}]}}`, "update.availableCommands[0].description"},
-		{"command input without hint", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"d","input":{}}]}}`, "update.availableCommands[0].input.hint"},
 		{"mode without id", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update"}}`, "update.currentModeId"},
-		{"config option without value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","options":[]}]}}`, "update.configOptions[0].currentValue"},
-		{"config option options not array", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","currentValue":"a","options":{}}]}}`, "update.configOptions[0].options"},
-		{"boolean config option with a string value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean","currentValue":"yes"}]}}`, "update.configOptions[0].currentValue"},
-		{"boolean config option without value", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"boolean"}]}}`, "update.configOptions[0].currentValue"},
-		{"session info title not a string", `{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":3}}`, "update.title"},
 		{"usage without size", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1}}`, "update.size"},
 		{"usage negative", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":-1,"size":1}}`, "update.used"},
-		{"usage cost without currency", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1}}}`, "update.cost.currency"},
 		{"notice without severity", `{"sessionId":"s","update":{"sessionUpdate":"notice","title":"t"}}`, "update.severity"},
 		{"notice without title", `{"sessionId":"s","update":{"sessionUpdate":"notice","severity":"info"}}`, "update.title"},
-		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, "update._meta"},
 		{"plan update without plan", `{"sessionId":"s","update":{"sessionUpdate":"plan_update"}}`, "update.plan"},
 		{"plan update without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"file","uri":"u"}}}`, "update.plan.planId"},
 		{"plan update items without entries", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"items","planId":"p"}}}`, "update.plan.entries"},
@@ -188,13 +175,49 @@ func TestDecodeSessionNotificationErrors(t *testing.T) {
 		{"plan update markdown without content", `{"sessionId":"s","update":{"sessionUpdate":"plan_update","plan":{"type":"markdown","planId":"p"}}}`, "update.plan.content"},
 		{"plan removed without id", `{"sessionId":"s","update":{"sessionUpdate":"plan_removed"}}`, "update.planId"},
 		{"compaction without status", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c"}}`, "update.status"},
-		{"compaction bad summary", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c","status":"completed","summary":[{"type":"text"}]}}`, "update.summary[0].text"},
 		{"compaction chunk without content", `{"sessionId":"s","update":{"sessionUpdate":"compaction_summary_chunk","compactionId":"c"}}`, "update.content"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := DecodeParams[SessionNotification]([]byte(tc.params))
 			wantInvalidField(t, err, tc.field)
+		})
+	}
+}
+
+// TestDecodeSessionNotificationLenient checks members the schema reads
+// leniently: an invalid value reads as absent, an invalid item of a list is
+// dropped, and the update decodes.
+func TestDecodeSessionNotificationLenient(t *testing.T) {
+	text := TextContent{Text: "x"}
+	cases := []struct {
+		name, params string
+		want         Update
+	}{
+		{"thought message id not a string", `{"sessionId":"s","update":{"sessionUpdate":"agent_thought_chunk","content":{"type":"text","text":"x"},"messageId":1}}`, AgentThoughtChunk{Content: text}},
+		{"tool call bad diff dropped", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","content":[{"type":"diff","path":"/a"},{"type":"terminal","terminalId":"x"}]}}`, ToolCall{ToolCallID: "c", Title: "t", Content: []ToolCallContent{ToolCallTerminal{TerminalID: "x"}}}},
+		{"tool call location's bad line", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","locations":[{"path":"/a","line":-1}]}}`, ToolCall{ToolCallID: "c", Title: "t", Locations: []ToolCallLocation{{Path: "/a"}}}},
+		{"tool call bad kind and status", `{"sessionId":"s","update":{"sessionUpdate":"tool_call","toolCallId":"c","title":"t","kind":1,"status":[]}}`, ToolCall{ToolCallID: "c", Title: "t"}},
+		{"tool call update content not array", `{"sessionId":"s","update":{"sessionUpdate":"tool_call_update","toolCallId":"c","content":{}}}`, ToolCallUpdate{ToolCallID: "c"}},
+		{"plan entry without status dropped", `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[{"content":"a","priority":"high"}]}}`, Plan{Entries: []PlanEntry{}}},
+		{"plan entries not an array", `{"sessionId":"s","update":{"sessionUpdate":"plan","entries":{}}}`, Plan{}},
+		{"command without description dropped", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a"},{"name":"b","description":"d"}]}}`, AvailableCommandsUpdate{AvailableCommands: []AvailableCommand{{Name: "b", Description: "d"}}}},
+		{"command input without hint", `{"sessionId":"s","update":{"sessionUpdate":"available_commands_update","availableCommands":[{"name":"a","description":"d","input":{}}]}}`, AvailableCommandsUpdate{AvailableCommands: []AvailableCommand{{Name: "a", Description: "d"}}}},
+		{"config options that break the schema dropped", `{"sessionId":"s","update":{"sessionUpdate":"config_option_update","configOptions":[{"id":"m","name":"M","type":"select","options":[]},{"id":"m","name":"M","type":"select","currentValue":"a","options":{}},{"id":"b","name":"B","type":"boolean","currentValue":"yes"},{"id":"b","name":"B","type":"boolean"}]}}`, ConfigOptionUpdate{ConfigOptions: []SessionConfigOption{}}},
+		{"session info title not a string", `{"sessionId":"s","update":{"sessionUpdate":"session_info_update","title":3}}`, SessionInfoUpdate{}},
+		{"usage cost without currency", `{"sessionId":"s","update":{"sessionUpdate":"usage_update","used":1,"size":2,"cost":{"amount":1}}}`, UsageUpdate{Used: 1, Size: 2}},
+		{"meta not an object", `{"sessionId":"s","update":{"sessionUpdate":"current_mode_update","currentModeId":"a","_meta":[]}}`, CurrentModeUpdate{CurrentModeID: "a"}},
+		{"compaction summary block dropped", `{"sessionId":"s","update":{"sessionUpdate":"compaction_update","compactionId":"c","status":"completed","summary":[{"type":"text"},{"type":"text","text":"x"}]}}`, CompactionUpdate{CompactionID: "c", Status: CompactionCompleted, Summary: ContentBlocks{text}}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			n, err := DecodeParams[SessionNotification]([]byte(tc.params))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(tc.want, n.Update); diff != "" {
+				t.Errorf("(-want +got):\n%s", diff)
+			}
 		})
 	}
 }
@@ -208,8 +231,8 @@ func TestSessionUpdateNilUpdate(t *testing.T) {
 	toAgentR, toAgentW := io.Pipe()
 	cc := NewConn(context.Background(), toClientR, toAgentW, client, nil)
 	agent := NewConn(context.Background(), toAgentR, toClientW, nil, nil)
-	if err := SessionUpdate.Notify(context.Background(), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, errNilUpdate) {
-		t.Errorf("Notify without an update = %v, want errNilUpdate", err)
+	if err := SessionUpdate.Notify(context.Background(), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, wire.ErrNil) {
+		t.Errorf("Notify without an update = %v, want an error matching wire.ErrNil", err)
 	}
 	agent.Close()
 	if err := errors.Join(cc.Wait(), agent.Wait()); err != nil {

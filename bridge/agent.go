@@ -123,19 +123,20 @@ func (a *Agent) Register(m *acp.Methods) {
 	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
 		return a.load(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
-	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.LoadSessionResult, error) {
-		return a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.ResumeSessionResult, error) {
+		r, err := a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+		return acp.ResumeSessionResult(r), err
 	})
 	acp.SessionList.Handle(m, a.list)
 	acp.SessionDelete.Handle(m, a.delete)
 	acp.SessionClose.Handle(m, a.close)
-	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.EmptyResult, error) {
+	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.SetSessionModeResult, error) {
 		s, err := a.session(p.SessionID)
 		if err != nil {
-			return acp.EmptyResult{}, err
+			return acp.SetSessionModeResult{}, err
 		}
 		_, err = s.set(ctx, conn, configMode, p.ModeID)
-		return acp.EmptyResult{}, err
+		return acp.SetSessionModeResult{}, err
 	})
 	acp.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionConfigOptionParams) (acp.SetSessionConfigOptionResult, error) {
 		s, err := a.session(p.SessionID)
@@ -152,7 +153,7 @@ func (a *Agent) Register(m *acp.Methods) {
 		}
 		return s.prompt(ctx, conn, p.Prompt)
 	})
-	acp.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SessionParams) {
+	acp.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.CancelParams) {
 		if s, err := a.session(p.SessionID); err == nil {
 			s.cancel()
 		}
@@ -187,11 +188,11 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 		info = &acp.Implementation{Name: "claude-acp", Title: "Claude Code", Version: "0"}
 	}
 	sc := &acp.SessionCapabilities{
-		List: &acp.Capability{}, Resume: &acp.Capability{}, Close: &acp.Capability{},
-		AdditionalDirectories: &acp.Capability{},
+		List: &acp.SessionListCapabilities{}, Resume: &acp.SessionResumeCapabilities{}, Close: &acp.SessionCloseCapabilities{},
+		AdditionalDirectories: &acp.SessionAdditionalDirectoriesCapabilities{},
 	}
 	if a.canLoad() {
-		sc.Delete = &acp.Capability{}
+		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
@@ -336,11 +337,11 @@ func (a *Agent) session(id string) (*session, error) {
 	return nil, acp.Errorf(acp.CodeResourceNotFound, "no session %s", id)
 }
 
-func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.SessionParams) (acp.EmptyResult, error) {
+func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.CloseSessionParams) (acp.CloseSessionResult, error) {
 	if !a.closeSession(p.SessionID) {
-		return acp.EmptyResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
+		return acp.CloseSessionResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
 	}
-	return acp.EmptyResult{}, nil
+	return acp.CloseSessionResult{}, nil
 }
 
 // closeSession closes the session with the id, and reports whether it
@@ -404,19 +405,19 @@ func (a *Agent) checkSetting(key, value string) error {
 }
 
 // modelChoices returns the model option's values, current among them.
-func (a *Agent) modelChoices(current string) []choice {
+func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
 	a.mu.Lock()
 	models := a.models
 	a.mu.Unlock()
 	if len(models) == 0 {
 		models = a.info.Models
 	}
-	choices := make([]choice, 0, len(models)+1)
+	choices := make([]acp.SessionConfigSelectOption, 0, len(models)+1)
 	for _, m := range models {
-		choices = append(choices, choice{Value: m.ID, Name: m.Name, Description: m.Description})
+		choices = append(choices, acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description})
 	}
-	if !slices.ContainsFunc(choices, func(c choice) bool { return c.Value == current }) {
-		choices = append(choices, choice{Value: current, Name: current})
+	if !slices.ContainsFunc(choices, func(c acp.SessionConfigSelectOption) bool { return c.Value == current }) {
+		choices = append(choices, acp.SessionConfigSelectOption{Value: current, Name: current})
 	}
 	return choices
 }

@@ -253,7 +253,7 @@ func (tt scenario) play(t *testing.T) {
 	client, _, closePair := acptest.NewPair(ctx, rec.methods(), m, nil)
 	var caps acp.ClientCapabilities
 	if tt.notices {
-		caps.Session = &acp.ClientSessionCapabilities{Notices: json.RawMessage("{}")}
+		caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
 	}
 	if _, err := acp.Initialize.Call(ctx, client, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)
@@ -278,7 +278,7 @@ func (tt scenario) play(t *testing.T) {
 			for range st.cancelAfter {
 				<-rec.chunk
 			}
-			if err := acp.SessionCancel.Notify(ctx, client, acp.SessionParams{SessionID: s.SessionID}); err != nil {
+			if err := acp.SessionCancel.Notify(ctx, client, acp.CancelParams{SessionID: s.SessionID}); err != nil {
 				t.Error(err)
 			}
 		}()

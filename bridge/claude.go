@@ -407,25 +407,16 @@ func mcpConfig(servers []acp.MCPServer) (string, error) {
 		URL     string            `json:"url,omitempty"`
 		Headers map[string]string `json:"headers,omitempty"`
 	}
-	pairs := func(nv []acp.NameValue) map[string]string {
-		if len(nv) == 0 {
-			return nil
-		}
-		m := make(map[string]string, len(nv))
-		for _, p := range nv {
-			m[p.Name] = p.Value
-		}
-		return m
-	}
 	all := map[string]server{}
 	for _, s := range servers {
 		switch s := s.(type) {
 		case acp.MCPServerStdio:
-			all[s.Name] = server{Type: "stdio", Command: s.Command, Args: s.Args, Env: pairs(s.Env)}
+			env := pairs(s.Env, func(v acp.EnvVariable) (string, string) { return v.Name, v.Value })
+			all[s.Name] = server{Type: "stdio", Command: s.Command, Args: s.Args, Env: env}
 		case acp.MCPServerHTTP:
-			all[s.Name] = server{Type: "http", URL: s.URL, Headers: pairs(s.Headers)}
+			all[s.Name] = server{Type: "http", URL: s.URL, Headers: pairs(s.Headers, httpHeader)}
 		case acp.MCPServerSSE:
-			all[s.Name] = server{Type: "sse", URL: s.URL, Headers: pairs(s.Headers)}
+			all[s.Name] = server{Type: "sse", URL: s.URL, Headers: pairs(s.Headers, httpHeader)}
 		default:
 			return "", acp.Errorf(acp.CodeInvalidParams, "unsupported MCP server transport %T", s)
 		}
@@ -433,3 +424,19 @@ func mcpConfig(servers []acp.MCPServer) (string, error) {
 	b, err := json.Marshal(map[string]any{"mcpServers": all})
 	return string(b), err
 }
+
+// pairs returns the names and values of nv as a map; nil when there are
+// none.
+func pairs[T any](nv []T, pair func(T) (name, value string)) map[string]string {
+	if len(nv) == 0 {
+		return nil
+	}
+	m := make(map[string]string, len(nv))
+	for _, v := range nv {
+		name, value := pair(v)
+		m[name] = value
+	}
+	return m
+}
+
+func httpHeader(h acp.HTTPHeader) (string, string) { return h.Name, h.Value }

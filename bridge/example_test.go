@@ -40,7 +40,7 @@ func ExampleClaudeTranslator() {
 	fmt.Println(res.StopReason, err)
 	// Output:
 	// {"sessionUpdate":"tool_call","toolCallId":"toolu_1","title":"Read /src/main.go","kind":"read","status":"pending","locations":[{"path":"/src/main.go"}],"rawInput":{"file_path":"/src/main.go"}}
-	// {"sessionUpdate":"tool_call_update","toolCallId":"toolu_1","status":"completed","rawOutput":"package main","content":[{"type":"content","content":{"type":"text","text":"package main"}}]}
+	// {"sessionUpdate":"tool_call_update","toolCallId":"toolu_1","status":"completed","content":[{"type":"content","content":{"type":"text","text":"package main"}}],"rawOutput":"package main"}
 	// {"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"It is a main package."}}
 	// end_turn <nil>
 }

@@ -369,7 +369,7 @@ func (e *env) noProcess() {
 
 func (e *env) cancel(sid string) {
 	e.t.Helper()
-	if err := acp.SessionCancel.Notify(context.Background(), e.client, acp.SessionParams{SessionID: sid}); err != nil {
+	if err := acp.SessionCancel.Notify(context.Background(), e.client, acp.CancelParams{SessionID: sid}); err != nil {
 		e.t.Fatal(err)
 	}
 }

@@ -125,17 +125,17 @@ type view struct {
 
 func (s *session) view() view {
 	modes := s.a.modes()
-	modeValues := make([]choice, len(modes))
+	modeValues := make([]acp.SessionConfigSelectOption, len(modes))
 	for i, m := range modes {
-		modeValues[i] = choice{Value: m.ID, Name: m.Name, Description: m.Description}
+		modeValues[i] = acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
-	modeJSON, _ := json.Marshal(modeValues)
-	modelJSON, _ := json.Marshal(s.a.modelChoices(s.model))
 	return view{
 		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
 		options: []acp.SessionConfigOption{
-			{ID: configMode, Name: "Mode", Category: "mode", Type: acp.ConfigOptionSelect, CurrentValue: s.mode, Options: modeJSON},
-			{ID: configModel, Name: "Model", Category: "model", Type: acp.ConfigOptionSelect, CurrentValue: s.model, Options: modelJSON},
+			{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
+				Options: acp.SessionConfigSelectOptions{Options: modeValues}},
+			{ID: configModel, Name: "Model", Category: acp.ConfigCategoryModel, Type: acp.ConfigOptionSelect, CurrentValue: s.model,
+				Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
 		},
 	}
 }
@@ -212,13 +212,6 @@ func (h *host) Retire() {
 	if h.p != nil {
 		h.p.retired = true
 	}
-}
-
-// choice is a value of a select config option.
-type choice struct {
-	Value       string `json:"value"`
-	Name        string `json:"name"`
-	Description string `json:"description,omitempty"`
 }
 
 // modelArg is the model to pass to a CLI: "" for its default.

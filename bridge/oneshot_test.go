@@ -49,7 +49,7 @@ func (e *env) summary() []string {
 // and that the turn's mode change goes to the next turn's process.
 func TestCodexEvents(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: json.RawMessage(`{}`)}}
+		notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
 		e := newEnv(t, bridge.Config{CLI: bridge.Codex, AllowBypass: true}, notices)
 		e.stayAtEOF = true
 		defer e.close()

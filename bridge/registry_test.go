@@ -53,7 +53,7 @@ func TestSessionRegistry(t *testing.T) {
 		if diff := cmp.Diff([]string{other + " /else"}, list("/else")); diff != "" {
 			t.Errorf("session/list in /else (-want +got):\n%s", diff)
 		}
-		if _, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: other}); err != nil {
+		if _, err := acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: other}); err != nil {
 			t.Fatal(err)
 		}
 		notFound := func(what string, err error) {
@@ -63,7 +63,7 @@ func TestSessionRegistry(t *testing.T) {
 				t.Errorf("%s: %v, want resource not found", what, err)
 			}
 		}
-		_, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: other})
+		_, err := acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: other})
 		notFound("closing a closed session", err)
 		_, err = acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: other, Prompt: []acp.ContentBlock{acp.TextContent{Text: "x"}}})
 		notFound("prompting a closed session", err)
@@ -107,9 +107,9 @@ func TestMCPServers(t *testing.T) {
 		e := newEnv(t, bridge.Config{ExtraArgs: []string{"--append-system-prompt", "Be brief."}}, acp.ClientCapabilities{})
 		defer e.close()
 		res, err := acp.SessionNew.Call(bg, e.client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{
-			acp.MCPServerStdio{Name: "fs", Command: "/bin/mcp-fs", Args: []string{"-r"}, Env: []acp.NameValue{{Name: "ROOT", Value: "/work"}}},
-			acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.NameValue{{Name: "Authorization", Value: "Bearer x"}}},
-			acp.MCPServerSSE{Name: "events", URL: "http://127.0.0.1:9/sse", Headers: []acp.NameValue{}},
+			acp.MCPServerStdio{Name: "fs", Command: "/bin/mcp-fs", Args: []string{"-r"}, Env: []acp.EnvVariable{{Name: "ROOT", Value: "/work"}}},
+			acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{{Name: "Authorization", Value: "Bearer x"}}},
+			acp.MCPServerSSE{Name: "events", URL: "http://127.0.0.1:9/sse", Headers: []acp.HTTPHeader{}},
 		}})
 		must(t, err)
 		ch := e.promptAsync(bg, res.SessionID, "hi")
@@ -226,7 +226,7 @@ func TestStoppingCLI(t *testing.T) {
 		p2.stayAtEOF = true
 		closed := make(chan struct{})
 		go func() {
-			acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid})
+			acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: sid})
 			close(closed)
 		}()
 		synctest.Wait()
@@ -247,7 +247,7 @@ func TestCloseIdleAndCold(t *testing.T) {
 		sid, ch, p := e.begin("one")
 		p.turn(resultLine)
 		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
-		if _, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid}); err != nil {
+		if _, err := acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: sid}); err != nil {
 			t.Fatal(err)
 		}
 		if !p.exited() {
@@ -255,7 +255,7 @@ func TestCloseIdleAndCold(t *testing.T) {
 		}
 		e.failing = map[int]bool{2: true} // no warm start
 		cold := e.newSession()
-		if _, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: cold}); err != nil {
+		if _, err := acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: cold}); err != nil {
 			t.Fatal(err)
 		}
 		e.noProcess()

@@ -117,7 +117,7 @@ func TestOtherStores(t *testing.T) {
 				if diff := gocmp.Diff([]string{tt.id}, ids); diff != "" {
 					t.Errorf("session/list in %s (-want +got):\n%s", tt.cwd, diff)
 				}
-				_, err := acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: tt.id})
+				_, err := acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: tt.id})
 				must(t, err)
 				if ids, _ := listAll(t, e, ""); len(ids) != len(all)-1 {
 					t.Errorf("after the delete, session/list shows %q", ids)

@@ -188,7 +188,7 @@ func TestCloseDuringTurn(t *testing.T) {
 		synctest.Wait()
 		closed := make(chan error, 1)
 		go func() {
-			_, err := acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid})
+			_, err := acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: sid})
 			closed <- err
 		}()
 		synctest.Wait()
@@ -753,7 +753,7 @@ func TestCancellingState(t *testing.T) {
 			t.Error("a closing session took a prompt")
 		}
 		go func() {
-			acp.SessionClose.Call(bg, e.client, acp.SessionParams{SessionID: sid})
+			acp.SessionClose.Call(bg, e.client, acp.CloseSessionParams{SessionID: sid})
 		}()
 		time.Sleep(time.Second) // the interrupt's grace period: SIGINT, ignored
 		pending(t, first)

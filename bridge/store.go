@@ -432,31 +432,31 @@ func (a *Agent) find(id, cwd string) (StoredFile, error) {
 // delete answers session/delete: it closes the session if it is open
 // here, and removes its files from the Store. A session the Store does
 // not have is deleted already.
-func (a *Agent) delete(ctx context.Context, conn *acp.Conn, p acp.SessionParams) (acp.EmptyResult, error) {
+func (a *Agent) delete(ctx context.Context, conn *acp.Conn, p acp.DeleteSessionParams) (acp.DeleteSessionResult, error) {
 	if !a.canLoad() {
-		return acp.EmptyResult{}, a.errNoStore()
+		return acp.DeleteSessionResult{}, a.errNoStore()
 	}
 	stored, cwd := p.SessionID, ""
 	if s := a.lookup(p.SessionID); s != nil {
 		stored, cwd = s.storedID(), s.cwd
 		a.closeSession(p.SessionID)
 		if stored == "" {
-			return acp.EmptyResult{}, nil // never stored
+			return acp.DeleteSessionResult{}, nil // never stored
 		}
 	}
 	f, err := a.find(stored, cwd)
 	var e *acp.Error
 	if errors.As(err, &e) && e.Code == acp.CodeResourceNotFound {
-		return acp.EmptyResult{}, nil
+		return acp.DeleteSessionResult{}, nil
 	}
 	if err != nil {
-		return acp.EmptyResult{}, err
+		return acp.DeleteSessionResult{}, err
 	}
 	a.stored.forget(f.Path)
 	if err := a.keeper.Remove(a.cfg.Store, f); err != nil {
-		return acp.EmptyResult{}, acp.Errorf(acp.CodeInternalError, "deleting session %s: %v", p.SessionID, err)
+		return acp.DeleteSessionResult{}, acp.Errorf(acp.CodeInternalError, "deleting session %s: %v", p.SessionID, err)
 	}
-	return acp.EmptyResult{}, nil
+	return acp.DeleteSessionResult{}, nil
 }
 
 // lookForTitle reads, on a goroutine of its own, the title the CLI

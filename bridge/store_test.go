@@ -217,7 +217,7 @@ func TestLoadFaultyStore(t *testing.T) {
 		var caps acp.ClientCapabilities
 		apiError := acp.Update(acp.AgentMessageChunk{Content: text("API Error: 529 Overloaded.\n\n")})
 		if notices {
-			caps.Session = &acp.ClientSessionCapabilities{Notices: json.RawMessage("{}")}
+			caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
 			apiError = acp.Notice{Severity: acp.NoticeError, Title: "API Error: 529 Overloaded."}
 		}
 		t.Run(map[bool]string{true: "notices", false: "no notices"}[notices], func(t *testing.T) {
@@ -261,7 +261,7 @@ func TestLoadRefusals(t *testing.T) {
 		}
 		_, err = acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: faultyID, Cwd: faultyCwd})
 		code(t, "a load without a Store", err, acp.CodeMethodNotFound)
-		_, err = acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: faultyID})
+		_, err = acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: faultyID})
 		code(t, "a delete without a Store", err, acp.CodeMethodNotFound)
 	})
 	synctest.Test(t, func(t *testing.T) {
@@ -277,14 +277,14 @@ func TestLoadRefusals(t *testing.T) {
 			_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: id, Cwd: faultyCwd})
 			code(t, "loading "+id, err, acp.CodeInvalidParams)
 			if id != "" {
-				_, err = acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: id})
+				_, err = acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: id})
 				code(t, "deleting "+id, err, acp.CodeInvalidParams)
 			}
 		}
 		const other = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
 		_, err = acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: other, Cwd: faultyCwd})
 		code(t, "loading a session not stored", err, acp.CodeResourceNotFound)
-		if _, err := acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: other}); err != nil {
+		if _, err := acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: other}); err != nil {
 			t.Errorf("deleting a session not stored: %v, want success", err)
 		}
 		if len(store.MapFS) != 1 {
@@ -413,7 +413,7 @@ func TestDelete(t *testing.T) {
 		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: id, Cwd: "/tmp/cc-store/subagent/work"})
 		must(t, err)
 		p := e.process()
-		if _, err := acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: id}); err != nil {
+		if _, err := acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: id}); err != nil {
 			t.Fatal(err)
 		}
 		if !p.exited() {
@@ -432,7 +432,7 @@ func TestDelete(t *testing.T) {
 		}
 		_, err = acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: id, Prompt: []acp.ContentBlock{text("x")}})
 		code(t, "a prompt to the deleted session", err, acp.CodeResourceNotFound)
-		if _, err := acp.SessionDelete.Call(bg, e.client, acp.SessionParams{SessionID: id}); err != nil {
+		if _, err := acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: id}); err != nil {
 			t.Errorf("deleting it again: %v, want success", err)
 		}
 	})

@@ -65,7 +65,7 @@ func TestDepartureWebSocket(t *testing.T) {
 		}
 		for _, m := range []string{
 			`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
-			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`,
+			`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`,
 		} {
 			ws.Write(t.Context(), websocket.MessageText, []byte(m))
 			ws.Read(t.Context())
@@ -187,7 +187,7 @@ func TestOutputStall(t *testing.T) {
 			defer ws.CloseNow()
 			for _, m := range []string{
 				`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`,
-				`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`,
+				`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`,
 			} {
 				ws.Write(t.Context(), websocket.MessageText, []byte(m))
 				ws.Read(t.Context())

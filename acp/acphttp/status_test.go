@@ -250,17 +250,17 @@ func TestWebSocketFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`))
+		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		if _, err := read(t, ws); websocket.CloseStatus(err) != websocket.StatusProtocolError {
 			t.Errorf("session/new first: %v, want close 1002", err)
 		}
 	})
 	t.Run("binary, malformed, initialize again", func(t *testing.T) {
 		ws := initialize(t)
-		ws.Write(t.Context(), websocket.MessageBinary, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`))
+		ws.Write(t.Context(), websocket.MessageBinary, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":`))
 		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`))
-		ws.Write(t.Context(), websocket.MessageText, []byte("{\"jsonrpc\":\"2.0\",\n\"id\":3,\n\"method\":\"session/new\",\"params\":{\"cwd\":\"/\"}}"))
+		ws.Write(t.Context(), websocket.MessageText, []byte("{\"jsonrpc\":\"2.0\",\n\"id\":3,\n\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}"))
 		var got []string
 		for range 4 {
 			m, err := read(t, ws)
@@ -283,7 +283,7 @@ func TestWebSocketFaults(t *testing.T) {
 	})
 	t.Run("another connection's session", func(t *testing.T) {
 		a, b := initialize(t), initialize(t)
-		a.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`))
+		a.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		m, _ := read(t, a)
 		var ns struct {
 			Result acp.NewSessionResult `json:"result"`
@@ -311,7 +311,7 @@ func TestWebSocketFaults(t *testing.T) {
 		}
 		// Other connections go on.
 		other := initialize(t)
-		other.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/"}}`))
+		other.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		if m, err := read(t, other); err != nil || !strings.Contains(m, "sessionId") {
 			t.Errorf("another connection: %s %v", m, err)
 		}

@@ -399,7 +399,7 @@ func TestCommandLine(t *testing.T) {
 	defer cancel()
 	lib, docs := t.TempDir(), t.TempDir()
 	s, err := acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: e.cwd, AdditionalDirectories: []string{lib, docs}, MCPServers: []acp.MCPServer{
-		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.NameValue{}},
+		acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{}},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -376,7 +376,7 @@ func (e *editor) initialize(c capabilities) acp.InitializeResult {
 	e.t.Helper()
 	var caps acp.ClientCapabilities
 	if c.notices {
-		caps.Session = &acp.ClientSessionCapabilities{Notices: json.RawMessage(`true`)}
+		caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
 	}
 	if c.goose {
 		caps.Meta = json.RawMessage(`{"goose":{"customNotifications":true}}`)
@@ -465,7 +465,7 @@ func (e *editor) setOption(sid, option, value string) {
 func (e *editor) closeSession(sid string) {
 	ctx, cancel := bounded()
 	defer cancel()
-	acp.SessionClose.Call(ctx, e.conn, acp.SessionParams{SessionID: sid})
+	acp.SessionClose.Call(ctx, e.conn, acp.CloseSessionParams{SessionID: sid})
 }
 
 // prompt sends a one-block prompt and returns the result, or the error
@@ -498,7 +498,7 @@ func (e *editor) cancel(sid string) {
 	e.t.Helper()
 	ctx, cancel := bounded()
 	defer cancel()
-	if err := acp.SessionCancel.Notify(ctx, e.conn, acp.SessionParams{SessionID: sid}); err != nil {
+	if err := acp.SessionCancel.Notify(ctx, e.conn, acp.CancelParams{SessionID: sid}); err != nil {
 		e.t.Fatalf("session/cancel: %v", err)
 	}
 	e.mu.Lock()

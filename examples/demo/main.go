@@ -107,7 +107,7 @@ func run(out io.Writer) error {
 
 // play is the editor: it opens a session and sends the prompts.
 func play(ctx context.Context, conn *acp.Conn, v *view, project string) error {
-	caps := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: []byte(`true`)}}
+	caps := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
 	if _, err := acp.Initialize.Call(ctx, conn, acp.InitializeParams{
 		ProtocolVersion:    acp.ProtocolVersion,
 		ClientCapabilities: caps,

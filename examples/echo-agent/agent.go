@@ -113,15 +113,15 @@ func (a *agent) newSession(context.Context, *acp.Conn, acp.NewSessionParams) (ac
 
 // setModel is the legacy session/set_model: the model the session reports
 // in its usage updates from now on.
-func (a *agent) setModel(_ context.Context, _ *acp.Conn, p acp.SetSessionModelParams) (acp.EmptyResult, error) {
+func (a *agent) setModel(_ context.Context, _ *acp.Conn, p acp.SetSessionModelParams) (acp.SetSessionModelResult, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, err := a.session(p.SessionID)
 	if err != nil {
-		return acp.EmptyResult{}, err
+		return acp.SetSessionModelResult{}, err
 	}
 	s.model = p.ModelID
-	return acp.EmptyResult{}, nil
+	return acp.SetSessionModelResult{}, nil
 }
 
 // session returns the session named id, or the -32002 error to reply with.
@@ -263,7 +263,7 @@ func (a *agent) endRun(s *session, r *run) {
 // cancel handles the session/cancel notification: the session's running
 // prompt, if any, stops and answers "cancelled". It runs on the Conn's
 // reading goroutine, so it only flags the run and returns at once.
-func (a *agent) cancel(_ context.Context, _ *acp.Conn, p acp.SessionParams) {
+func (a *agent) cancel(_ context.Context, _ *acp.Conn, p acp.CancelParams) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s, ok := a.sessions[p.SessionID]
@@ -292,7 +292,9 @@ type steerRequest struct {
 func (p *steerRequest) UnmarshalJSON(data []byte) error {
 	// The session id is decoded on its own: a steer without a valid
 	// expectedRunId fails to decode as goose.SteerParams.
-	sp, err := acp.DecodeParams[acp.SessionParams](data)
+	sp, err := acp.DecodeParams[struct {
+		SessionID string `json:"sessionId" acp:"required"`
+	}](data)
 	if err != nil {
 		return err
 	}

@@ -115,7 +115,7 @@ func TestUsageAccumulatesAndNamesTheModel(t *testing.T) {
 		c.initialize(true)
 		sid := c.newSession()
 		c.prompt(sid, "a b c")
-		call[acp.EmptyResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: sid, ModelID: "echo-2"})
+		call[acp.SetSessionModelResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: sid, ModelID: "echo-2"})
 		c.prompt(sid, "d e")
 		var got []string
 		for _, l := range lines(c.rec.take(sid)) {
@@ -363,14 +363,18 @@ func TestErrors(t *testing.T) {
 	}
 }
 
+// TestNewSessionWithoutMCPServers checks session/new's mcpServers as the
+// schema reads it: null is none, and absent is refused, as the member is
+// required.
 func TestNewSessionWithoutMCPServers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		c := pair(t, 0)
-		for _, params := range []string{`{"cwd":"/"}`, `{"cwd":"/","mcpServers":[]}`, `{"cwd":"/","mcpServers":null}`} {
+		for _, params := range []string{`{"cwd":"/","mcpServers":[]}`, `{"cwd":"/","mcpServers":null}`} {
 			got := call[acp.NewSessionResult](c, acp.SessionNew.Name, json.RawMessage(params))
 			if got.SessionID == "" {
 				t.Errorf("%s: no session id", params)
 			}
 		}
+		wantError(t, callErr(c, acp.SessionNew.Name, json.RawMessage(`{"cwd":"/"}`)), acp.CodeInvalidParams, `{"field":"mcpServers"}`)
 	})
 }

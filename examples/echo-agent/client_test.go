@@ -202,7 +202,7 @@ func (c *client) prompt(session, text string) acp.StopReason {
 
 func (c *client) cancel(session string) {
 	c.t.Helper()
-	if err := acp.SessionCancel.Notify(c.t.Context(), c.conn, acp.SessionParams{SessionID: session}); err != nil {
+	if err := acp.SessionCancel.Notify(c.t.Context(), c.conn, acp.CancelParams{SessionID: session}); err != nil {
 		c.t.Fatal(err)
 	}
 }

@@ -26,7 +26,7 @@
 //
 //	$ go run ./examples/echo-agent -delay 300ms
 //	{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}
-//	{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp"}}
+//	{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}
 //	{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hello there"}]}}
 //
 // main.go holds the process plumbing, with stdin_linux.go and

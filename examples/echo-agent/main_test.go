@@ -221,7 +221,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	// session/set_model changes the model the usage updates name.
-	call[acp.EmptyResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: s1, ModelID: "echo-2"})
+	call[acp.SetSessionModelResult](c, acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: s1, ModelID: "echo-2"})
 	c.prompt(s1, "hi")
 	evs := c.rec.take(s1)
 	if diff := cmp.Diff([]string{"goose used=10 in=5 out=5 echo-2", "usage used=2 size=128000"}, lines(evs[len(evs)-2:])); diff != "" {
@@ -412,11 +412,11 @@ func (r *rawAgent) recv() reply {
 	}
 }
 
-const probe = `{"jsonrpc":"2.0","id":"probe","method":"session/new","params":{"cwd":"/"}}`
+const probe = `{"jsonrpc":"2.0","id":"probe","method":"session/new","params":{"cwd":"/","mcpServers":[]}}`
 
 func TestMalformedLines(t *testing.T) {
 	r := startRaw(t, "-max-line", "4096")
-	long := `{"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":"/` + strings.Repeat("a", 5000) + `"}}`
+	long := `{"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":"/` + strings.Repeat("a", 5000) + `","mcpServers":[]}}`
 	for _, tc := range []struct {
 		name string
 		line string
@@ -484,7 +484,7 @@ func TestIDsEchoedExactly(t *testing.T) {
 
 func TestStdinEOFMidPrompt(t *testing.T) {
 	r := startRaw(t, "-delay", "1h")
-	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/"}}`)
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
 	r.recv()
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
 	line, err := r.out.ReadBytes('\n') // the run starts
@@ -562,7 +562,7 @@ func TestSignal(t *testing.T) {
 
 func TestCancelRequest(t *testing.T) {
 	r := startRaw(t, "-delay", "1h")
-	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/"}}`)
+	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
 	r.recv()
 	r.send(`{"jsonrpc":"2.0","id":"p","method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
 	r.send(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"p"}}`)

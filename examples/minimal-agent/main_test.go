@@ -55,7 +55,7 @@ func TestMinimalAgent(t *testing.T) {
 		}
 	}
 	exchange(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`, 1)
-	exchange(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp"}}`, 1)
+	exchange(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/tmp","mcpServers":[]}}`, 1)
 	exchange(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hello"}]}}`, 2)
 	exchange(`{"jsonrpc":"2.0","id":3,"method":"session/load","params":{}}`, 1)
 	stdin.Close()
@@ -64,7 +64,7 @@ func TestMinimalAgent(t *testing.T) {
 	}
 
 	want := []string{
-		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false}},"authMethods":[]}}`,
+		`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{"loadSession":false,"promptCapabilities":{"image":false,"audio":false,"embeddedContext":false},"mcpCapabilities":{"http":false,"sse":false}},"authMethods":[]}}`,
 		`{"jsonrpc":"2.0","id":1,"result":{"sessionId":"sess-1"}}`,
 		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"}}}}`,
 		`{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}`,

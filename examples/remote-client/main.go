@@ -106,7 +106,7 @@ func run(url, tokenFile, transport, cwd, text string) error {
 	}
 	// An interrupt cancels the turn: the agent answers "cancelled".
 	stopCancel := context.AfterFunc(ctx, func() {
-		acp.SessionCancel.Notify(context.Background(), conn, acp.SessionParams{SessionID: s.SessionID})
+		acp.SessionCancel.Notify(context.Background(), conn, acp.CancelParams{SessionID: s.SessionID})
 	})
 	defer stopCancel()
 	r, err := acp.SessionPrompt.Call(context.WithoutCancel(ctx), conn, acp.PromptParams{SessionID: s.SessionID, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}})

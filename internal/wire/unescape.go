@@ -1,4 +1,4 @@
-package acp
+package wire
 
 import (
 	"bytes"
@@ -7,13 +7,13 @@ import (
 	"unicode/utf8"
 )
 
-// unescape returns the content of a JSON string, without its quotes,
+// Unescape returns the content of a JSON string, without its quotes,
 // unescaped as encoding/json unescapes it: a lone or malformed surrogate
 // escape becomes U+FFFD. content must come from a line that jsonscan
 // validated (escapes well formed, no control character, valid UTF-8), as
 // every member the decoders read does. It replaces a call to
 // json.Unmarshal, whose cost dominated decoding a prompt with code in it.
-func unescape(content []byte) string {
+func Unescape(content []byte) string {
 	k := bytes.IndexByte(content, '\\')
 	if k < 0 {
 		return string(content)

@@ -1,4 +1,4 @@
-package acp
+package wire
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"github.com/acpkit/acpkit/internal/jsonscan"
 )
 
-// FuzzUnescape checks unescape against encoding/json on every valid JSON
+// FuzzUnescape checks Unescape against encoding/json on every valid JSON
 // string.
 func FuzzUnescape(f *testing.F) {
 	for _, s := range []string{
@@ -25,8 +25,8 @@ func FuzzUnescape(f *testing.F) {
 		if err := json.Unmarshal(quoted, &want); err != nil {
 			t.Fatalf("%q: %v", quoted, err)
 		}
-		if got := unescape(quoted[1 : len(quoted)-1]); got != want {
-			t.Fatalf("unescape(%q) = %q, want %q", quoted, got, want)
+		if got := Unescape(quoted[1 : len(quoted)-1]); got != want {
+			t.Fatalf("Unescape(%q) = %q, want %q", quoted, got, want)
 		}
 	})
 }
