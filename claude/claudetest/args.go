@@ -13,6 +13,7 @@ type invocation struct {
 	inputFormat  string
 	resume       string
 	hasResume    bool
+	sessionID    string // --session-id
 	transcript   string
 	prompt       []string
 	unknown      []string
@@ -115,6 +116,8 @@ func (inv *invocation) set(name, value string) {
 		inv.inputFormat = value
 	case "--resume", "-r":
 		inv.resume, inv.hasResume = value, true
+	case "--session-id":
+		inv.sessionID = value
 	case "-transcript", "--transcript":
 		inv.transcript = value
 	case "--max-turns":

@@ -54,4 +54,11 @@
 // Because the fake waits at every recorded client line, a transcript
 // scripts the pauses: the interrupt transcript stops mid-stream until the
 // client sends its interrupt.
+//
+// The fake names its session by the id it was given (--session-id or
+// --resume), as the real CLI does, in place of the recorded run's. With a
+// Store in its [Env], it also keeps the session on disk as Claude Code
+// 2.1.328 does (the format of package claude's "Stored sessions"), so
+// that a program that reads the CLI's store, to list or replay its
+// sessions, can be tested against the fake too.
 package claudetest

@@ -66,6 +66,18 @@ type Env struct {
 	// Sleep waits for d, returning early with ctx's error if ctx ends
 	// first. Nil skips the waits.
 	Sleep func(ctx context.Context, d time.Duration) error
+	// Store, when not nil, makes the fake keep the sessions it plays in
+	// streaming-input mode as Claude Code keeps its own: it appends each
+	// session's entries to the file of [claude.SessionFile](Dir, id), a
+	// name in the CLI's projects folder, which Store opens for appending,
+	// creating the file and its folder. Nil keeps nothing.
+	Store func(name string) (io.WriteCloser, error)
+	// Dir is the directory the fake runs in, which the entries it stores
+	// name as their cwd.
+	Dir string
+	// Now returns the time the stored entries are stamped with; nil
+	// stamps them with the transcript's times, from 2026-12-01T20:50Z.
+	Now func() time.Time
 }
 
 // Run behaves like `claude -p --output-format stream-json --verbose`, with
@@ -103,18 +115,22 @@ type Env struct {
 // stops Run while it waits for input should close the writing end of the
 // pipe it passed as Stdin.
 func Run(ctx context.Context, env Env) int {
-	r := runner{fakecli.Runner{
-		Ctx:      ctx,
-		Env:      fakecli.Env(env),
+	r := runner{Runner: fakecli.Runner{
+		Ctx: ctx,
+		Env: fakecli.Env{
+			Args: env.Args, Stdin: env.Stdin, Stdout: env.Stdout, Stderr: env.Stderr,
+			Open: env.Open, Getenv: env.Getenv, Sleep: env.Sleep,
+		},
 		Name:     "fakeclaude",
 		StopCode: fakecli.StopCode(func(s Stopped) int { return s.Code }),
 		Exts:     []string{".jsonl", ".ndjson"},
-	}}
+	}, env: env}
 	return r.run()
 }
 
 type runner struct {
 	fakecli.Runner
+	env Env
 }
 
 func (r *runner) run() int {

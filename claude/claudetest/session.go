@@ -2,11 +2,14 @@ package claudetest
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/members"
+	"github.com/tidwall/gjson"
 )
 
 // maxInputLine bounds a line the client writes to the fake in
@@ -43,7 +46,23 @@ func (r *runner) session(inv invocation) int {
 	done := make(chan struct{})
 	defer close(done)
 	p := player{runner: r, name: name, delay: delay, stdin: r.readLines(done), ids: map[string]string{}, used: map[string]bool{}}
+	// The CLI names its session by the id it was given, which the
+	// transcript's lines name by the recorded run's.
+	p.recorded, p.id = recordedSessionID(records), cmp.Or(inv.sessionID, inv.resume)
+	p.store = newStoreWriter(r.env, cmp.Or(p.id, p.recorded))
+	defer p.store.close()
 	return p.play(records)
+}
+
+// recordedSessionID returns the session id the transcript's first CLI
+// line names; "" when none does.
+func recordedSessionID(records []Record) string {
+	for _, rec := range records {
+		if id := members.Get(gjson.Parse(rec.Line), "session_id"); rec.Dir == DirOut && id.Type == gjson.String && id.Str != "" {
+			return id.Str
+		}
+	}
+	return ""
 }
 
 // readLines reads the client's lines in a goroutine, since a Read cannot be
@@ -87,6 +106,9 @@ type player struct {
 	stdin <-chan input
 	ids   map[string]string // the transcript's request ids -> the client's
 	used  map[string]bool   // request ids the client has used
+
+	recorded, id string // the transcript's session id, and the run's ("" for the same)
+	store        *storeWriter
 }
 
 func (p *player) play(records []Record) int {
@@ -100,12 +122,20 @@ func (p *player) play(records []Record) int {
 					line = rewriteAnswer(line, id)
 				}
 			}
+			if p.id != "" && p.recorded != "" {
+				line = bytes.ReplaceAll(line, []byte(p.recorded), []byte(p.id))
+			}
 			if err := p.Emit(append(line, '\n'), p.delay); err != nil {
 				return p.Exit(err)
 			}
+			p.store.out(line, rec.T)
 		case DirIn:
-			if c, ok := p.expect(i, rec); !ok {
+			line, c, ok := p.expect(i, rec)
+			if !ok {
 				return c
+			}
+			if Kind(line) == "user" {
+				p.store.user(line, rec.T)
 			}
 		case DirStdinClosed:
 			in, c, ok := p.next()
@@ -137,23 +167,23 @@ func (p *player) next() (in input, code int, ok bool) {
 // expect reads the client's next line and checks it against record i,
 // loosely: the same kind (see [Kind]), a fresh request id for a request,
 // and the right id in an answer to the CLI's request.
-func (p *player) expect(i int, rec Record) (code int, ok bool) {
+func (p *player) expect(i int, rec Record) (line []byte, code int, ok bool) {
 	in, code, ok := p.next()
 	if !ok {
-		return code, false
+		return nil, code, false
 	}
 	want := Kind([]byte(rec.Line))
 	if in.err != nil {
-		return p.unexpected(i, want, in), false
+		return nil, p.unexpected(i, want, in), false
 	}
 	got := Kind(in.line)
 	if got == "" {
 		// The real CLI dies on such a line.
 		p.Errorf("fakeclaude: %s: record %d: stdin line is not a JSON object (%d bytes); the real CLI exits here", p.name, i+1, len(in.line))
-		return ExitError, false
+		return nil, ExitError, false
 	}
 	if got != want {
-		return p.unexpected(i, want, in), false
+		return nil, p.unexpected(i, want, in), false
 	}
 	wantReq, wantAnswer := requestIDs([]byte(rec.Line))
 	gotReq, gotAnswer := requestIDs(in.line)
@@ -161,15 +191,15 @@ func (p *player) expect(i int, rec Record) (code int, ok bool) {
 	case wantReq != "":
 		if gotReq == "" || p.used[gotReq] {
 			p.Errorf("fakeclaude: %s: record %d: control request without a fresh request_id: %s", p.name, i+1, clip(in.line))
-			return ExitError, false
+			return nil, ExitError, false
 		}
 		p.used[gotReq] = true
 		p.ids[wantReq] = gotReq
 	case wantAnswer != "" && gotAnswer != wantAnswer:
 		p.Errorf("fakeclaude: %s: record %d: the answer is for request %q, want %q: %s", p.name, i+1, gotAnswer, wantAnswer, clip(in.line))
-		return ExitError, false
+		return nil, ExitError, false
 	}
-	return 0, true
+	return in.line, 0, true
 }
 
 // unexpected reports input the transcript did not expect, and returns the

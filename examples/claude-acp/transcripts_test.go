@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -91,7 +92,17 @@ func replay(t *testing.T, run transcriptRun) {
 
 	opts := claude.Options{Model: "claude-sonnet-4-5"}
 	if run.resume {
-		opts.Resume = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
+		// The session the transcript's lines name, which the fake names
+		// by the one it resumes.
+		for _, rec := range records {
+			var line struct {
+				SessionID string `json:"session_id"`
+			}
+			if json.Unmarshal([]byte(rec.Line), &line); rec.Dir == claudetest.DirOut && line.SessionID != "" {
+				opts.Resume = line.SessionID
+				break
+			}
+		}
 	}
 	cmd := exec.Command(fakeclaudeBin, claude.SessionCommandLine(opts)...)
 	cmd.Env = append(os.Environ(), claudetest.EnvTranscript+"="+run.path)

@@ -15,7 +15,10 @@
 // two-direction transcript of the streaming-input mode instead, such as
 // claude/testdata/control/interrupt.ndjson: it answers what the client
 // writes on stdin with the recorded output, and exits 1 with a message on
-// stderr when the client writes what the transcript does not expect.
+// stderr when the client writes what the transcript does not expect. With
+// CLAUDE_CONFIG_DIR set, it keeps the session there as Claude Code does,
+// in projects/<folder of the cwd>/<session id>.jsonl; it touches no
+// ~/.claude of its own.
 //
 //	FAKECLAUDE_TRANSCRIPT=claude/testdata/control/two-turns.ndjson \
 //		fakeclaude --output-format stream-json --verbose --input-format stream-json
@@ -23,9 +26,11 @@ package main
 
 import (
 	"context"
+	"io"
 	"io/fs"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -57,7 +62,7 @@ func run() int {
 		}
 	}()
 
-	return claudetest.Run(ctx, claudetest.Env{
+	env := claudetest.Env{
 		Args:   os.Args[1:],
 		Stdin:  os.Stdin,
 		Stdout: os.Stdout,
@@ -65,7 +70,25 @@ func run() int {
 		Open:   func(name string) (fs.File, error) { return os.Open(name) },
 		Getenv: os.Getenv,
 		Sleep:  sleep,
-	})
+		Now:    time.Now,
+	}
+	env.Dir, _ = os.Getwd()
+	if dir := os.Getenv("CLAUDE_CONFIG_DIR"); dir != "" {
+		env.Store = appender(filepath.Join(dir, "projects"))
+	}
+	return claudetest.Run(ctx, env)
+}
+
+// appender returns a function that opens a file of the folder dir for
+// appending, creating it and its folder.
+func appender(dir string) func(name string) (io.WriteCloser, error) {
+	return func(name string) (io.WriteCloser, error) {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, err
+		}
+		return os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	}
 }
 
 // sleep waits for d or until ctx ends.
