@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -270,9 +271,20 @@ func startBareEditor(t testing.TB, claudePath, transcript string, args ...string
 	return newEditor(t, true, claudePath, transcript, args...)
 }
 
+// newEditorIn is startEditor for a user whose home folder is home, where
+// the CLIs keep their sessions.
+func newEditorIn(t testing.TB, home, claudePath, transcript string, args ...string) *editor {
+	t.Helper()
+	return newEditorAt(t, false, startAgentIn(t, home, claudePath, transcript, args...))
+}
+
 func newEditor(t testing.TB, bare bool, claudePath, transcript string, args ...string) *editor {
 	t.Helper()
-	p := startAgent(t, claudePath, transcript, args...)
+	return newEditorAt(t, bare, startAgent(t, claudePath, transcript, args...))
+}
+
+func newEditorAt(t testing.TB, bare bool, p *agentProc) *editor {
+	t.Helper()
 	e := &editor{
 		t: t, p: p,
 		chunks:    make(chan struct{}, 1000),
@@ -434,16 +446,64 @@ func (e *editor) copyStore(src, dst string) {
 	}
 }
 
-// load calls session/load; the golden file shows the answer.
-func (e *editor) load(id string) {
+// load calls session/load in the editor's directory; the golden file
+// shows the answer.
+func (e *editor) load(id string) { e.loadIn(id, e.cwd) }
+
+// loadIn calls session/load in the directory cwd.
+func (e *editor) loadIn(id, cwd string) {
 	ctx, cancel := bounded()
 	defer cancel()
-	acp.SessionLoad.Call(ctx, e.conn, acp.LoadSessionParams{SessionID: id, Cwd: e.cwd, MCPServers: []acp.MCPServer{}})
+	acp.SessionLoad.Call(ctx, e.conn, acp.LoadSessionParams{SessionID: id, Cwd: cwd, MCPServers: []acp.MCPServer{}})
 	e.mu.Lock()
 	if e.first == "" {
 		e.first = id
 	}
 	e.mu.Unlock()
+}
+
+// known names a session another agent opened, as the golden files show
+// it: <session-N>, in the order the editor learns of them.
+func (e *editor) known(id string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.sessionIDs = append(e.sessionIDs, id)
+	if e.first == "" {
+		e.first = id
+	}
+}
+
+// waitFor waits until claude-acp has sent an update of the kind, failing
+// the test after waitLimit.
+func (e *editor) waitFor(kind string) {
+	e.t.Helper()
+	for deadline := time.Now().Add(waitLimit); !strings.Contains(e.wire.String(), `"sessionUpdate":"`+kind+`"`); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			e.t.Fatalf("no %s within %v", kind, waitLimit)
+		}
+	}
+}
+
+// list calls session/list, failing the test when it fails.
+func (e *editor) list(cwd, cursor string) acp.ListSessionsResult {
+	e.t.Helper()
+	ctx, cancel := bounded()
+	defer cancel()
+	res, err := acp.SessionList.Call(ctx, e.conn, acp.ListSessionsParams{Cwd: cwd, Cursor: cursor})
+	if err != nil {
+		e.t.Fatalf("session/list: %v", err)
+	}
+	return res
+}
+
+// quit ends the agent's input, as an editor that closes does, and waits
+// for the agent to exit.
+func (e *editor) quit() {
+	e.t.Helper()
+	e.p.stdin.Close()
+	if err := e.p.wait(); err != nil {
+		e.t.Errorf("claude-acp exit: %v; want status 0", err)
+	}
 }
 
 // setMode calls session/set_mode; the golden file shows the answer.
@@ -541,9 +601,10 @@ type entry struct {
 }
 
 // transcript renders what claude-acp wrote as the golden files hold it:
-// one entry per line, in order (but no $/cancel_request), with the values that change from run to
-// run (session ids, the temporary directories) replaced by names.
-func (e *editor) transcript() []byte {
+// one entry per line, in order (but no $/cancel_request, and no answer to
+// the methods leftOut), with the values that change from run to run
+// (session ids, the temporary directories) replaced by names.
+func (e *editor) transcript(leftOut ...string) []byte {
 	e.t.Helper()
 	methods := map[string]string{} // the editor's request ids -> methods
 	for line := range bytes.Lines(e.sent.Bytes()) {
@@ -608,6 +669,9 @@ func (e *editor) transcript() []byte {
 			method := methods[string(m.ID)]
 			if method == "" {
 				method = "unknown id " + string(m.ID)
+			}
+			if slices.Contains(leftOut, method) {
+				continue
 			}
 			entries = append(entries, entry{Response: method, Result: m.Result, Error: m.Error})
 		}
