@@ -22,6 +22,7 @@ type claudeCLI struct{}
 var claudeInfo = CLIInfo{
 	Name:    "Claude Code",
 	Program: "claude",
+	Tested:  claude.TestedVersion,
 	Modes: []acp.SessionMode{
 		{ID: "default", Name: "Default", Description: "Ask before each tool that needs permission"},
 		{ID: "acceptEdits", Name: "Accept Edits", Description: "Edit files without asking"},

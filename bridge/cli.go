@@ -31,6 +31,9 @@ type CLIInfo struct {
 	Name string
 	// Program is the CLI's program name, as found in PATH: "claude".
 	Program string
+	// Tested is the release of the CLI the bridge was tested with
+	// ("2.1.328"); "" when unknown.
+	Tested string
 	// Modes are the modes a session can be in, the default first.
 	Modes []acp.SessionMode
 	// Bypass is the id of the mode, among Modes, that runs every tool

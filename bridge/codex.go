@@ -23,6 +23,7 @@ type codexCLI struct{}
 var codexInfo = CLIInfo{
 	Name:    "Codex",
 	Program: "codex",
+	Tested:  codex.TestedVersion,
 	Modes: []acp.SessionMode{
 		{ID: string(codex.SandboxReadOnly), Name: "Read Only", Description: "Commands may read files but not change them"},
 		{ID: string(codex.SandboxWorkspaceWrite), Name: "Workspace Write", Description: "Commands may change files in the workspace"},

@@ -21,6 +21,7 @@ type geminiCLI struct{}
 var geminiInfo = CLIInfo{
 	Name:    "Gemini CLI",
 	Program: "gemini",
+	Tested:  gemini.TestedVersion,
 	Modes: []acp.SessionMode{
 		{ID: "default", Name: "Default", Description: "Refuse the tools that would need approval"},
 		{ID: "auto_edit", Name: "Auto Edit", Description: "Edit files without approval"},

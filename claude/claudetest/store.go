@@ -26,9 +26,6 @@ import (
 // operations, an attachment, the last prompt. A subagent's lines, which
 // the CLI keeps in files of their own, are not kept.
 
-// version is the CLI release whose files the fake writes.
-const version = "2.1.328"
-
 // storeWriter writes one run's entries.
 type storeWriter struct {
 	open    func() (io.WriteCloser, error) // the session's file, for appending
@@ -128,7 +125,7 @@ func chain(parent string) json.RawMessage {
 // the members every entry ends with.
 func (s *storeWriter) entry(head []any, ts string, after ...any) {
 	m := append(append(head, "timestamp", ts), after...)
-	s.write(append(m, "userType", "external", "entrypoint", "sdk-cli", "cwd", s.cwd, "sessionId", s.id, "version", version, "gitBranch", "HEAD")...)
+	s.write(append(m, "userType", "external", "entrypoint", "sdk-cli", "cwd", s.cwd, "sessionId", s.id, "version", claude.TestedVersion, "gitBranch", "HEAD")...)
 }
 
 // user keeps a user line the client wrote at t: a prompt.
