@@ -10,6 +10,7 @@
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
 //		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS']
 //		[-listen ADDR [-token-file F]] [-- CLI ARGS]
+//	claude-acp -version
 //
 // With -listen it serves editors remotely at http://ADDR/acp instead of
 // on stdio (see remote.go).
@@ -27,9 +28,11 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -54,7 +57,12 @@ func main() {
 	verbose := flag.Bool("v", false, "log debug messages")
 	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
 	tokenFile := flag.String("token-file", "", "with -listen, require \"Authorization: Bearer\" and this `file`'s contents")
+	showVersion := flag.Bool("version", false, "print claude-acp's version and the CLI releases it was tested with, and exit")
 	flag.Parse()
+	if *showVersion {
+		fmt.Print(versions())
+		return
+	}
 
 	level := slog.LevelInfo
 	if *verbose {
@@ -128,4 +136,21 @@ func serve(agent *bridge.Agent, log *slog.Logger) int {
 		return 1
 	}
 	return 0
+}
+
+// versions says which claude-acp this is, as the go command built it (a
+// release's tag for go install …@vX, else a pseudo-version or "(devel)"),
+// and which release of each CLI it was tested with.
+func versions() string {
+	v := "(unknown)"
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		v = bi.Main.Version
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "claude-acp %s\ntested with:\n", v)
+	for _, cli := range []bridge.CLI{bridge.Claude, bridge.Codex, bridge.Gemini} {
+		info := cli.Info()
+		fmt.Fprintf(&b, "  %s %s (-cli %s)\n", info.Name, info.Tested, info.Program)
+	}
+	return b.String()
 }

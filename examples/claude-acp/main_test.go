@@ -6,8 +6,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/codex"
+	"github.com/acpkit/acpkit/gemini"
 )
 
 // The binaries TestMain builds: claude-acp, and examples/fakeclaude, the
@@ -69,4 +74,19 @@ func build(bin, dir string) error {
 		return fmt.Errorf("building %s: %v\n%s", dir, err, out)
 	}
 	return nil
+}
+
+// TestVersion checks that -version names claude-acp's version and the
+// release of each CLI it was tested with, and exits 0 without starting
+// anything.
+func TestVersion(t *testing.T) {
+	out, err := exec.Command(agentBin, "-version", "-claude", "/nonexistent").Output()
+	if err != nil {
+		t.Fatalf("claude-acp -version: %v", err)
+	}
+	for _, want := range []string{"claude-acp ", "Claude Code " + claude.TestedVersion, "Codex " + codex.TestedVersion, "Gemini CLI " + gemini.TestedVersion} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("claude-acp -version printed %q, want %q in it", out, want)
+		}
+	}
 }
