@@ -13,7 +13,13 @@
 //	claude-acp -version
 //
 // With -listen it serves editors remotely at http://ADDR/acp instead of
-// on stdio (see remote.go).
+// on stdio (see remote.go). -version prints its version and the release
+// of each CLI it was tested with.
+//
+// The editor's session list shows the sessions the CLI keeps on disk for
+// the user running claude-acp ($CLAUDE_CONFIG_DIR or ~/.claude for Claude
+// Code, $CODEX_HOME or ~/.codex for Codex, ~/.gemini for Gemini CLI), and
+// session/load shows their conversation again.
 //
 // Arguments after "--" are added to every CLI command line. -wrap runs each
 // CLI through a launcher such as an OS sandbox: its words come first, with
