@@ -475,9 +475,22 @@ func (e *editor) known(id string) {
 
 // waitFor waits until claude-acp has sent an update of the kind, failing
 // the test after waitLimit.
-func (e *editor) waitFor(kind string) {
+func (e *editor) waitFor(kind string) { e.waitForSession("", kind) }
+
+// waitForSession waits until claude-acp has sent an update of the kind
+// for session sid ("" for any).
+func (e *editor) waitForSession(sid, kind string) {
 	e.t.Helper()
-	for deadline := time.Now().Add(waitLimit); !strings.Contains(e.wire.String(), `"sessionUpdate":"`+kind+`"`); time.Sleep(10 * time.Millisecond) {
+	want := `"sessionUpdate":"` + kind + `"`
+	sent := func() bool {
+		for line := range bytes.Lines(e.wire.Bytes()) {
+			if bytes.Contains(line, []byte(want)) && bytes.Contains(line, []byte(`"sessionId":"`+sid)) {
+				return true
+			}
+		}
+		return false
+	}
+	for deadline := time.Now().Add(waitLimit); !sent(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("no %s within %v", kind, waitLimit)
 		}

@@ -74,7 +74,9 @@ type direct struct {
 func startDirect(tb testing.TB, transcript string) *direct {
 	tb.Helper()
 	cmd := exec.Command(fakeclaudeBin, claude.SessionCommandLine(claude.Options{IncludePartialMessages: true})...)
-	cmd.Env = append(os.Environ(), claudetest.EnvTranscript+"="+transcript, "GORACE=atexit_sleep_ms=0")
+	// The fake keeps its session on disk, as it does under claude-acp.
+	cmd.Env = append(os.Environ(), claudetest.EnvTranscript+"="+transcript, "CLAUDE_CONFIG_DIR="+tb.TempDir(), "GORACE=atexit_sleep_ms=0")
+	cmd.Dir = tb.TempDir()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		tb.Fatal(err)
@@ -201,4 +203,63 @@ func BenchmarkTurn(b *testing.B) {
 		}
 		b.ReportMetric(float64(b.N*perTurn)/b.Elapsed().Seconds(), "events/s")
 	})
+}
+
+// BenchmarkFirstPrompt measures a session's first prompt against a later
+// one, through claude-acp with fakeclaude (no delay). Each iteration opens
+// a session and waits until its commands have come (the CLI, started with
+// the session, is ready, as an editor shows when a person starts typing);
+// a pause as long as a person's between two prompts comes before each
+// prompt. "first-ms" and "later-ms" are the medians of the times from
+// prompt to answer, "first/later" their ratio. With "cli-keeps-store" the
+// fake keeps its session on disk, creating its file at the first prompt
+// as Claude Code does; with "no-store" it keeps nothing, which leaves
+// claude-acp's own share of the difference. "immediate-ms" is the
+// median of a first prompt sent at once after session/new.
+//
+//	go test ./examples/claude-acp -run '^$' -bench BenchmarkFirstPrompt -benchtime 20x
+func BenchmarkFirstPrompt(b *testing.B) {
+	const pause = 20 * time.Millisecond
+	path, _ := turnsTranscript(b, 2, 4)
+	noStore := filepath.Join(b.TempDir(), "claude")
+	if err := os.WriteFile(noStore, []byte("#!/bin/sh\nunset CLAUDE_CONFIG_DIR\nexec '"+fakeclaudeBin+"' \"$@\"\n"), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	for _, cli := range []struct{ name, path string }{{"cli-keeps-store", fakeclaudeBin}, {"no-store", noStore}} {
+		b.Run(cli.name, func(b *testing.B) {
+			e := startEditor(b, cli.path, path)
+			e.initialize(capabilities{notices: true})
+			prompt := func(sid string) time.Duration {
+				time.Sleep(pause)
+				start := time.Now()
+				res, err := e.prompt(sid, "hi")
+				if err != nil || res.StopReason != acp.StopReasonEndTurn {
+					b.Fatalf("prompt: %+v, %v; want end_turn", res, err)
+				}
+				return time.Since(start)
+			}
+			var first, later, immediate []time.Duration
+			for b.Loop() {
+				sid := e.newSession()
+				e.waitForSession(sid, "available_commands_update")
+				first = append(first, prompt(sid))
+				later = append(later, prompt(sid))
+				// A prompt sent as soon as session/new is answered pays
+				// what is left of the CLI's start, as every first prompt
+				// did when the CLI started with it.
+				sid = e.newSession()
+				start := time.Now()
+				if _, err := e.prompt(sid, "hi"); err != nil {
+					b.Fatal(err)
+				}
+				immediate = append(immediate, time.Since(start))
+			}
+			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+			f, l := median(first), median(later)
+			b.ReportMetric(ms(f), "first-ms")
+			b.ReportMetric(ms(l), "later-ms")
+			b.ReportMetric(float64(f)/float64(l), "first/later")
+			b.ReportMetric(ms(median(immediate)), "immediate-ms")
+		})
+	}
 }
