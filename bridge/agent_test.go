@@ -20,7 +20,6 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/gemini/geminitest"
-	"github.com/google/go-cmp/cmp"
 )
 
 // These tests run each CLI's fake in-process as the bridge.Process the
@@ -296,21 +295,7 @@ func (tt scenario) play(t *testing.T) {
 	for _, a := range args {
 		rec.add("args " + strings.Join(a, " "))
 	}
-	got := strings.Join(rec.lines, "\n") + "\n"
-	golden := filepath.Join("testdata", "agent", tt.name+".golden")
-	if *update {
-		os.MkdirAll(filepath.Dir(golden), 0o755)
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if diff := cmp.Diff(string(want), got); diff != "" {
-		t.Errorf("editor saw (-want +got):\n%s", diff)
-	}
+	checkGolden(t, filepath.Join("testdata", "agent", tt.name+".golden"), strings.Join(rec.lines, "\n")+"\n")
 }
 
 // result records a prompt's response.

@@ -20,11 +20,17 @@ import (
 
 // StoreDir is $CLAUDE_CONFIG_DIR/projects, or ~/.claude/projects.
 func (claudeCLI) StoreDir(home string, getenv func(string) string) string {
-	dir := getenv("CLAUDE_CONFIG_DIR")
+	return homeStore(home, getenv, "CLAUDE_CONFIG_DIR", ".claude", "projects")
+}
+
+// homeStore is the folder sub of the CLI's folder: the one the
+// environment variable env names, else def in home.
+func homeStore(home string, getenv func(string) string, env, def, sub string) string {
+	dir := getenv(env)
 	if dir == "" {
-		dir = filepath.Join(home, ".claude")
+		dir = filepath.Join(home, def)
 	}
-	return filepath.Join(dir, "projects")
+	return filepath.Join(dir, sub)
 }
 
 func (claudeCLI) ValidID(id string) bool { return claude.ValidSessionID(id) }
@@ -173,15 +179,9 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	tr := &ClaudeTranslator{Notices: true, Location: c.tr.Location, Zones: c.tr.Zones}
 	now := c.cfg.Now()
 	var updates []acp.Update
-	for e, err := range claude.Interleave(claude.ReadEntries(main), subagents...) {
-		var le *claude.LineError
-		switch {
-		case errors.As(err, &le):
-			c.cfg.Logger.Warn("a stored line skipped", "file", f.Path, "error", err)
-			continue
-		case err != nil:
-			return err
-		case e.Internal || e.Meta || e.Interrupt:
+	entries := claude.Interleave(claude.ReadEntries(main), subagents...)
+	for e := range readable[claude.Entry, *claude.LineError](entries, c.cfg.Logger, f.Path, &err) {
+		if e.Internal || e.Meta || e.Interrupt {
 			continue
 		}
 		if e.Prompt != nil && !e.Sidechain {
@@ -193,7 +193,7 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 			h.Notify(updates...)
 		}
 	}
-	return nil
+	return err
 }
 
 // subagents opens the files of the session's subagents, and returns

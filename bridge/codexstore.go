@@ -1,12 +1,10 @@
 package bridge
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"iter"
 	"path"
-	"path/filepath"
 	"time"
 
 	"github.com/acpkit/acpkit/codex"
@@ -18,11 +16,7 @@ import (
 
 // StoreDir is $CODEX_HOME/sessions, or ~/.codex/sessions.
 func (codexCLI) StoreDir(home string, getenv func(string) string) string {
-	dir := getenv("CODEX_HOME")
-	if dir == "" {
-		dir = filepath.Join(home, ".codex")
-	}
-	return filepath.Join(dir, "sessions")
+	return homeStore(home, getenv, "CODEX_HOME", ".codex", "sessions")
 }
 
 func (codexCLI) ValidID(id string) bool { return codex.ValidSessionID(id) }
@@ -113,15 +107,8 @@ func (c *codexConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	defer file.Close()
 	defer func(n notices) { c.notices = n }(c.notices)
 	c.notices = true
-	for e, err := range codex.ReadEntries(file) {
-		var le *codex.LineError
-		switch {
-		case errors.As(err, &le):
-			c.cfg.Logger.Warn("a stored line skipped", "file", f.Path, "error", err)
-			continue
-		case err != nil:
-			return err
-		case e.Internal || e.Interrupt:
+	for e := range readable[codex.Entry, *codex.LineError](codex.ReadEntries(file), c.cfg.Logger, f.Path, &err) {
+		if e.Internal || e.Interrupt {
 			continue
 		}
 		if e.Prompt != nil {
@@ -136,7 +123,7 @@ func (c *codexConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 			h.Notify(c.updates...)
 		}
 	}
-	return nil
+	return err
 }
 
 // codexStart returns the item event that the live stream printed when

@@ -1,7 +1,6 @@
 package bridge
 
 import (
-	"errors"
 	"io"
 	"io/fs"
 	"iter"
@@ -159,16 +158,11 @@ func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	}
 	defer file.Close()
 	var conv gemini.Conversation
-	for e, err := range gemini.ReadEntries(file) {
-		var le *gemini.LineError
-		switch {
-		case errors.As(err, &le):
-			g.cfg.Logger.Warn("a stored line skipped", "file", f.Path, "error", err)
-			continue
-		case err != nil:
-			return err
-		}
+	for e := range readable[gemini.Entry, *gemini.LineError](gemini.ReadEntries(file), g.cfg.Logger, f.Path, &err) {
 		conv.Apply(e)
+	}
+	if err != nil {
+		return err
 	}
 	defer func(n notices) { g.notices, g.streamed = n, false }(g.notices)
 	g.notices = true

@@ -2,7 +2,10 @@ package bridge
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"iter"
+	"log/slog"
 	"strconv"
 	"strings"
 
@@ -41,6 +44,27 @@ func (h *replayHost) Notify(updates ...acp.Update) {
 		out = append(out, u)
 	}
 	h.host.Notify(out...)
+}
+
+// readable yields the entries a CLI package's reader reads from the
+// stored file at path, logging and skipping the lines it cannot read (its
+// line error, LE), and stopping at an error of the file itself, which it
+// leaves in *err.
+func readable[E any, LE error](entries iter.Seq2[E, error], log *slog.Logger, path string, err *error) iter.Seq[E] {
+	return func(yield func(E) bool) {
+		for e, lineErr := range entries {
+			var le LE
+			switch {
+			case errors.As(lineErr, &le):
+				log.Warn("a stored line skipped", "file", path, "error", lineErr)
+			case lineErr != nil:
+				*err = lineErr
+				return
+			case !yield(e):
+				return
+			}
+		}
+	}
 }
 
 // The bridge writes a prompt's resources into the CLI's text, which is

@@ -100,10 +100,10 @@ func (e *env) updatesJSON() string {
 	return b.String()
 }
 
-// checkGolden compares got with testdata/store/NAME.golden.
-func checkGolden(t *testing.T, name, got string) {
+// checkGolden compares got with the golden file at path, or rewrites the
+// file with -update.
+func checkGolden(t *testing.T, golden, got string) {
 	t.Helper()
-	golden := filepath.Join("testdata", "store", name+".golden")
 	if *update {
 		os.MkdirAll(filepath.Dir(golden), 0o755)
 		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
@@ -161,7 +161,7 @@ func TestLoad(t *testing.T) {
 					t.Fatal(err)
 				}
 				synctest.Wait()
-				checkGolden(t, tt.name, e.updatesJSON())
+				checkGolden(t, filepath.Join("testdata", "store", tt.name+".golden"), e.updatesJSON())
 			})
 		})
 	}
