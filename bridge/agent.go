@@ -328,10 +328,10 @@ func cleanDirs(cwd string, dirs []string) []string {
 	return out
 }
 
+// session returns the session open with the id, or the error of a
+// request for one that is not.
 func (a *Agent) session(id string) (*session, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if s := a.sessions[id]; s != nil {
+	if s := a.lookup(id); s != nil {
 		return s, nil
 	}
 	return nil, acp.Errorf(acp.CodeResourceNotFound, "no session %s", id)

@@ -9,6 +9,7 @@ import (
 	"io"
 	"io/fs"
 	"iter"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,6 +147,9 @@ func (l listed) before(m listed) int {
 // have none yet, a page at a time. It reads the list facts of the files
 // of the page only, and of each file only once until it changes.
 func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsParams) (acp.ListSessionsResult, error) {
+	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
+		return acp.ListSessionsResult{}, acp.Errorf(acp.CodeInvalidParams, "cwd %q is not an absolute path", p.Cwd)
+	}
 	var after *listed
 	if p.Cursor != "" {
 		c, err := decodeCursor(p.Cursor)

@@ -373,6 +373,8 @@ func TestList(t *testing.T) {
 		}
 		_, err = acp.SessionList.Call(bg, e.client, acp.ListSessionsParams{Cursor: "not a cursor"})
 		code(t, "an invalid cursor", err, acp.CodeInvalidParams)
+		_, err = acp.SessionList.Call(bg, e.client, acp.ListSessionsParams{Cwd: "work"})
+		code(t, "a relative cwd", err, acp.CodeInvalidParams)
 
 		// A session opened here is listed first, before its CLI writes
 		// its file, with its first prompt as its title once it has one;
