@@ -256,15 +256,16 @@ func TestFaultyStore(t *testing.T) {
 }
 
 // TestWarmStart checks that the CLI of a new session starts at once: its
-// commands and the model option reach the editor before any prompt, and
-// the CLI got nothing but its initialize.
+// commands and the model option reach the editor before any prompt, the
+// CLI got nothing but its initialize, and -idle stops it all the same.
 func TestWarmStart(t *testing.T) {
 	t.Parallel()
 	claudePath, stdinLog := teeClaude(t, false)
-	e := startEditor(t, claudePath, filepath.Join("testdata", "text.ndjson"))
+	e := startEditor(t, claudePath, filepath.Join("testdata", "text.ndjson"), "-idle", "200ms")
 	e.initialize(capabilities{notices: true})
 	e.newSession()
 	e.waitFor("available_commands_update")
+	e.p.waitCLIsGone(t)
 	e.quit()
 	var kinds []string
 	for _, u := range e.sessionUpdates("") {
