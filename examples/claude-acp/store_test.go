@@ -60,7 +60,7 @@ func TestReplayEqualsLive(t *testing.T) {
 			sid := live.first
 			e.known(sid)
 			e.load(sid)
-			e.waitFor("available_commands_update") // from the CLI started for it
+			e.waitFor("config_option_update") // the last update the CLI started for it brings
 			e.quit()
 			got := conversation(e.sessionUpdates(""))
 			if diff := cmp.Diff(want, got); diff != "" {
@@ -130,7 +130,7 @@ func TestLoadAfterRestart(t *testing.T) {
 			e.cwd = s.Cwd
 			e.loadIn(s.SessionID, s.Cwd)
 			if tt.cli == "claude" {
-				e.waitFor("available_commands_update") // from the CLI started for it
+				e.waitFor("config_option_update") // the last update the CLI started for it brings
 			}
 			e.quit()
 			// What the list shows changes from run to run; the load does not.
@@ -250,7 +250,7 @@ func TestFaultyStore(t *testing.T) {
 		e.load(bad)
 	}
 	e.load(id)
-	e.waitFor("available_commands_update")
+	e.waitFor("config_option_update") // the last update the CLI started for it brings
 	e.quit()
 	checkGolden(t, filepath.Join("testdata", "load-faulty.golden"), e.transcript())
 }
@@ -264,7 +264,7 @@ func TestWarmStart(t *testing.T) {
 	e := startEditor(t, claudePath, filepath.Join("testdata", "text.ndjson"), "-idle", "200ms")
 	e.initialize(capabilities{notices: true})
 	e.newSession()
-	e.waitFor("available_commands_update")
+	e.waitFor("config_option_update") // the last update the CLI started for it brings
 	e.p.waitCLIsGone(t)
 	e.quit()
 	var kinds []string
