@@ -39,20 +39,36 @@ func scenarioNamed(t *testing.T, name string) scenario {
 // which keeps each as the CLI does, then loads each in a new claude-acp:
 // the updates replayed are the ones the live turns sent, once deltas are
 // merged into whole messages and the permission questions left out, and
-// the prompts the editor sent are replayed as the person's messages. The
-// golden files hold every line the second agent wrote.
+// the prompts the editor sent are replayed as the person's messages. A
+// turn that failed shows its error again as the live turn did: as a
+// notice, or, to a client without notices, which saw it as the prompt's
+// error, as agent text. The golden files hold every line the second
+// agent wrote.
 func TestReplayEqualsLive(t *testing.T) {
-	for _, name := range []string{"two-turns", "image", "thinking", "partial", "partial-tool", "tools", "tools-plan", "permission-allow", "permission-deny", "cancel", "max-turns"} {
+	for _, tt := range []struct {
+		scenario  string
+		noNotices bool // the client declares no notices
+	}{
+		{scenario: "two-turns"}, {scenario: "image"}, {scenario: "thinking"}, {scenario: "partial"},
+		{scenario: "partial-tool"}, {scenario: "tools"}, {scenario: "tools-plan"},
+		{scenario: "permission-allow"}, {scenario: "permission-deny"}, {scenario: "cancel"},
+		{scenario: "max-turns"}, {scenario: "api-error"}, {scenario: "api-error", noNotices: true},
+	} {
+		name := tt.scenario
+		if tt.noNotices {
+			name += "-no-notices"
+		}
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			sc := scenarioNamed(t, name)
+			sc := scenarioNamed(t, tt.scenario)
+			sc.caps.notices = sc.caps.notices && !tt.noNotices
 			home := t.TempDir()
 			transcript := filepath.Join("testdata", sc.transcript)
 			live := newEditorIn(t, home, fakeclaudeBin, transcript)
 			live.initialize(sc.caps)
 			sc.play(live)
 			live.quit()
-			want := live.live()
+			want := live.live(sc.caps.notices)
 
 			e := newEditorIn(t, home, fakeclaudeBin, transcript)
 			e.cwd = live.cwd
@@ -291,12 +307,17 @@ func ids(res acp.ListSessionsResult) []string {
 
 // conversation returns what of updates makes the conversation an editor
 // shows: the messages, each merged into one, the tool calls and plans,
-// the notices; not the session's state (its commands, options, mode,
-// usage, title).
+// the notices of errors and warnings; not the session's state (its
+// commands, options, mode, usage, title), nor the information notices of
+// the CLI's retries, which it reports as it waits and does not keep.
 func conversation(updates []map[string]any) []map[string]any {
 	var out []map[string]any
 	for _, u := range updates {
 		switch kind := u["sessionUpdate"]; kind {
+		case "notice":
+			if u["severity"] != "info" {
+				out = append(out, u)
+			}
 		case "user_message_chunk", "agent_message_chunk", "agent_thought_chunk":
 			text, isText := u["content"].(map[string]any)["text"].(string)
 			if n := len(out); isText && n > 0 && out[n-1]["sessionUpdate"] == kind {
@@ -306,7 +327,7 @@ func conversation(updates []map[string]any) []map[string]any {
 				}
 			}
 			out = append(out, u)
-		case "tool_call", "tool_call_update", "plan", "notice":
+		case "tool_call", "tool_call_update", "plan":
 			out = append(out, u)
 		}
 	}
@@ -334,8 +355,10 @@ func (e *editor) sessionUpdates(sid string) []map[string]any {
 
 // live returns the conversation the editor saw live: each prompt it sent,
 // as the user_message_chunk updates that show it, then the updates of its
-// turn, up to its answer.
-func (e *editor) live() []map[string]any {
+// turn, up to its answer. For a client without notices (notices false),
+// a prompt's error, which the answer alone showed, is agent text: its
+// message as a paragraph of its own.
+func (e *editor) live(notices bool) []map[string]any {
 	var prompts [][]map[string]any
 	methods := map[string]string{}
 	for line := range bytes.Lines(e.sent.Bytes()) {
@@ -372,12 +395,22 @@ func (e *editor) live() []map[string]any {
 			Params struct {
 				Update map[string]any `json:"update"`
 			} `json:"params"`
+			Error *struct {
+				Message string `json:"message"`
+			} `json:"error"`
 		}
 		switch {
 		case json.Unmarshal(line, &m) != nil:
 		case m.Method == acp.SessionUpdate.Name:
 			out = append(out, m.Params.Update)
 		case m.Method == "" && methods[string(m.ID)] == acp.SessionPrompt.Name:
+			if m.Error != nil && !notices {
+				text := m.Error.Message + "\n\n"
+				if n := len(out); n > 0 && out[n-1]["sessionUpdate"] == "agent_message_chunk" {
+					text = "\n\n" + text
+				}
+				out = append(out, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}})
+			}
 			next() // a turn ended: the next prompt's come next
 		}
 	}
