@@ -248,22 +248,38 @@ func TestLoadFaultyStore(t *testing.T) {
 }
 
 // session/load and session/delete refuse what they cannot serve: no
-// Store, an id that is not the CLI's (a path, say), a session the Store
-// does not have; and without a Store, neither is advertised.
+// Store, a CLI that keeps no sessions the Agent can read, an id that is
+// not the CLI's (a path, say), a session the Store does not have; and
+// without a Store or such a CLI, neither is advertised.
 func TestLoadRefusals(t *testing.T) {
-	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
-		defer e.close()
-		res, err := acp.Initialize.Call(bg, e.client, acp.InitializeParams{ProtocolVersion: 1})
-		must(t, err)
-		if res.AgentCapabilities.LoadSession || res.AgentCapabilities.SupportsSessionDelete() {
-			t.Error("an Agent without a Store advertises session/load or session/delete")
-		}
-		_, err = acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: faultyID, Cwd: faultyCwd})
-		code(t, "a load without a Store", err, acp.CodeMethodNotFound)
-		_, err = acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: faultyID})
-		code(t, "a delete without a Store", err, acp.CodeMethodNotFound)
-	})
+	for _, tt := range []struct {
+		name string
+		cfg  bridge.Config
+	}{
+		{"no Store", bridge.Config{}},
+		{"a CLI that is no Keeper", bridge.Config{CLI: lineCLI{}, Store: faultyStore()}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, tt.cfg, acp.ClientCapabilities{})
+				defer e.close()
+				res, err := acp.Initialize.Call(bg, e.client, acp.InitializeParams{ProtocolVersion: 1})
+				must(t, err)
+				if res.AgentCapabilities.LoadSession || res.AgentCapabilities.SupportsSessionDelete() {
+					t.Error("session/load or session/delete is advertised")
+				}
+				_, err = acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: faultyID, Cwd: faultyCwd})
+				code(t, "a load", err, acp.CodeMethodNotFound)
+				_, err = acp.SessionDelete.Call(bg, e.client, acp.DeleteSessionParams{SessionID: faultyID})
+				code(t, "a delete", err, acp.CodeMethodNotFound)
+				list, err := acp.SessionList.Call(bg, e.client, acp.ListSessionsParams{})
+				must(t, err)
+				if len(list.Sessions) != 0 {
+					t.Errorf("session/list shows %+v, want none: no session is open", list.Sessions)
+				}
+			})
+		})
+	}
 	synctest.Test(t, func(t *testing.T) {
 		store := faultyStore()
 		e := newEnv(t, bridge.Config{Store: store}, acp.ClientCapabilities{})
