@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"io/fs"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -166,4 +167,43 @@ func checkConversation(t *testing.T, c *Conversation) {
 			seen[key] = true
 		}
 	}
+}
+
+// FuzzReadProjects checks that ReadProjects reads what encoding/json
+// reads of projects.json, and keeps only the projects whose name makes
+// a chats folder inside the CLI's folder.
+func FuzzReadProjects(f *testing.F) {
+	for _, s := range []string{
+		`{"projects":{"/tmp/gm-store/plain/work":"work"}}`,
+		`{"projects":{"/w/a":"a","/w/b":"../etc","/w/c":"c-1","/w/d":"","/w/e":"x/y","/w/f":"..","/w/g":"*"}}`,
+		`{"projects":{"/a":"a","/a":"b"},"other":[1]}`,
+		`{"projects":null}`, `{"projects":{"/a":1}}`, `null`, `[]`, `"x"`, ``, `{"projects":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := ReadProjects(bytes.NewReader(data))
+		var want struct {
+			Projects map[string]string `json:"projects"`
+		}
+		if jerr := json.Unmarshal(data, &want); (err != nil) != (jerr != nil) {
+			t.Fatalf("ReadProjects: %v; encoding/json: %v", err, jerr)
+		}
+		for cwd, name := range got {
+			if want.Projects[cwd] != name {
+				t.Fatalf("project of %q is %q; encoding/json reads %q", cwd, name, want.Projects[cwd])
+			}
+			dir, err := ChatsDir(name)
+			if err != nil || !fs.ValidPath(dir) || strings.Count(dir, "/") != 2 || !strings.HasPrefix(dir, "tmp/") {
+				t.Fatalf("project %q: chats folder %q, %v; want tmp/<name>/chats", name, dir, err)
+			}
+		}
+		for cwd, name := range want.Projects {
+			if _, ok := got[cwd]; !ok {
+				if _, err := ChatsDir(name); err == nil {
+					t.Fatalf("project %q of %q left out", name, cwd)
+				}
+			}
+		}
+	})
 }
