@@ -174,3 +174,33 @@ func TestReadEntriesAgreesWithParseLine(t *testing.T) {
 		}
 	}
 }
+
+// FuzzReadSubagentMeta checks that ReadSubagentMeta reads a JSON object
+// as encoding/json does, keeps it whole, and refuses anything else.
+func FuzzReadSubagentMeta(f *testing.F) {
+	for _, s := range []string{
+		`{"agentType":"general-purpose","isBuiltIn":true,"description":"Check the shell","toolUseId":"toolu_01tAj9vCJitiNj9ZdeGHDOMP","spawnDepth":1,"finished":true}`,
+		` {"toolUseId":"t","toolUseId":"u"} `, `{"toolUseId":1}`, `{}`, `null`, `[]`, `"x"`, ``, `{"agentType":`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, err := ReadSubagentMeta(bytes.NewReader(data))
+		var want struct {
+			AgentType   string `json:"agentType"`
+			Description string `json:"description"`
+			ToolUseID   string `json:"toolUseId"`
+		}
+		trimmed := bytes.TrimSpace(data)
+		object := len(trimmed) > 0 && trimmed[0] == '{' && json.Unmarshal(data, &want) == nil
+		if (err == nil) != object {
+			t.Fatalf("ReadSubagentMeta: %v; a JSON object encoding/json reads: %v", err, object)
+		}
+		if err != nil {
+			return
+		}
+		if m.AgentType != want.AgentType || m.Description != want.Description || m.ToolUseID != want.ToolUseID || !bytes.Equal(m.Raw, data) {
+			t.Fatalf("ReadSubagentMeta: %+v; encoding/json reads %+v", m, want)
+		}
+	})
+}
