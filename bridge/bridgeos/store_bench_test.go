@@ -51,13 +51,31 @@ func (c captured) read(tb testing.TB) []byte {
 // benchID is the id of the i-th session of a written store.
 func benchID(i int) string { return fmt.Sprintf("%08x-702e-48b0-8ecb-5f54d4bff9a2", i) }
 
+// conversationOnly returns the lines of a session file that hold the
+// conversation (the person's, the model's and the CLI's messages),
+// without the CLI's bookkeeping lines.
+func conversationOnly(data []byte) []byte {
+	var out []byte
+	for line := range bytes.Lines(data) {
+		var l struct{ Type string }
+		if json.Unmarshal(line, &l) == nil && (l.Type == "user" || l.Type == "assistant" || l.Type == "system") {
+			out = append(out, line...)
+		}
+	}
+	return out
+}
+
 // writeStore writes n copies of the captured session, of about size
 // bytes each (its turns repeated, or cut at a line), into a projects
-// folder: in 20 project folders, one modification time apart each.
-func writeStore(tb testing.TB, c captured, n, size int) string {
+// folder: in 20 project folders, one modification time apart each. keep,
+// when not nil, chooses the lines of the session kept.
+func writeStore(tb testing.TB, c captured, keep func([]byte) []byte, n, size int) string {
 	tb.Helper()
 	dir := tb.TempDir()
 	data := c.read(tb)
+	if keep != nil {
+		data = keep(data)
+	}
 	for len(data) < size { // more turns of the same conversation
 		data = append(data, data...)
 	}
@@ -140,7 +158,7 @@ func newEditor(tb testing.TB, store bridge.Store) *editor {
 //	go test ./bridge/bridgeos -run '^$' -bench BenchmarkList -benchtime 10x
 func BenchmarkList(b *testing.B) {
 	for _, n := range []int{1000, 10000} {
-		dir := writeStore(b, plain, n, 100<<10)
+		dir := writeStore(b, plain, nil, n, 100<<10)
 		store := &countingStore{Store: bridgeos.Store(dir)}
 		for _, cwd := range []string{"", "/home/dev/project07"} {
 			scope := map[bool]string{true: "all", false: "one-cwd"}[cwd == ""]
@@ -177,44 +195,85 @@ func BenchmarkList(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad replays a 20 MB session through session/load (the
-// captured tools session, a prompt, text, and Write, Read, Edit and Bash
-// calls with their results, repeated: 75 turns), and reports the bytes of file replayed
-// per second and the peak of the heap the replay used, above the heap
-// before it.
+// BenchmarkLoad replays a 20 MB session through session/load, and
+// reports the bytes of file replayed per second, the peak of the heap the
+// replay used above the heap before it, and the largest read of the file
+// (a whole-file read would be 20 MB). The session is the captured tools
+// session (a prompt, text, and Write, Read, Edit and Bash calls with
+// their results) repeated: "as-stored" with every line the CLI wrote,
+// most of them its bookkeeping (75 turns); "conversation-only" with the
+// conversation's lines alone, the most a replay has to translate per
+// byte (1,700 turns).
 //
 //	go test ./bridge/bridgeos -run '^$' -bench BenchmarkLoad -benchtime 5x
 func BenchmarkLoad(b *testing.B) {
 	const size = 20 << 20
-	dir := writeStore(b, tools, 1, size)
-	store := bridgeos.Store(dir)
-	id := benchID(0)
-	fi, err := os.Stat(filepath.Join(dir, "-home-dev-project00", id+".jsonl"))
+	for _, v := range []struct {
+		name string
+		keep func([]byte) []byte
+	}{{"as-stored", nil}, {"conversation-only", conversationOnly}} {
+		b.Run(v.name, func(b *testing.B) {
+			dir := writeStore(b, tools, v.keep, 1, size)
+			store := &readSizeStore{Store: bridgeos.Store(dir)}
+			id := benchID(0)
+			fi, err := os.Stat(filepath.Join(dir, "-home-dev-project00", id+".jsonl"))
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(fi.Size())
+			var peak uint64
+			var updates int64
+			for b.Loop() {
+				b.StopTimer()
+				e := newEditor(b, store)
+				runtime.GC()
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
+				stop := watchHeap(&peak, before.HeapAlloc)
+				b.StartTimer()
+				_, err := acp.SessionLoad.Call(context.Background(), e.client, acp.LoadSessionParams{SessionID: id, Cwd: "/home/dev/project00"})
+				b.StopTimer()
+				stop()
+				if updates = e.updates.Load(); err != nil || updates == 0 {
+					b.Fatalf("session/load: %d updates, %v", updates, err)
+				}
+				e.close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+			b.ReportMetric(float64(store.largest.Load())/(1<<10), "largest-read-KB")
+			b.ReportMetric(float64(updates), "updates")
+		})
+	}
+}
+
+// readSizeStore records the largest read of a file opened in a Store.
+type readSizeStore struct {
+	bridge.Store
+	largest atomic.Int64
+}
+
+func (s *readSizeStore) Open(name string) (fs.File, error) {
+	f, err := s.Store.Open(name)
 	if err != nil {
-		b.Fatal(err)
+		return nil, err
 	}
-	b.SetBytes(fi.Size())
-	var peak uint64
-	var updates int64
-	for b.Loop() {
-		b.StopTimer()
-		e := newEditor(b, store)
-		runtime.GC()
-		var before runtime.MemStats
-		runtime.ReadMemStats(&before)
-		stop := watchHeap(&peak, before.HeapAlloc)
-		b.StartTimer()
-		_, err := acp.SessionLoad.Call(context.Background(), e.client, acp.LoadSessionParams{SessionID: id, Cwd: "/home/dev/project00"})
-		b.StopTimer()
-		stop()
-		if updates = e.updates.Load(); err != nil || updates == 0 {
-			b.Fatalf("session/load: %d updates, %v", updates, err)
-		}
-		e.close()
-		b.StartTimer()
+	return &readSizeFile{File: f, largest: &s.largest}, nil
+}
+
+func (s *readSizeStore) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(s.Store, name) }
+func (s *readSizeStore) Stat(name string) (fs.FileInfo, error)      { return fs.Stat(s.Store, name) }
+
+type readSizeFile struct {
+	fs.File
+	largest *atomic.Int64
+}
+
+func (f *readSizeFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	for m := f.largest.Load(); int64(n) > m && !f.largest.CompareAndSwap(m, int64(n)); m = f.largest.Load() {
 	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
-	b.ReportMetric(float64(updates), "updates")
+	return n, err
 }
 
 // watchHeap records in *peak the most the heap held above base, sampled
