@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"testing/synctest"
@@ -245,6 +246,67 @@ func TestLoadFaultyStore(t *testing.T) {
 			})
 		})
 	}
+}
+
+// readSizes is a Store that records how its files are read.
+type readSizes struct {
+	memStore
+	mu             sync.Mutex
+	largest, total int
+}
+
+func (r *readSizes) Open(name string) (fs.File, error) {
+	f, err := r.memStore.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &readSizesFile{File: f, r: r}, nil
+}
+
+type readSizesFile struct {
+	fs.File
+	r *readSizes
+}
+
+func (f *readSizesFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.r.mu.Lock()
+	f.r.largest, f.r.total = max(f.r.largest, len(p)), f.r.total+n
+	f.r.mu.Unlock()
+	return n, err
+}
+
+// session/load streams the stored file: it reads it once, a buffer of a
+// few lines at a time, never the whole file, and replays every turn.
+func TestLoadStreams(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const turns = 8000 // 8 MB
+		var b strings.Builder
+		for i := range turns {
+			b.WriteString(claudeSession(faultyID, faultyCwd, fmt.Sprintf("Task %d", i), epoch))
+		}
+		store := &readSizes{memStore: memStore{fstest.MapFS{}}}
+		store.add("-work/"+faultyID+".jsonl", b.String())
+		e := newEnv(t, bridge.Config{Store: store}, acp.ClientCapabilities{})
+		defer e.close()
+		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: faultyID, Cwd: faultyCwd})
+		must(t, err)
+		synctest.Wait()
+		prompts := 0
+		for _, k := range e.kinds() {
+			if k == "user_message_chunk" {
+				prompts++
+			}
+		}
+		if prompts != turns {
+			t.Errorf("the replay showed %d prompts, want %d", prompts, turns)
+		}
+		store.mu.Lock()
+		defer store.mu.Unlock()
+		if store.total != b.Len() || store.largest > 1<<20 {
+			t.Errorf("the replay read %d bytes of the %d, at most %d at once; want each once, at most 1 MB at once", store.total, b.Len(), store.largest)
+		}
+	})
 }
 
 // session/load and session/delete refuse what they cannot serve: no
