@@ -444,6 +444,20 @@ func initAnswer(id string) string {
 	return `{"type":"control_response","response":{"subtype":"success","request_id":"` + id + `","response":{"commands":[{"name":"init","description":"Set up CLAUDE.md","argumentHint":""}],"models":[{"value":"default","displayName":"Default"},{"value":"opus","displayName":"Opus"}]}}}`
 }
 
+// setMode sets the session's mode while its CLI p runs, p answering
+// the control request the Agent sends it, and returns the answer's
+// error.
+func (e *env) setMode(p *script, sid, mode string) error {
+	ch := make(chan error, 1)
+	go func() {
+		_, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: mode})
+		ch <- err
+	}()
+	synctest.Wait()
+	p.write(controlAnswer(p.requestID("set_permission_mode")))
+	return <-ch
+}
+
 func controlAnswer(id string) string {
 	return `{"type":"control_response","response":{"subtype":"success","request_id":"` + id + `","response":{}}}`
 }

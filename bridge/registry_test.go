@@ -77,14 +77,7 @@ func TestSessionRegistry(t *testing.T) {
 		}
 		// The session's CLI runs from its start, and takes the mode.
 		p := e.process()
-		mode := make(chan error, 1)
-		go func() {
-			_, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "plan"})
-			mode <- err
-		}()
-		synctest.Wait()
-		p.write(controlAnswer(p.requestID("set_permission_mode")))
-		must(t, <-mode)
+		must(t, e.setMode(p, sid, "plan"))
 
 		e.a.Close()
 		if _, err := acp.SessionResume.Call(bg, e.client, acp.ResumeSessionParams{SessionID: other, Cwd: "/else"}); err == nil || !strings.Contains(err.Error(), bridge.ErrClosed.Error()) {

@@ -729,14 +729,7 @@ func TestCancellingState(t *testing.T) {
 		e.cancel(sid)
 		synctest.Wait()
 		second := e.promptAsync(bg, sid, "two")
-		mode := make(chan error, 1)
-		go func() {
-			_, err := acp.SessionSetMode.Call(bg, e.client, acp.SetSessionModeParams{SessionID: sid, ModeID: "plan"})
-			mode <- err
-		}()
-		synctest.Wait()
-		p.write(controlAnswer(p.requestID("set_permission_mode")))
-		if err := <-mode; err != nil {
+		if err := e.setMode(p, sid, "plan"); err != nil {
 			t.Fatal(err)
 		}
 		closed := make(chan struct{})
