@@ -269,15 +269,21 @@ var authMethodTags = wire.NewTags("terminal")
 func (a *AuthMethod) decodeFields(f *wire.Fields) {
 	a.Type = f.OptTag("type", authMethodTags, wire.Optional)
 	f.Meta(&a.Meta)
-	f.String("id", &a.ID, wire.Required)
-	f.String("name", &a.Name, wire.Required)
-	f.String("description", &a.Description, wire.Lenient)
 	switch a.Type {
 	case "terminal":
+		f.String("id", &a.ID, wire.Required)
+		f.String("name", &a.Name, wire.Required)
+		f.String("description", &a.Description, wire.Lenient)
 		wire.Strings(f, "args", wire.Optional, &a.Args)
 		f.StringMap("env", &a.Env, wire.Optional)
 	case "", "agent":
+		f.String("id", &a.ID, wire.Required)
+		f.String("name", &a.Name, wire.Required)
+		f.String("description", &a.Description, wire.Lenient)
 	default:
+		f.String("id", &a.ID, wire.Lenient)
+		f.String("name", &a.Name, wire.Lenient)
+		f.String("description", &a.Description, wire.Lenient)
 		if f.Err() == nil {
 			a.Raw = f.Clone()
 		}
@@ -2716,15 +2722,18 @@ var planContentTags = wire.NewTags("items", "file", "markdown")
 func (p *PlanContent) decodeFields(f *wire.Fields) {
 	p.Type = f.Tag("type", planContentTags)
 	f.Meta(&p.Meta)
-	f.String("planId", &p.PlanID, wire.Required)
 	switch p.Type {
 	case "items":
+		f.String("planId", &p.PlanID, wire.Required)
 		wire.Objects(f, "entries", wire.Required|wire.Lenient|wire.SkipInvalid, &p.Entries, (*PlanEntry).decodeFields)
 	case "file":
+		f.String("planId", &p.PlanID, wire.Required)
 		f.String("uri", &p.URI, wire.Required)
 	case "markdown":
+		f.String("planId", &p.PlanID, wire.Required)
 		f.String("content", &p.Content, wire.Required)
 	default:
+		f.String("planId", &p.PlanID, wire.Lenient)
 		if f.Err() == nil {
 			p.Raw = f.Clone()
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -603,17 +604,31 @@ func (m *model) codecFlat(f *file, g *gtype) {
 	} else {
 		f.p("%s.%s = %s\n", r, g.tagField, conv(fmt.Sprintf("f.Tag(%q, %s)", g.tagKey, tagsVar)))
 	}
+	// The members every known shape has are read as their shapes say for
+	// those shapes only: a shape this package does not know is kept
+	// whole, whatever it lacks, and they are read from it as they can be.
+	var hoisted []*field
 	for _, fl := range g.fields {
+		if fl.hoisted {
+			hoisted = append(hoisted, fl)
+			continue
+		}
 		f.p("%s\n", m.decodeStmt(r, fl))
 	}
 	f.p("switch %s.%s {\n", r, g.tagField)
 	for _, v := range g.variants {
 		f.p("case %s:\n", cases(v))
-		for _, fl := range v.fields {
+		for _, fl := range append(slices.Clone(hoisted), v.fields...) {
 			f.p("%s\n", m.decodeStmt(r, fl))
 		}
 	}
-	f.p("default:\nif f.Err() == nil {\n%s.Raw = f.Clone()\n}\n}\n}\n\n", r)
+	f.p("default:\n")
+	for _, fl := range hoisted {
+		loose := *fl
+		loose.required, loose.lenient = false, true
+		f.p("%s\n", m.decodeStmt(r, &loose))
+	}
+	f.p("if f.Err() == nil {\n%s.Raw = f.Clone()\n}\n}\n}\n\n", r)
 	// appendFields.
 	f.p("func (%s %s) appendFields(e *wire.Encoder) {\n", r, g.name)
 	tagStmt := fmt.Sprintf("e.Key(%q)\ne.String(%s)", g.tagKey, conv2(g, r+"."+g.tagField))
