@@ -256,9 +256,9 @@ func (l Layer) CheckStability(t *testing.T) {
 }
 
 // CheckDocsSay checks that the doc comment of every exported declaration
-// of the package (types, functions, methods, and the groups of constants
-// and variables) says word, as an experimental package's say
-// "Experimental".
+// of the package (types, functions, and the groups of constants and
+// variables) says word, as an experimental package's say "Experimental".
+// A method belongs to its type, whose doc comment says it.
 func CheckDocsSay(t *testing.T, word string) {
 	docs := packageDocs(t)
 	for _, name := range slices.Sorted(maps.Keys(docs.all)) {
@@ -340,7 +340,7 @@ type docs struct {
 	fields     map[string]string // by "Type.Field"
 	values     map[string]string // by var name: the var's comment and its group's
 	valueNames map[string]string // the name of each method value, by Method.Key
-	all        map[string]string // every exported declaration's, by name ("Type.Method" for a method)
+	all        map[string]string // every exported declaration's but methods', by name
 }
 
 func packageDocs(t *testing.T) docs {
@@ -360,20 +360,10 @@ func packageDocs(t *testing.T) docs {
 			t.Fatal(err)
 		}
 		for _, decl := range f.Decls {
-			if fn, ok := decl.(*ast.FuncDecl); ok && fn.Name.IsExported() {
-				key := fn.Name.Name
-				if fn.Recv != nil {
-					recv := fn.Recv.List[0].Type
-					if star, ok := recv.(*ast.StarExpr); ok {
-						recv = star.X
-					}
-					id, ok := recv.(*ast.Ident)
-					if !ok || !id.IsExported() {
-						continue
-					}
-					key = id.Name + "." + key
+			if fn, ok := decl.(*ast.FuncDecl); ok {
+				if fn.Name.IsExported() && fn.Recv == nil {
+					d.all[fn.Name.Name] = fn.Doc.Text()
 				}
-				d.all[key] = fn.Doc.Text()
 				continue
 			}
 			g, ok := decl.(*ast.GenDecl)
@@ -636,8 +626,12 @@ func (l Layer) CheckRoundTrip(t *testing.T) {
 				t.Errorf("$ref to types the schema lacks: %v", d)
 			}
 			// Every member the schema reads leniently is probed, but those
-			// of any JSON value, of which none is invalid.
+			// of any JSON value, of which none is invalid, and those of
+			// the types reached only as an alternative to any value.
 			for name, def := range defs {
+				if checked.types[name] && !checked.probedTypes[name] {
+					continue
+				}
 				props, _ := def["properties"].(map[string]any)
 				for member, p := range props {
 					a := annotationsOf(nodeOf(p))
@@ -770,11 +764,16 @@ type instanceGen struct {
 	// nullKept and emptyKept are the members, as Type.member, whose null
 	// and [] must come back as they went (see Layer).
 	nullKept, emptyKept map[string]bool
+	// underAny counts the unions being expanded one of whose alternatives
+	// is any value, under which nothing is probed; probedTypes holds the
+	// types reached elsewhere, whose lenient members must be probed.
+	underAny    int
+	probedTypes map[string]bool
 }
 
 func newInstanceGen(defs map[string]jsonNode, nullKept, emptyKept map[string]bool) *instanceGen {
 	return &instanceGen{defs: defs, types: map[string]bool{}, members: map[string]bool{}, paths: map[string]string{}, probed: map[string]bool{},
-		nullKept: nullKept, emptyKept: emptyKept}
+		nullKept: nullKept, emptyKept: emptyKept, probedTypes: map[string]bool{}}
 }
 
 // alternatives resolves n, found in type owner, into its shapes. A type
@@ -911,11 +910,32 @@ func mergeShapes(x, y shape) (shape, bool) {
 
 // values returns the instances of node n, found in type owner, at path.
 func (g *instanceGen) values(n jsonNode, owner, path string) []instance {
+	shapes := g.alternatives(n, owner)
+	// A union one of whose alternatives is any value (an error's data)
+	// accepts whatever the others would refuse, and reads nothing of it
+	// as a default: its other alternatives give values, not probes.
+	anyOf := len(shapes) > 1 && slices.ContainsFunc(shapes, isAny)
+	var probed map[string]bool
+	if anyOf {
+		probed = maps.Clone(g.probed)
+		g.underAny++
+		defer func() { g.underAny--; g.probed = probed }()
+	}
 	var out []instance
-	for _, s := range g.alternatives(n, owner) {
-		out = append(out, g.shapeValues(s, owner, path)...)
+	for _, s := range shapes {
+		for _, v := range g.shapeValues(s, owner, path) {
+			if anyOf && (v.probe || v.err != "") {
+				continue
+			}
+			out = append(out, v)
+		}
 	}
 	return out
+}
+
+// isAny reports whether s allows any value.
+func isAny(s shape) bool {
+	return s.types == nil && !s.hasConst && s.props == nil && s.addl == nil && s.items == nil
 }
 
 // shapeValues returns the instances of shape s, the largest first: a
@@ -925,6 +945,11 @@ func (g *instanceGen) values(n jsonNode, owner, path string) []instance {
 func (g *instanceGen) shapeValues(s shape, owner, path string) []instance {
 	depth := len(g.stack)
 	g.stack = append(g.stack, s.refs...)
+	if g.underAny == 0 {
+		for _, r := range s.refs {
+			g.probedTypes[r] = true
+		}
+	}
 	defer func() { g.stack = g.stack[:depth] }()
 	if len(s.refs) > 0 {
 		owner = s.refs[len(s.refs)-1]
@@ -1036,6 +1061,10 @@ func (g *instanceGen) objectValues(s shape, path string) []instance {
 	in, want := map[string]any{}, map[string]any{}
 	put := func(in, want map[string]any, p schemaProp, v instance) {
 		in[p.name], want[p.name] = v.in, v.want
+		if s.catchAll {
+			want[p.name] = v.in // a variant kept whole, as received
+			return
+		}
 		def, hasDefault := p.schema["default"]
 		key := p.owner + "." + p.name
 		switch {
