@@ -132,6 +132,28 @@ func TestGenerateSmall(t *testing.T) {
 	}
 }
 
+// TestGenerateACPV2 checks that package acpv2's generated files are what
+// the generator writes from acp/acpv2/schema now.
+func TestGenerateACPV2(t *testing.T) {
+	dir := t.TempDir()
+	if err := run("../../acp/acpv2/schema", "../../acp/acpv2/schema/names.txt", "acpv2", dir, options{register: true, experimental: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range outputs {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("../../acp/acpv2", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("acp/acpv2/%s is stale: run go generate ./acp/...", name)
+		}
+	}
+}
+
 // v2Defs are the shapes ACP v2 adds to v1's: the members of an upsert,
 // which null clears, acp's own types, and a union variant that is a union
 // tagged again.
