@@ -1,0 +1,380 @@
+package acpv2_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/google/go-cmp/cmp"
+)
+
+// agents are a v1 and a v2 agent that record the initialize params they
+// get and say, in session/new's session id, which of them answered.
+type agents struct {
+	mu       sync.Mutex
+	v1Params []string // the params of each initialize the v1 agent got, re-encoded
+	v2Params []string
+	fail     int // how many initializes to fail before answering
+}
+
+func (a *agents) failing() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.fail > 0 {
+		a.fail--
+		return true
+	}
+	return false
+}
+
+func (a *agents) record(dst *[]string, p any) {
+	b, _ := json.Marshal(p)
+	a.mu.Lock()
+	*dst = append(*dst, string(b))
+	a.mu.Unlock()
+}
+
+func (a *agents) v1() acp.Methods {
+	var m acp.Methods
+	acp.Initialize.Handle(&m, func(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
+		a.record(&a.v1Params, p)
+		if a.failing() {
+			return acp.InitializeResult{}, errors.New("not now")
+		}
+		return acp.InitializeResult{ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion)}, nil
+	})
+	acp.SessionNew.Handle(&m, func(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
+		return acp.NewSessionResult{SessionID: "v1"}, nil
+	})
+	return m
+}
+
+func (a *agents) v2() acp.Methods {
+	var m acp.Methods
+	acpv2.Initialize.Handle(&m, func(_ context.Context, _ *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
+		a.record(&a.v2Params, p)
+		if a.failing() {
+			return acpv2.InitializeResult{}, errors.New("not now")
+		}
+		return acpv2.InitializeResult{ProtocolVersion: p.ProtocolVersion, Info: acpv2.Implementation{Name: "agent", Version: "1"}}, nil
+	})
+	acpv2.SessionNew.Handle(&m, func(context.Context, *acp.Conn, acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+		return acpv2.NewSessionResult{SessionID: "v2"}, nil
+	})
+	return m
+}
+
+// wire is the client's end of a connection to a Router: lines in, lines
+// out.
+type wire struct {
+	t     *testing.T
+	in    io.Writer
+	lines chan string
+}
+
+func serveRouter(t *testing.T, router *acpv2.Router) *wire {
+	t.Helper()
+	toAgentR, toAgentW := io.Pipe()
+	fromAgentR, fromAgentW := io.Pipe()
+	conn := acp.NewConn(context.Background(), toAgentR, fromAgentW, router, nil)
+	w := &wire{t: t, in: toAgentW, lines: make(chan string, 16)}
+	go func() {
+		defer close(w.lines)
+		sc := bufio.NewScanner(fromAgentR)
+		for sc.Scan() {
+			w.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		toAgentW.Close()
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait: %v", err)
+		}
+		fromAgentW.Close()
+	})
+	return w
+}
+
+// exchange sends line and, unless want is "", checks that the next line
+// back holds every member want has; with want "", it checks that nothing
+// comes back for line, by sending a request after it whose answer must
+// come first.
+func (w *wire) exchange(line, want string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
+		w.t.Fatal(err)
+	}
+	if want == "" {
+		line, want = `{"jsonrpc":"2.0","id":"probe","method":"_probe"}`, `{"id":"probe"}`
+		if _, err := io.WriteString(w.in, line+"\n"); err != nil {
+			w.t.Fatal(err)
+		}
+	}
+	select {
+	case got := <-w.lines:
+		if msg := subset(want, got); msg != "" {
+			w.t.Errorf("sent %s\ngot  %s\nwant %s: %s", line, got, want, msg)
+		}
+	case <-time.After(10 * time.Second):
+		w.t.Fatalf("sent %s: no answer", line)
+	}
+}
+
+// subset reports how got, a JSON object, lacks a member of want, or "".
+func subset(want, got string) string {
+	var w, g map[string]any
+	if err := json.Unmarshal([]byte(want), &w); err != nil {
+		return "bad want: " + err.Error()
+	}
+	if err := json.Unmarshal([]byte(got), &g); err != nil {
+		return "not JSON: " + err.Error()
+	}
+	return subsetOf(w, g, "")
+}
+
+func subsetOf(want, got any, path string) string {
+	wm, ok := want.(map[string]any)
+	if !ok {
+		if diff := cmp.Diff(want, got); diff != "" {
+			return path + ": " + diff
+		}
+		return ""
+	}
+	gm, ok := got.(map[string]any)
+	if !ok {
+		return path + " is not an object"
+	}
+	for k, wv := range wm {
+		gv, ok := gm[k]
+		if !ok {
+			return path + "." + k + " is missing"
+		}
+		if msg := subsetOf(wv, gv, path+"."+k); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+const (
+	initV1     = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true},"clientInfo":{"name":"zed","version":"1"}}}`
+	initV2     = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}}`
+	initV3     = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":3,"info":{"name":7},"capabilities":{"auth":{"terminal":{}},"telepathy":{}}}}`
+	newSession = `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/w","mcpServers":[]}}`
+	v1Session  = `{"id":1,"result":{"sessionId":"v1"}}`
+	v2Session  = `{"id":1,"result":{"sessionId":"v2"}}`
+	refused    = `{"error":{"code":-32600}}`
+)
+
+func initialize(version int, id int) string {
+	switch version {
+	case 1:
+		return strings.Replace(initV1, `"id":0`, `"id":`+itoa(id), 1)
+	case 2:
+		return strings.Replace(initV2, `"id":0`, `"id":`+itoa(id), 1)
+	}
+	return strings.Replace(initV3, `"id":0`, `"id":`+itoa(id), 1)
+}
+
+func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+// TestRouter is the router's behaviour as a matrix: clients of v1, of v2
+// and of an unknown future version, and garbage before initialize,
+// against a router with both agents and with each alone. Each step sends
+// a line and checks the answer ("" for none); the agents' initialize
+// params are checked after.
+func TestRouter(t *testing.T) {
+	type step struct{ send, want string }
+	tests := []struct {
+		name     string
+		v1, v2   bool
+		fail     int // initializes the agent fails
+		steps    []step
+		v1Params []string // what the v1 agent's initialize got
+		v2Params []string
+	}{
+		{
+			name: "v1 client", v1: true, v2: true,
+			steps: []step{
+				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`},
+				{newSession, v1Session},
+			},
+			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
+		},
+		{
+			name: "v2 client", v1: true, v2: true,
+			steps: []step{
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2,"info":{"name":"agent"}}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+		},
+		{
+			name: "future client: v2, its params read as far as they parse", v1: true, v2: true,
+			steps: []step{
+				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":2}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`},
+		},
+		{
+			name: "garbage before initialize", v1: true, v2: true,
+			steps: []step{
+				{`not json`, `{"id":null,"error":{"code":-32700}}`},
+				{`[{"jsonrpc":"2.0","id":5,"method":"initialize"}]`, `{"id":null,"error":{"code":-32600}}`},
+				{`"initialize"`, `{"id":null,"error":{"code":-32600}}`},
+				{newSession, `{"id":1,"error":{"code":-32600}}`},
+				{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, ""},
+				{`{"jsonrpc":"2.0","id":99,"result":{}}`, ""},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize"}`, `{"id":7,"error":{"code":-32602}}`},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2"}}`, `{"id":7,"error":{"code":-32602}}`},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":65536}}`, `{"id":7,"error":{"code":-32602}}`},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":0}}`, `{"id":7,"error":{"code":-32022,"data":{"requested":0,"supported":[1,2]}}}`},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":2}}`, `{"id":7,"error":{"code":-32602,"data":{"field":"info"}}}`},
+				{initialize(2, 8), `{"id":8,"result":{"protocolVersion":2}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+		},
+		{
+			name: "a failed initialize leaves the connection open", v1: true, v2: true, fail: 1,
+			steps: []step{
+				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`},
+				{newSession, refused},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{
+				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
+				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
+			},
+		},
+		{
+			name: "v2: a repeat asking for v2 before other requests, then none", v1: true, v2: true,
+			steps: []step{
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`},
+				{initialize(1, 2), `{"id":2,"error":{"code":-32600}}`},
+				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`},
+				{newSession, v2Session},
+				{initialize(2, 4), `{"id":4,"error":{"code":-32600}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{
+				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
+				`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`,
+			},
+		},
+		{
+			name: "v1: a repeat asking for v1 at any time, none for v2", v1: true, v2: true,
+			steps: []step{
+				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`},
+				{newSession, v1Session},
+				{initialize(2, 2), `{"id":2,"error":{"code":-32600}}`},
+				{initialize(1, 3), `{"id":3,"result":{"protocolVersion":1}}`},
+				{newSession, v1Session},
+			},
+			v1Params: []string{
+				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
+				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
+			},
+		},
+		{
+			name: "v1 agent alone: a v2 client gets v1, its params rewritten", v1: true,
+			steps: []step{
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":1}}`},
+				{newSession, v1Session},
+			},
+			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`},
+		},
+		{
+			name: "v1 agent alone: a future client gets v1, without a malformed info", v1: true,
+			steps: []step{
+				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":1}}`},
+			},
+			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}}}`},
+		},
+		{
+			name: "v1 agent alone: version 0 gets v1, as before v2", v1: true,
+			steps: []step{
+				{strings.Replace(initialize(1, 0), `"protocolVersion":1`, `"protocolVersion":0`, 1), `{"id":0,"result":{"protocolVersion":1}}`},
+			},
+			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
+		},
+		{
+			name: "v2 agent alone: a v1 client is refused", v2: true,
+			steps: []step{
+				{initialize(1, 0), `{"id":0,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`},
+				{newSession, refused},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`},
+			},
+			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := &agents{fail: tt.fail}
+			var v1, v2 acp.Handler
+			if tt.v1 {
+				v1 = a.v1()
+			}
+			if tt.v2 {
+				v2 = a.v2()
+			}
+			w := serveRouter(t, acpv2.NewRouter(v1, v2))
+			for _, s := range tt.steps {
+				w.exchange(s.send, s.want)
+			}
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			if diff := cmp.Diff(tt.v1Params, a.v1Params); diff != "" {
+				t.Errorf("the v1 agent's initialize params (-want +got):\n%s", diff)
+			}
+			if diff := cmp.Diff(tt.v2Params, a.v2Params); diff != "" {
+				t.Errorf("the v2 agent's initialize params (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestRouterInitializeInProgress checks that while the agent is
+// answering initialize, another initialize and every other request are
+// refused, and that the connection is initialized once it has answered.
+func TestRouterInitializeInProgress(t *testing.T) {
+	entered, release := make(chan struct{}), make(chan struct{})
+	var v2 acp.Methods
+	acpv2.Initialize.Handle(&v2, func(_ context.Context, _ *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
+		close(entered)
+		<-release
+		return acpv2.InitializeResult{ProtocolVersion: p.ProtocolVersion, Info: acpv2.Implementation{Name: "agent", Version: "1"}}, nil
+	})
+	acpv2.SessionNew.Handle(&v2, func(context.Context, *acp.Conn, acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+		return acpv2.NewSessionResult{SessionID: "v2"}, nil
+	})
+	router := acpv2.NewRouter(nil, v2)
+	w := serveRouter(t, router)
+	if _, err := io.WriteString(w.in, initialize(2, 0)+"\n"); err != nil {
+		t.Fatal(err)
+	}
+	<-entered
+	w.exchange(initialize(2, 5), `{"id":5,"error":{"code":-32600}}`)
+	w.exchange(newSession, `{"id":1,"error":{"code":-32600}}`)
+	if v := router.Version(); v != 0 {
+		t.Errorf("Version() = %d while initializing, want 0", v)
+	}
+	close(release)
+	if got := <-w.lines; subset(`{"id":0,"result":{"protocolVersion":2}}`, got) != "" {
+		t.Errorf("initialize answered %s", got)
+	}
+	w.exchange(newSession, v2Session)
+	if v := router.Version(); v != 2 {
+		t.Errorf("Version() = %d, want 2", v)
+	}
+}
