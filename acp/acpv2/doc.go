@@ -1,6 +1,7 @@
 // Package acpv2 is the draft ACP v2 beside package acp's v1: its types and
-// typed method values, and a [Router] that serves one connection with a v1
-// and a v2 agent chosen at initialize.
+// typed method values, a [Router] that serves one connection with a v1 and
+// a v2 agent chosen at initialize, and a [Client] that asks an agent for
+// v2 and falls back to v1.
 //
 // Experimental: ACP v2 is a draft, and this package follows it: anything
 // in it may change incompatibly, or be removed, in any release. ACP's
@@ -79,7 +80,8 @@
 // An agent serves v1 and v2 clients on one connection with a [Router]
 // over its two method tables; the first initialize that succeeds fixes
 // the connection's version, and each table sees only its version's
-// params, normalised.
+// params, normalised. A client that speaks both uses a [Client], whose
+// [Client.Initialize] asks for v2 and falls back to v1.
 package acpv2
 
 //go:generate go run ../../internal/acpgen -schema schema -names schema/names.txt -pkg acpv2 -out . -register -experimental
