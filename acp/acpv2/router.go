@@ -3,7 +3,9 @@ package acpv2
 import (
 	"context"
 	"encoding/json"
+	"runtime"
 	"sync"
+	"weak"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/internal/wire"
@@ -27,9 +29,10 @@ const CodeUnsupportedProtocolVersion = -32022
 // maxProtocolVersion is the largest version a client may ask for.
 const maxProtocolVersion = 0xffff
 
-// A Router serves one connection with an ACP v1 agent and an ACP v2
-// agent, and chooses between them at initialize, as the official
-// TypeScript SDK's AgentProtocolRouter does. It is an [acp.Handler]:
+// A Router serves connections with an ACP v1 agent and an ACP v2 agent,
+// and chooses between them at each connection's initialize, as the
+// official TypeScript SDK's AgentProtocolRouter does. It is an
+// [acp.Handler]:
 //
 //	router := acpv2.NewRouter(v1Agent, v2Agent)
 //	conn := acp.NewConn(ctx, os.Stdin, os.Stdout, router, nil)
@@ -62,19 +65,22 @@ const maxProtocolVersion = 0xffff
 // repeat that fails leaves the earlier one in effect. Requests sent while
 // an initialize is in progress are refused, as the SDK refuses them.
 //
-// A Router serves one connection; its methods are safe for concurrent
-// use, as a Handler's must be.
+// A Router serves any number of connections, each with its own version,
+// as one [github.com/acpkit/acpkit/acp/acphttp.Server] serves them all
+// with one Handler: it keeps each connection's state for as long as the
+// [acp.Conn] lives, and forgets it once the Conn is garbage. Its methods
+// are safe for concurrent use, as a Handler's must be.
 //
 // Experimental: ACP v2 is a draft, and this follows it: it may change
 // incompatibly, or be removed, in any release.
 type Router struct {
 	v1, v2 acp.Handler
 
-	mu sync.Mutex
-	st routing
+	mu    sync.Mutex
+	conns map[weak.Pointer[acp.Conn]]*routing
 }
 
-// routing is where a Router's connection stands.
+// routing is where one of a Router's connections stands.
 type routing struct {
 	// version is the connection's version, fixed by the first initialize
 	// that succeeded; 0 before.
@@ -95,15 +101,34 @@ func NewRouter(v1, v2 acp.Handler) *Router {
 	if v1 == nil && v2 == nil {
 		panic("acpv2: NewRouter without an agent")
 	}
-	return &Router{v1: v1, v2: v2}
+	return &Router{v1: v1, v2: v2, conns: map[weak.Pointer[acp.Conn]]*routing{}}
 }
 
-// Version returns the protocol version of the connection: 1 or 2 once an
-// initialize has succeeded, 0 before.
-func (r *Router) Version() int {
+// Version returns the protocol version of conn, one of the connections r
+// serves: 1 or 2 once an initialize has succeeded, 0 before.
+func (r *Router) Version(conn *acp.Conn) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.st.version
+	return r.state(conn).version
+}
+
+// state returns conn's routing, creating it; r.mu is held. It is removed
+// when the Conn is collected.
+func (r *Router) state(conn *acp.Conn) *routing {
+	key := weak.Make(conn)
+	st, ok := r.conns[key]
+	if !ok {
+		st = &routing{}
+		r.conns[key] = st
+		runtime.AddCleanup(conn, r.forget, key)
+	}
+	return st
+}
+
+func (r *Router) forget(key weak.Pointer[acp.Conn]) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.conns, key)
 }
 
 // HandleRequest answers initialize as the type's doc says, and passes
@@ -114,9 +139,10 @@ func (r *Router) HandleRequest(ctx context.Context, conn *acp.Conn, method strin
 		return r.initialize(ctx, conn, params)
 	}
 	r.mu.Lock()
-	version, trying := r.st.version, r.st.trying
+	st := r.state(conn)
+	version, trying := st.version, st.trying
 	if version != 0 && trying == 0 {
-		r.st.served = true
+		st.served = true
 	}
 	r.mu.Unlock()
 	switch {
@@ -132,7 +158,7 @@ func (r *Router) HandleRequest(ctx context.Context, conn *acp.Conn, method strin
 // connection's version, and drops one that comes before the connection
 // is initialized.
 func (r *Router) HandleNotification(ctx context.Context, conn *acp.Conn, method string, params json.RawMessage) {
-	if v := r.Version(); v != 0 {
+	if v := r.Version(conn); v != 0 {
 		r.agent(v).HandleNotification(ctx, conn, method, params)
 	}
 }
@@ -176,7 +202,7 @@ func (r *Router) initialize(ctx context.Context, conn *acp.Conn, params json.Raw
 	}
 	version := r.choose(requested)
 	r.mu.Lock()
-	st := r.st
+	st := r.state(conn)
 	var refusal *acp.Error
 	switch {
 	case st.trying != 0:
@@ -189,7 +215,7 @@ func (r *Router) initialize(ctx context.Context, conn *acp.Conn, params json.Raw
 		refusal = acp.Errorf(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
 			WithData(UnsupportedProtocolVersionErrorData{Requested: requested, Supported: r.supported()})
 	default:
-		r.st.trying = version
+		st.trying = version
 	}
 	r.mu.Unlock()
 	if refusal != nil {
@@ -198,9 +224,9 @@ func (r *Router) initialize(ctx context.Context, conn *acp.Conn, params json.Raw
 
 	result, err := r.initializeAgent(ctx, conn, version, requested, params)
 	r.mu.Lock()
-	r.st.trying = 0
+	st.trying = 0
 	if err == nil {
-		r.st.version = version
+		st.version = version
 	}
 	r.mu.Unlock()
 	return result, err

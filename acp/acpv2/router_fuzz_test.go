@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acptest"
 	"github.com/acpkit/acpkit/acp/acpv2"
 )
 
@@ -25,6 +26,8 @@ func FuzzRouterInitialize(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Add([]byte(`{"protocolVersion":3,"info":{"name":"x","version":"y"},"_meta":{"k":1}}`))
+	conn, _, closePair := acptest.NewPair(context.Background(), nil, nil, nil)
+	defer closePair()
 	f.Fuzz(func(t *testing.T, params []byte) {
 		for _, agents := range [][2]bool{{true, true}, {true, false}, {false, true}} {
 			var got []byte
@@ -49,7 +52,7 @@ func FuzzRouterInitialize(f *testing.F) {
 					return acpv2.InitializeResult{ProtocolVersion: 2}, nil
 				}}}
 			}
-			_, err := acpv2.NewRouter(v1, v2).HandleRequest(context.Background(), nil, "initialize", params)
+			_, err := acpv2.NewRouter(v1, v2).HandleRequest(context.Background(), conn, "initialize", params)
 			var e *acp.Error
 			if err != nil && !errors.As(err, &e) {
 				t.Fatalf("%q: refused with %v, not an *acp.Error", params, err)

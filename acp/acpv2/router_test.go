@@ -76,6 +76,7 @@ func (a *agents) v2() acp.Methods {
 // out.
 type wire struct {
 	t     *testing.T
+	conn  *acp.Conn // the agent's
 	in    io.Writer
 	lines chan string
 }
@@ -85,7 +86,7 @@ func serveRouter(t *testing.T, router *acpv2.Router) *wire {
 	toAgentR, toAgentW := io.Pipe()
 	fromAgentR, fromAgentW := io.Pipe()
 	conn := acp.NewConn(context.Background(), toAgentR, fromAgentW, router, nil)
-	w := &wire{t: t, in: toAgentW, lines: make(chan string, 16)}
+	w := &wire{t: t, conn: conn, in: toAgentW, lines: make(chan string, 16)}
 	go func() {
 		defer close(w.lines)
 		sc := bufio.NewScanner(fromAgentR)
@@ -366,7 +367,7 @@ func TestRouterInitializeInProgress(t *testing.T) {
 	<-entered
 	w.exchange(initialize(2, 5), `{"id":5,"error":{"code":-32600}}`)
 	w.exchange(newSession, `{"id":1,"error":{"code":-32600}}`)
-	if v := router.Version(); v != 0 {
+	if v := router.Version(w.conn); v != 0 {
 		t.Errorf("Version() = %d while initializing, want 0", v)
 	}
 	close(release)
@@ -374,7 +375,24 @@ func TestRouterInitializeInProgress(t *testing.T) {
 		t.Errorf("initialize answered %s", got)
 	}
 	w.exchange(newSession, v2Session)
-	if v := router.Version(); v != 2 {
+	if v := router.Version(w.conn); v != 2 {
 		t.Errorf("Version() = %d, want 2", v)
+	}
+}
+
+// TestRouterConnections checks that one Router serves each connection
+// with the version its client asked for, as an acphttp.Server's one
+// Handler serves them all.
+func TestRouterConnections(t *testing.T) {
+	a := &agents{}
+	router := acpv2.NewRouter(a.v1(), a.v2())
+	v1, v2 := serveRouter(t, router), serveRouter(t, router)
+	v2.exchange(initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`)
+	v1.exchange(newSession, refused)
+	v1.exchange(initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`)
+	v1.exchange(newSession, v1Session)
+	v2.exchange(newSession, v2Session)
+	if router.Version(v1.conn) != 1 || router.Version(v2.conn) != 2 {
+		t.Errorf("versions %d and %d, want 1 and 2", router.Version(v1.conn), router.Version(v2.conn))
 	}
 }
