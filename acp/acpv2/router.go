@@ -37,15 +37,15 @@ const maxProtocolVersion = 0xffff
 //	router := acpv2.NewRouter(v1Agent, v2Agent)
 //	conn := acp.NewConn(ctx, os.Stdin, os.Stdout, router, nil)
 //
-// Until an initialize has succeeded, the Router answers every other
-// request -32600 and drops notifications (the [acp.Conn] drops responses
-// to nothing it asked, and answers a JSON array, a batch, with one -32600
-// whose id is null). An initialize whose params are not an object with
-// an integer protocolVersion from 0 to 65535 is answered -32602, and one
-// for a version it serves no agent for -32022 with an
-// [UnsupportedProtocolVersionErrorData]; neither closes the connection,
-// nor does an initialize its agent fails: the client may send initialize
-// again.
+// A connection starts unrouted. Until an initialize the Router accepts,
+// it answers every other request -32600 and drops notifications (the
+// [acp.Conn] drops responses to nothing it asked, and answers a JSON
+// array, a batch, with one -32600 whose id is null). An initialize whose
+// params are not an object with an integer protocolVersion from 0 to
+// 65535, or whose params do not parse for the version chosen, is answered
+// -32602, and one for a version it serves no agent for -32022 with an
+// [UnsupportedProtocolVersionErrorData]. None of these closes the
+// connection: the client may send initialize again.
 //
 // With both agents, a client that asks for version 2 or later gets the
 // v2 agent and one that asks for 1 the v1 agent; with the v1 agent
@@ -58,12 +58,29 @@ const maxProtocolVersion = 0xffff
 // client that asked for v2, rewritten as v1's; params for exactly the
 // version chosen are read strictly.
 //
-// The first initialize that succeeds fixes the connection's version for
-// good. A repeat initialize that asks for another version is refused
-// with -32600, and so is a repeat while one is in progress; the v2 agent,
-// as ACP v2 says, takes a repeat only before any other request, and a
-// repeat that fails leaves the earlier one in effect. Requests sent while
-// an initialize is in progress are refused, as the SDK refuses them.
+// The first initialize the Router accepts routes the connection to its
+// agent for good, whether or not the agent then answers it: the Router
+// never routes a connection again. The agent of the route takes every
+// later initialize, normalised for its version, and the connection's
+// other requests once one has succeeded (before, they are answered
+// -32600). On a v2 route, as ACP v2 says, initialize may be repeated,
+// asking for version 2 or later, only before any other request; one
+// asking for less is refused, -32600 after a success and -32022 before;
+// a repeat that fails leaves the earlier success in effect; and while an
+// initialize is in progress, every other request and a second initialize
+// are refused -32600. On a v1 route the v1 agent answers any initialize,
+// with the version it speaks, as a v1 agent always has, and serves
+// requests during a repeat. Notifications reach the agent once the
+// connection is initialized.
+//
+// It differs from the SDK's router in three details: it normalises every
+// initialize, where the SDK normalises the first and passes later ones
+// as sent (a v1 agent of this package would fail to read v2 params); it
+// drops notifications on a v1 route until an initialize has succeeded,
+// where the SDK passes them from the first; and it does not check ACP
+// v2's rule that request ids be strings or integers, which the SDK
+// enforces by answering -32600 with a null id (an [acp.Conn] takes any
+// JSON-RPC id).
 //
 // A Router serves any number of connections, each with its own version,
 // as one [github.com/acpkit/acpkit/acp/acphttp.Server] serves them all
@@ -82,14 +99,24 @@ type Router struct {
 
 // routing is where one of a Router's connections stands.
 type routing struct {
-	// version is the connection's version, fixed by the first initialize
-	// that succeeded; 0 before.
-	version int
-	// trying is the version of an initialize in progress, 0 when none is.
-	trying int
+	// route is the version of the agent the connection is routed to, fixed
+	// by the first initialize the Router accepted; 0 before.
+	route int
+	// initialized says that an initialize the agent answered succeeded.
+	initialized bool
+	// initializing counts the initializes the agent is answering.
+	initializing int
 	// served says that a request other than initialize was served since
 	// the connection was initialized: ACP v2 refuses a repeat then.
 	served bool
+}
+
+// version is the connection's version once initialized, 0 before.
+func (st *routing) version() int {
+	if !st.initialized {
+		return 0
+	}
+	return st.route
 }
 
 // NewRouter returns a Router serving the v1 agent v1 and the v2 agent
@@ -109,7 +136,7 @@ func NewRouter(v1, v2 acp.Handler) *Router {
 func (r *Router) Version(conn *acp.Conn) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.state(conn).version
+	return r.state(conn).version()
 }
 
 // state returns conn's routing, creating it; r.mu is held. It is removed
@@ -132,26 +159,29 @@ func (r *Router) forget(key weak.Pointer[acp.Conn]) {
 }
 
 // HandleRequest answers initialize as the type's doc says, and passes
-// every other request to the agent of the connection's version once it
-// is initialized.
+// every other request to the agent of the connection's route once it is
+// initialized.
 func (r *Router) HandleRequest(ctx context.Context, conn *acp.Conn, method string, params json.RawMessage) (any, error) {
 	if method == Initialize.Name {
 		return r.initialize(ctx, conn, params)
 	}
 	r.mu.Lock()
 	st := r.state(conn)
-	version, trying := st.version, st.trying
-	if version != 0 && trying == 0 {
+	route, initialized := st.route, st.initialized
+	// A v1 agent serves requests during a repeat initialize; a v2 agent
+	// refuses them.
+	busy := route == ProtocolVersion && st.initializing > 0
+	if initialized && !busy {
 		st.served = true
 	}
 	r.mu.Unlock()
 	switch {
-	case version == 0:
+	case !initialized:
 		return nil, acp.Errorf(acp.CodeInvalidRequest, "Invalid request: the connection must be initialized first")
-	case trying != 0:
+	case busy:
 		return nil, acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize is in progress")
 	}
-	return r.agent(version).HandleRequest(ctx, conn, method, params)
+	return r.agent(route).HandleRequest(ctx, conn, method, params)
 }
 
 // HandleNotification passes a notification to the agent of the
@@ -200,46 +230,70 @@ func (r *Router) initialize(ctx context.Context, conn *acp.Conn, params json.Raw
 	if !ok {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "Invalid params: initialize.protocolVersion must be a valid ACP protocol version")
 	}
-	version := r.choose(requested)
 	r.mu.Lock()
 	st := r.state(conn)
-	var refusal *acp.Error
-	switch {
-	case st.trying != 0:
-		refusal = acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize is already in progress")
-	case st.version != 0 && version != st.version:
-		refusal = acp.Errorf(acp.CodeInvalidRequest, "Invalid request: a repeated initialize must ask for protocol version %d, the connection's", st.version)
-	case st.version == ProtocolVersion && st.served:
-		refusal = acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize must not be repeated after other requests")
-	case version == 0:
-		refusal = acp.Errorf(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
-			WithData(UnsupportedProtocolVersionErrorData{Requested: requested, Supported: r.supported()})
-	default:
-		st.trying = version
+	route, refusal := st.route, r.refusal(st, requested)
+	if route == 0 {
+		route = r.choose(requested)
 	}
 	r.mu.Unlock()
 	if refusal != nil {
 		return nil, refusal
 	}
+	if route == 0 {
+		return nil, acp.Errorf(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+			WithData(UnsupportedProtocolVersionErrorData{Requested: requested, Supported: r.supported()})
+	}
+	normalised, err := normaliseInitialize(route, requested, params)
+	if err != nil {
+		return nil, err // an *acp.Error naming the member, as acp.DecodeParams makes it
+	}
 
-	result, err := r.initializeAgent(ctx, conn, version, requested, params)
 	r.mu.Lock()
-	st.trying = 0
+	switch {
+	case st.route == 0:
+		st.route = route
+	case st.route != route:
+		// Another initialize routed the connection meanwhile.
+		r.mu.Unlock()
+		return nil, acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize is already in progress")
+	}
+	if refusal := r.refusal(st, requested); refusal != nil {
+		r.mu.Unlock()
+		return nil, refusal
+	}
+	st.initializing++
+	r.mu.Unlock()
+
+	result, err := r.agent(route).HandleRequest(ctx, conn, Initialize.Name, normalised)
+	r.mu.Lock()
+	st.initializing--
 	if err == nil {
-		st.version = version
+		st.initialized = true
 	}
 	r.mu.Unlock()
 	return result, err
 }
 
-// initializeAgent passes initialize to the agent of version, its params
-// normalised for that version.
-func (r *Router) initializeAgent(ctx context.Context, conn *acp.Conn, version, requested int, params json.RawMessage) (any, error) {
-	normalised, err := normaliseInitialize(version, requested, params)
-	if err != nil {
-		return nil, err // an *acp.Error naming the member, as acp.DecodeParams makes it
+// refusal returns the error a v2 route answers an initialize asking for
+// requested with, or nil when it may be passed to the agent. r.mu is
+// held.
+func (r *Router) refusal(st *routing, requested int) *acp.Error {
+	if st.route != ProtocolVersion {
+		return nil
 	}
-	return r.agent(version).HandleRequest(ctx, conn, Initialize.Name, normalised)
+	switch {
+	case st.initializing > 0:
+		return acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize is already in progress")
+	case st.initialized && st.served:
+		return acp.Errorf(acp.CodeInvalidRequest, "Invalid request: initialize must not be repeated after other requests")
+	case st.initialized && requested < ProtocolVersion:
+		return acp.Errorf(acp.CodeInvalidRequest, "Invalid request: a repeated initialize must ask for protocol version %d or later", ProtocolVersion)
+	case requested < ProtocolVersion:
+		return acp.Errorf(CodeUnsupportedProtocolVersion, "Unsupported protocol version").
+			WithData(UnsupportedProtocolVersionErrorData{Requested: requested, Supported: []int{ProtocolVersion}})
+	}
+	return nil
 }
 
 // requestedVersion reads the protocol version initialize's params ask

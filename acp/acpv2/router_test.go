@@ -72,7 +72,7 @@ func (a *agents) v2() acp.Methods {
 	return m
 }
 
-// wire is the client's end of a connection to a Router: lines in, lines
+// wire is the client's end of a connection to a router: lines in, lines
 // out.
 type wire struct {
 	t     *testing.T
@@ -81,19 +81,22 @@ type wire struct {
 	lines chan string
 }
 
+// scan sends the lines r yields to w.lines, and closes it at the end.
+func (w *wire) scan(r io.Reader) {
+	defer close(w.lines)
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		w.lines <- sc.Text()
+	}
+}
+
 func serveRouter(t *testing.T, router *acpv2.Router) *wire {
 	t.Helper()
 	toAgentR, toAgentW := io.Pipe()
 	fromAgentR, fromAgentW := io.Pipe()
 	conn := acp.NewConn(context.Background(), toAgentR, fromAgentW, router, nil)
 	w := &wire{t: t, conn: conn, in: toAgentW, lines: make(chan string, 16)}
-	go func() {
-		defer close(w.lines)
-		sc := bufio.NewScanner(fromAgentR)
-		for sc.Scan() {
-			w.lines <- sc.Text()
-		}
-	}()
+	go w.scan(fromAgentR)
 	t.Cleanup(func() {
 		toAgentW.Close()
 		if err := conn.Wait(); err != nil {
@@ -259,6 +262,32 @@ func TestRouter(t *testing.T) {
 			},
 		},
 		{
+			name: "a failed v2 initialize keeps the route: v1 is refused", v1: true, v2: true, fail: 1,
+			steps: []step{
+				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`},
+				{initialize(1, 2), `{"id":2,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`},
+				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`},
+				{newSession, v2Session},
+			},
+			v2Params: []string{
+				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
+				`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`,
+			},
+		},
+		{
+			name: "a failed v1 initialize keeps the route: v2 gets v1", v1: true, v2: true, fail: 1,
+			steps: []step{
+				{initialize(1, 0), `{"id":0,"error":{"code":-32603}}`},
+				{newSession, refused},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`},
+				{newSession, v1Session},
+			},
+			v1Params: []string{
+				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
+				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`,
+			},
+		},
+		{
 			name: "v2: a repeat asking for v2 before other requests, then none", v1: true, v2: true,
 			steps: []step{
 				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`},
@@ -274,16 +303,17 @@ func TestRouter(t *testing.T) {
 			},
 		},
 		{
-			name: "v1: a repeat asking for v1 at any time, none for v2", v1: true, v2: true,
+			name: "v1: a repeat at any time, answered in v1", v1: true, v2: true,
 			steps: []step{
 				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`},
 				{newSession, v1Session},
-				{initialize(2, 2), `{"id":2,"error":{"code":-32600}}`},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`},
 				{initialize(1, 3), `{"id":3,"result":{"protocolVersion":1}}`},
 				{newSession, v1Session},
 			},
 			v1Params: []string{
 				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
+				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`,
 				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
 			},
 		},
@@ -345,38 +375,84 @@ func TestRouter(t *testing.T) {
 	}
 }
 
-// TestRouterInitializeInProgress checks that while the agent is
-// answering initialize, another initialize and every other request are
-// refused, and that the connection is initialized once it has answered.
+// TestRouterInitializeInProgress checks what a connection's requests get
+// while the agent is answering an initialize, the first or a repeat, and
+// that the connection is initialized once it has answered: on a v2 route
+// every other request and another initialize are refused; on a v1 route,
+// as the SDK's v1 agent does, requests are refused until an initialize
+// succeeds and served during a repeat, and the v1 agent answers another
+// initialize.
 func TestRouterInitializeInProgress(t *testing.T) {
-	entered, release := make(chan struct{}), make(chan struct{})
-	var v2 acp.Methods
-	acpv2.Initialize.Handle(&v2, func(_ context.Context, _ *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
-		close(entered)
-		<-release
-		return acpv2.InitializeResult{ProtocolVersion: p.ProtocolVersion, Info: acpv2.Implementation{Name: "agent", Version: "1"}}, nil
-	})
-	acpv2.SessionNew.Handle(&v2, func(context.Context, *acp.Conn, acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
-		return acpv2.NewSessionResult{SessionID: "v2"}, nil
-	})
-	router := acpv2.NewRouter(nil, v2)
-	w := serveRouter(t, router)
-	if _, err := io.WriteString(w.in, initialize(2, 0)+"\n"); err != nil {
-		t.Fatal(err)
+	tests := []struct {
+		name        string
+		version     int
+		repeat      bool   // block the second initialize, not the first
+		during      string // what session/new gets meanwhile
+		initDuring  string // what another initialize gets meanwhile
+		versionThen int    // Version after both
+	}{
+		{"v2, the first", 2, false, refused, refused, 0},
+		{"v2, a repeat", 2, true, refused, refused, 2},
+		{"v1, the first", 1, false, refused, `{"result":{"protocolVersion":1}}`, 1},
+		{"v1, a repeat", 1, true, v1Session, `{"result":{"protocolVersion":1}}`, 1},
 	}
-	<-entered
-	w.exchange(initialize(2, 5), `{"id":5,"error":{"code":-32600}}`)
-	w.exchange(newSession, `{"id":1,"error":{"code":-32600}}`)
-	if v := router.Version(w.conn); v != 0 {
-		t.Errorf("Version() = %d while initializing, want 0", v)
-	}
-	close(release)
-	if got := <-w.lines; subset(`{"id":0,"result":{"protocolVersion":2}}`, got) != "" {
-		t.Errorf("initialize answered %s", got)
-	}
-	w.exchange(newSession, v2Session)
-	if v := router.Version(w.conn); v != 2 {
-		t.Errorf("Version() = %d, want 2", v)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			entered, release := make(chan struct{}), make(chan struct{})
+			var mu sync.Mutex
+			calls := 0
+			block := func() {
+				mu.Lock()
+				calls++
+				n := calls
+				mu.Unlock()
+				if n == 1 && !tt.repeat || n == 2 && tt.repeat {
+					close(entered)
+					<-release
+				}
+			}
+			var v1, v2 acp.Methods
+			acp.Initialize.Handle(&v1, func(context.Context, *acp.Conn, acp.InitializeParams) (acp.InitializeResult, error) {
+				block()
+				return acp.InitializeResult{ProtocolVersion: 1}, nil
+			})
+			acp.SessionNew.Handle(&v1, func(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
+				return acp.NewSessionResult{SessionID: "v1"}, nil
+			})
+			acpv2.Initialize.Handle(&v2, func(_ context.Context, _ *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
+				block()
+				return acpv2.InitializeResult{ProtocolVersion: p.ProtocolVersion, Info: acpv2.Implementation{Name: "agent", Version: "1"}}, nil
+			})
+			acpv2.SessionNew.Handle(&v2, func(context.Context, *acp.Conn, acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+				return acpv2.NewSessionResult{SessionID: "v2"}, nil
+			})
+			router := acpv2.NewRouter(v1, v2)
+			w := serveRouter(t, router)
+			if tt.repeat {
+				w.exchange(initialize(tt.version, 10), `{"id":10,"result":{}}`)
+			}
+			if _, err := io.WriteString(w.in, initialize(tt.version, 0)+"\n"); err != nil {
+				t.Fatal(err)
+			}
+			<-entered
+			w.exchange(newSession, tt.during)
+			w.exchange(initialize(tt.version, 5), tt.initDuring)
+			if v := router.Version(w.conn); v != tt.versionThen {
+				t.Errorf("Version() = %d during the initialize, want %d", v, tt.versionThen)
+			}
+			close(release)
+			if got := <-w.lines; subset(`{"id":0,"result":{}}`, got) != "" {
+				t.Errorf("initialize answered %s", got)
+			}
+			want := v2Session
+			if tt.version == 1 {
+				want = v1Session
+			}
+			w.exchange(newSession, want)
+			if v := router.Version(w.conn); v != tt.version {
+				t.Errorf("Version() = %d, want %d", v, tt.version)
+			}
+		})
 	}
 }
 
