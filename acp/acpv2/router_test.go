@@ -2,6 +2,7 @@ package acpv2_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/acpkit/acpkit/internal/tssdk"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -76,7 +78,7 @@ func (a *agents) v2() acp.Methods {
 // out.
 type wire struct {
 	t     *testing.T
-	conn  *acp.Conn // the agent's
+	conn  *acp.Conn // the agent's, when the router is a Go Router
 	in    io.Writer
 	lines chan string
 }
@@ -190,13 +192,108 @@ func initialize(version int, id int) string {
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
+// routers are the routers TestRouter runs its matrix over: this package's
+// Router, and the official TypeScript SDK's AgentProtocolRouter, whose
+// behaviour this package follows. Each serves a v1 agent, a v2 agent or
+// both, that fail the first fail initializes they get, and returns the
+// client's end and a function that ends the connection and returns the
+// params of each initialize each agent got.
+var routers = []struct {
+	name  string
+	serve func(t *testing.T, v1, v2 bool, fail int) (*wire, func() (v1, v2 []string))
+}{
+	{"Go", func(t *testing.T, v1, v2 bool, fail int) (*wire, func() (v1, v2 []string)) {
+		a := &agents{fail: fail}
+		var h1, h2 acp.Handler
+		if v1 {
+			h1 = a.v1()
+		}
+		if v2 {
+			h2 = a.v2()
+		}
+		w := serveRouter(t, acpv2.NewRouter(h1, h2))
+		return w, func() ([]string, []string) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			return a.v1Params, a.v2Params
+		}
+	}},
+	{"TypeScript", serveTS},
+}
+
+// serveTS serves testdata/interop/router.mjs, the SDK's router over the
+// same agents as [agents]'s. The params it returns are those of the first
+// initialize each agent got, which the router normalises (it passes the
+// later ones unchanged), read and written again as this package reads
+// and writes them.
+func serveTS(t *testing.T, v1, v2 bool, fail int) (*wire, func() (v1, v2 []string)) {
+	config, _ := json.Marshal(map[string]any{"v1": v1, "v2": v2, "fail": fail})
+	cmd := tssdk.Command(t, "testdata/interop/router.mjs", string(config))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	w := &wire{t: t, in: in, lines: make(chan string, 16)}
+	go w.scan(out)
+	var once sync.Once
+	var got [2][]string
+	end := func() {
+		in.Close()
+		for range w.lines { // drain, so that the script can exit
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("router.mjs: %v\n%s", err, stderr.String())
+		}
+		for line := range strings.Lines(stderr.String()) {
+			var r struct {
+				Agent  string
+				Params json.RawMessage
+			}
+			if err := json.Unmarshal([]byte(line), &r); err != nil {
+				t.Fatalf("router.mjs wrote %q on stderr", line)
+			}
+			i := map[string]int{"v1": 0, "v2": 1}[r.Agent]
+			if len(got[i]) > 0 {
+				continue // passed unchanged
+			}
+			var p any
+			if r.Agent == "v1" {
+				p, err = acp.DecodeParams[acp.InitializeParams](r.Params)
+			} else {
+				p, err = acp.DecodeParams[acpv2.InitializeParams](r.Params)
+			}
+			if err != nil {
+				t.Errorf("the %s agent got initialize params %s: %v", r.Agent, r.Params, err)
+			}
+			b, _ := json.Marshal(p)
+			got[i] = append(got[i], string(b))
+		}
+	}
+	t.Cleanup(func() { once.Do(end) })
+	return w, func() ([]string, []string) {
+		once.Do(end)
+		return got[0], got[1]
+	}
+}
+
 // TestRouter is the router's behaviour as a matrix: clients of v1, of v2
 // and of an unknown future version, and garbage before initialize,
-// against a router with both agents and with each alone. Each step sends
-// a line and checks the answer ("" for none); the agents' initialize
-// params are checked after.
+// against a router with both agents and with each alone, with this
+// package's Router and the SDK's. Each step sends a line and checks the
+// answer ("" for none; ts, when set, is what the SDK answers instead); the
+// agents' initialize params are checked after, the SDK's as serveTS
+// says.
 func TestRouter(t *testing.T) {
-	type step struct{ send, want string }
+	type step struct{ send, want, ts string }
 	tests := []struct {
 		name     string
 		v1, v2   bool
@@ -208,53 +305,54 @@ func TestRouter(t *testing.T) {
 		{
 			name: "v1 client", v1: true, v2: true,
 			steps: []step{
-				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`},
-				{newSession, v1Session},
+				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
+				{newSession, v1Session, ""},
 			},
 			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
 		},
 		{
 			name: "v2 client", v1: true, v2: true,
 			steps: []step{
-				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2,"info":{"name":"agent"}}}`},
-				{newSession, v2Session},
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2,"info":{"name":"agent"}}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
 		},
 		{
 			name: "future client: v2, its params read as far as they parse", v1: true, v2: true,
 			steps: []step{
-				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":2}}`},
-				{newSession, v2Session},
+				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":2}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`},
 		},
 		{
 			name: "garbage before initialize", v1: true, v2: true,
 			steps: []step{
-				{`not json`, `{"id":null,"error":{"code":-32700}}`},
-				{`[{"jsonrpc":"2.0","id":5,"method":"initialize"}]`, `{"id":null,"error":{"code":-32600}}`},
-				{`"initialize"`, `{"id":null,"error":{"code":-32600}}`},
-				{newSession, `{"id":1,"error":{"code":-32600}}`},
-				{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, ""},
-				{`{"jsonrpc":"2.0","id":99,"result":{}}`, ""},
-				{`{"jsonrpc":"2.0","id":7,"method":"initialize"}`, `{"id":7,"error":{"code":-32602}}`},
-				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2"}}`, `{"id":7,"error":{"code":-32602}}`},
-				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":65536}}`, `{"id":7,"error":{"code":-32602}}`},
-				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":0}}`, `{"id":7,"error":{"code":-32022,"data":{"requested":0,"supported":[1,2]}}}`},
-				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":2}}`, `{"id":7,"error":{"code":-32602,"data":{"field":"info"}}}`},
-				{initialize(2, 8), `{"id":8,"result":{"protocolVersion":2}}`},
-				{newSession, v2Session},
+				{`not json`, `{"id":null,"error":{"code":-32700}}`, ""},
+				{`[{"jsonrpc":"2.0","id":5,"method":"initialize"}]`, `{"id":null,"error":{"code":-32600}}`, ""},
+				{`"initialize"`, `{"id":null,"error":{"code":-32600}}`, ""},
+				{newSession, `{"id":1,"error":{"code":-32600}}`, ""},
+				{`{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, "", ""},
+				{`{"jsonrpc":"2.0","id":99,"result":{}}`, "", ""},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize"}`, `{"id":7,"error":{"code":-32602}}`, ""},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":"2"}}`, `{"id":7,"error":{"code":-32602}}`, ""},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":65536}}`, `{"id":7,"error":{"code":-32602}}`, ""},
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":0}}`, `{"id":7,"error":{"code":-32022,"data":{"requested":0,"supported":[1,2]}}}`, ""},
+				// The SDK's data is zod's report, a string.
+				{`{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":2}}`, `{"id":7,"error":{"code":-32602,"data":{"field":"info"}}}`, `{"id":7,"error":{"code":-32602}}`},
+				{initialize(2, 8), `{"id":8,"result":{"protocolVersion":2}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
 		},
 		{
 			name: "a failed initialize leaves the connection open", v1: true, v2: true, fail: 1,
 			steps: []step{
-				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`},
-				{newSession, refused},
-				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`},
-				{newSession, v2Session},
+				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`, ""},
+				{newSession, refused, ""},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
 				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
@@ -264,10 +362,10 @@ func TestRouter(t *testing.T) {
 		{
 			name: "a failed v2 initialize keeps the route: v1 is refused", v1: true, v2: true, fail: 1,
 			steps: []step{
-				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`},
-				{initialize(1, 2), `{"id":2,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`},
-				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`},
-				{newSession, v2Session},
+				{initialize(2, 0), `{"id":0,"error":{"code":-32603}}`, ""},
+				{initialize(1, 2), `{"id":2,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`, ""},
+				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
 				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
@@ -277,10 +375,10 @@ func TestRouter(t *testing.T) {
 		{
 			name: "a failed v1 initialize keeps the route: v2 gets v1", v1: true, v2: true, fail: 1,
 			steps: []step{
-				{initialize(1, 0), `{"id":0,"error":{"code":-32603}}`},
-				{newSession, refused},
-				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`},
-				{newSession, v1Session},
+				{initialize(1, 0), `{"id":0,"error":{"code":-32603}}`, ""},
+				{newSession, refused, ""},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`, ""},
+				{newSession, v1Session, ""},
 			},
 			v1Params: []string{
 				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
@@ -290,12 +388,12 @@ func TestRouter(t *testing.T) {
 		{
 			name: "v2: a repeat asking for v2 before other requests, then none", v1: true, v2: true,
 			steps: []step{
-				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`},
-				{initialize(1, 2), `{"id":2,"error":{"code":-32600}}`},
-				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`},
-				{newSession, v2Session},
-				{initialize(2, 4), `{"id":4,"error":{"code":-32600}}`},
-				{newSession, v2Session},
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`, ""},
+				{initialize(1, 2), `{"id":2,"error":{"code":-32600}}`, ""},
+				{initialize(3, 3), `{"id":3,"result":{"protocolVersion":2}}`, ""},
+				{newSession, v2Session, ""},
+				{initialize(2, 4), `{"id":4,"error":{"code":-32600}}`, ""},
+				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
 				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
@@ -305,11 +403,11 @@ func TestRouter(t *testing.T) {
 		{
 			name: "v1: a repeat at any time, answered in v1", v1: true, v2: true,
 			steps: []step{
-				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`},
-				{newSession, v1Session},
-				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`},
-				{initialize(1, 3), `{"id":3,"result":{"protocolVersion":1}}`},
-				{newSession, v1Session},
+				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
+				{newSession, v1Session, ""},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":1}}`, ""},
+				{initialize(1, 3), `{"id":3,"result":{"protocolVersion":1}}`, ""},
+				{newSession, v1Session, ""},
 			},
 			v1Params: []string{
 				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
@@ -320,56 +418,59 @@ func TestRouter(t *testing.T) {
 		{
 			name: "v1 agent alone: a v2 client gets v1, its params rewritten", v1: true,
 			steps: []step{
-				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":1}}`},
-				{newSession, v1Session},
+				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
+				{newSession, v1Session, ""},
 			},
 			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`},
 		},
 		{
 			name: "v1 agent alone: a future client gets v1, without a malformed info", v1: true,
 			steps: []step{
-				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":1}}`},
+				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
 			},
 			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}}}`},
 		},
 		{
 			name: "v1 agent alone: version 0 gets v1, as before v2", v1: true,
 			steps: []step{
-				{strings.Replace(initialize(1, 0), `"protocolVersion":1`, `"protocolVersion":0`, 1), `{"id":0,"result":{"protocolVersion":1}}`},
+				{strings.Replace(initialize(1, 0), `"protocolVersion":1`, `"protocolVersion":0`, 1), `{"id":0,"result":{"protocolVersion":1}}`, ""},
 			},
 			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
 		},
 		{
 			name: "v2 agent alone: a v1 client is refused", v2: true,
 			steps: []step{
-				{initialize(1, 0), `{"id":0,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`},
-				{newSession, refused},
-				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`},
+				{initialize(1, 0), `{"id":0,"error":{"code":-32022,"data":{"requested":1,"supported":[2]}}}`, ""},
+				{newSession, refused, ""},
+				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`, ""},
 			},
 			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
 		},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			a := &agents{fail: tt.fail}
-			var v1, v2 acp.Handler
-			if tt.v1 {
-				v1 = a.v1()
-			}
-			if tt.v2 {
-				v2 = a.v2()
-			}
-			w := serveRouter(t, acpv2.NewRouter(v1, v2))
-			for _, s := range tt.steps {
-				w.exchange(s.send, s.want)
-			}
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			if diff := cmp.Diff(tt.v1Params, a.v1Params); diff != "" {
-				t.Errorf("the v1 agent's initialize params (-want +got):\n%s", diff)
-			}
-			if diff := cmp.Diff(tt.v2Params, a.v2Params); diff != "" {
-				t.Errorf("the v2 agent's initialize params (-want +got):\n%s", diff)
+	for _, router := range routers {
+		t.Run(router.name, func(t *testing.T) {
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					w, params := router.serve(t, tt.v1, tt.v2, tt.fail)
+					for _, s := range tt.steps {
+						want := s.want
+						if router.name == "TypeScript" && s.ts != "" {
+							want = s.ts
+						}
+						w.exchange(s.send, want)
+					}
+					v1, v2 := params()
+					wantV1, wantV2 := tt.v1Params, tt.v2Params
+					if router.name == "TypeScript" {
+						wantV1, wantV2 = wantV1[:min(1, len(wantV1))], wantV2[:min(1, len(wantV2))]
+					}
+					if diff := cmp.Diff(wantV1, v1); diff != "" {
+						t.Errorf("the v1 agent's initialize params (-want +got):\n%s", diff)
+					}
+					if diff := cmp.Diff(wantV2, v2); diff != "" {
+						t.Errorf("the v2 agent's initialize params (-want +got):\n%s", diff)
+					}
+				})
 			}
 		})
 	}
