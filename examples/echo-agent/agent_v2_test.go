@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -26,35 +27,56 @@ import (
 type v2Client struct {
 	t    *testing.T
 	conn *acp.Conn
-	a    *agent
 
 	mu      sync.Mutex
 	updates map[string][]string
+	changed chan struct{} // has a value after an update
 }
 
-func pairV2(t *testing.T, delay time.Duration) *v2Client {
-	c := &v2Client{t: t, a: newAgent(delay, slog.New(slog.NewTextHandler(io.Discard, nil))), updates: map[string][]string{}}
+func newV2Client(t *testing.T) *v2Client {
+	return &v2Client{t: t, updates: map[string][]string{}, changed: make(chan struct{}, 1)}
+}
+
+// methods is the client's method table.
+func (c *v2Client) methods() acp.Methods {
 	var m acp.Methods
 	acpv2.SessionUpdate.Handle(&m, func(_ context.Context, _ *acp.Conn, n acpv2.SessionNotification) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		c.updates[n.SessionID] = append(c.updates[n.SessionID], describeV2(n.Update))
+		select {
+		case c.changed <- struct{}{}:
+		default:
+		}
 	})
+	return m
+}
+
+// initialize initializes the connection in v2.
+func (c *v2Client) initialize() acpv2.InitializeResult {
+	c.t.Helper()
+	r, err := acpv2.Initialize.Call(context.Background(), c.conn, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "test", Version: "1"}})
+	if err != nil || r.ProtocolVersion != 2 || r.Capabilities == nil || r.Capabilities.Session == nil {
+		c.t.Fatalf("initialize: %+v, %v", r, err)
+	}
+	return r
+}
+
+func pairV2(t *testing.T, delay time.Duration) *v2Client {
+	c := newV2Client(t)
+	a := newAgent(delay, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	// As -protocol v2 serves it. Not t.Context(): it ends before cleanups
 	// run, failing the connections rather than letting closePair close
 	// them.
-	conn, _, closePair := acptest.NewPair(context.Background(), m, acpv2.NewRouter(nil, c.a.methodsV2()), nil)
+	conn, _, closePair := acptest.NewPair(context.Background(), c.methods(), acpv2.NewRouter(nil, a.methodsV2()), nil)
 	t.Cleanup(func() {
 		if err := closePair(); err != nil {
 			t.Errorf("closing the pair: %v", err)
 		}
-		c.a.turns.Wait()
+		a.turns.Wait()
 	})
 	c.conn = conn
-	r, err := acpv2.Initialize.Call(context.Background(), conn, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "test", Version: "1"}})
-	if err != nil || r.ProtocolVersion != 2 || r.Capabilities == nil || r.Capabilities.Session == nil {
-		t.Fatalf("initialize: %+v, %v", r, err)
-	}
+	c.initialize()
 	return c
 }
 
@@ -96,6 +118,26 @@ func (c *v2Client) take(session string) []string {
 	u := c.updates[session]
 	delete(c.updates, session)
 	return u
+}
+
+// takeUntil waits, for at most waitLimit, until the session's updates
+// hold last, then takes them.
+func (c *v2Client) takeUntil(session, last string) []string {
+	c.t.Helper()
+	deadline := time.After(waitLimit)
+	for {
+		c.mu.Lock()
+		got := slices.Contains(c.updates[session], last)
+		c.mu.Unlock()
+		if got {
+			return c.take(session)
+		}
+		select {
+		case <-c.changed:
+		case <-deadline:
+			c.t.Fatalf("no %q within %v; got %q", last, waitLimit, c.take(session))
+		}
+	}
 }
 
 func (c *v2Client) newSession() string {
