@@ -129,10 +129,17 @@
 // # Serving both versions
 //
 // An agent serves v1 and v2 clients on one connection with a [Router]
-// over its two method tables; the first initialize that succeeds fixes
-// the connection's version, and each table sees only its version's
-// params, normalised. A client that speaks both uses a [Client], whose
-// [Client.Initialize] asks for v2 and falls back to v1.
+// over its two method tables; the first initialize it accepts routes the
+// connection to one of them for good, and each table sees only its
+// version's params, normalised. A client that speaks both uses a
+// [Client], whose [Client.Initialize] asks for v2 and falls back to v1.
+//
+// A v2 agent answers a prompt once it has inserted the prompt's user
+// message, not when the turn ends; its turn goes on after that answer,
+// in updates it sends with [SessionUpdate] (each message under its own
+// id), and ends with an idle [SessionStateUpdate]. An agent that owns
+// each session with a goroutine hands the prompt over and answers when
+// the session has inserted it (see the example).
 package acpv2
 
 //go:generate go run ../../internal/acpgen -schema schema -names schema/names.txt -pkg acpv2 -out . -register -experimental
