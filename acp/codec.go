@@ -27,48 +27,16 @@ type fieldsDecoder interface {
 	decodeFields(f *wire.Fields)
 }
 
-// unmarshalParams implements json.Unmarshaler for the params types, so
-// that encoding/json applies the same checks as DecodeParams wherever they
-// are nested. By the Unmarshaler convention, null is a no-op.
-func unmarshalParams[T any](data []byte, dst *T) error {
-	if isNull(data) {
-		return nil
-	}
-	v, err := DecodeParams[T](data)
-	if err != nil {
-		return err
-	}
-	*dst = v
-	return nil
+func init() {
+	// The UnmarshalJSON methods of the params types, here and in the
+	// schema layers generated into other packages, fail as DecodeParams
+	// does.
+	wire.ParamsError = paramsError
+	// The types written by hand here that package acp/acpv2's schema
+	// layer uses too, as its naming table says: the JSON-RPC id and
+	// error, and the shapes ACP v2 keeps from v1.
+	wire.RegisterValue(readID, appendID)
+	wire.Register((*Error).decodeFields, Error.appendJSON)
+	wire.Register((*ResourceContents).decodeFields, ResourceContents.appendJSON)
+	wire.Register((*MCPMessageResult).decodeFields, MCPMessageResult.appendJSON)
 }
-
-// unmarshalList implements json.Unmarshaler for a list of union variants,
-// such as [ContentBlocks]: a variant that breaks the schema is an [*Error]
-// naming it ("[1].text"), as from DecodeParams. null leaves *dst
-// unchanged.
-func unmarshalList[S ~[]T, T any](data []byte, dst *S, read func(*wire.Fields) T) error {
-	if isNull(data) {
-		return nil
-	}
-	items := wire.ScanArray(wire.TrimSpace(data), true)
-	if items == nil {
-		return invalidParams(&wire.FieldError{Reason: "must be an array"})
-	}
-	out := make(S, 0, len(items))
-	for i, item := range items {
-		f := wire.ReadValid(item)
-		var v T
-		if f.Err() == nil {
-			v = read(f)
-		}
-		if err := f.Err(); err != nil {
-			return invalidParams(underPath(err, wire.IndexPath("", i)))
-		}
-		out = append(out, v)
-	}
-	*dst = out
-	return nil
-}
-
-// isNull reports whether raw, white space aside, is the JSON null.
-func isNull(raw []byte) bool { return string(wire.TrimSpace(raw)) == "null" }

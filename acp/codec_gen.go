@@ -179,7 +179,9 @@ func (a ArchiveSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes a with the rules of [DecodeParams]; null leaves a
 // unchanged.
-func (a *ArchiveSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, a) }
+func (a *ArchiveSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, a, (*ArchiveSessionParams).decodeFields)
+}
 
 func (a *ArchiveSessionResult) decodeFields(f *wire.Fields) {
 	f.Meta(&a.Meta)
@@ -267,15 +269,21 @@ var authMethodTags = wire.NewTags("terminal")
 func (a *AuthMethod) decodeFields(f *wire.Fields) {
 	a.Type = f.OptTag("type", authMethodTags, wire.Optional)
 	f.Meta(&a.Meta)
-	f.String("id", &a.ID, wire.Required)
-	f.String("name", &a.Name, wire.Required)
-	f.String("description", &a.Description, wire.Lenient)
 	switch a.Type {
 	case "terminal":
+		f.String("id", &a.ID, wire.Required)
+		f.String("name", &a.Name, wire.Required)
+		f.String("description", &a.Description, wire.Lenient)
 		wire.Strings(f, "args", wire.Optional, &a.Args)
 		f.StringMap("env", &a.Env, wire.Optional)
 	case "", "agent":
+		f.String("id", &a.ID, wire.Required)
+		f.String("name", &a.Name, wire.Required)
+		f.String("description", &a.Description, wire.Lenient)
 	default:
+		f.String("id", &a.ID, wire.Lenient)
+		f.String("name", &a.Name, wire.Lenient)
+		f.String("description", &a.Description, wire.Lenient)
 		if f.Err() == nil {
 			a.Raw = f.Clone()
 		}
@@ -329,7 +337,9 @@ func (a AuthMethod) MarshalJSON() ([]byte, error) { return marshal(a) }
 
 // UnmarshalJSON decodes a with the rules of [DecodeParams]; null leaves a
 // unchanged.
-func (a *AuthMethod) UnmarshalJSON(data []byte) error { return unmarshalParams(data, a) }
+func (a *AuthMethod) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, a, (*AuthMethod).decodeFields)
+}
 
 func (a *AuthStatusCapabilities) decodeFields(f *wire.Fields) {
 	f.Meta(&a.Meta)
@@ -353,7 +363,9 @@ func (a AuthStatusParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes a with the rules of [DecodeParams]; null leaves a
 // unchanged.
-func (a *AuthStatusParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, a) }
+func (a *AuthStatusParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, a, (*AuthStatusParams).decodeFields)
+}
 
 func (a *AuthStatusResult) decodeFields(f *wire.Fields) {
 	f.String("state", (*string)(&a.State), wire.Required)
@@ -393,7 +405,9 @@ func (a AuthStatusUpdateParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes a with the rules of [DecodeParams]; null leaves a
 // unchanged.
-func (a *AuthStatusUpdateParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, a) }
+func (a *AuthStatusUpdateParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, a, (*AuthStatusUpdateParams).decodeFields)
+}
 
 func (a *AuthenticateParams) decodeFields(f *wire.Fields) {
 	f.String("methodId", &a.MethodID, wire.Required)
@@ -410,7 +424,9 @@ func (a AuthenticateParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes a with the rules of [DecodeParams]; null leaves a
 // unchanged.
-func (a *AuthenticateParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, a) }
+func (a *AuthenticateParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, a, (*AuthenticateParams).decodeFields)
+}
 
 func (a *AuthenticateResult) decodeFields(f *wire.Fields) {
 	f.Meta(&a.Meta)
@@ -534,7 +550,9 @@ func (c CancelParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CancelParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CancelParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CancelParams).decodeFields)
+}
 
 func (c *CancelRequestParams) decodeFields(f *wire.Fields) {
 	readID(f, "requestId", wire.Required, &c.RequestID)
@@ -551,7 +569,9 @@ func (c CancelRequestParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CancelRequestParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CancelRequestParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CancelRequestParams).decodeFields)
+}
 
 func (c *ClientAuthCapabilities) decodeFields(f *wire.Fields) {
 	f.Bool("terminal", &c.Terminal, wire.Lenient)
@@ -697,7 +717,9 @@ func (c CloseSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CloseSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CloseSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CloseSessionParams).decodeFields)
+}
 
 func (c *CloseSessionResult) decodeFields(f *wire.Fields) {
 	f.Meta(&c.Meta)
@@ -814,7 +836,9 @@ func (c CompleteElicitationParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CompleteElicitationParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CompleteElicitationParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CompleteElicitationParams).decodeFields)
+}
 
 func (c *ConfigOptionUpdate) decodeFields(f *wire.Fields) {
 	wire.Objects(f, "configOptions", wire.Required|wire.Lenient|wire.SkipInvalid, &c.ConfigOptions, (*SessionConfigOption).decodeFields)
@@ -932,7 +956,7 @@ func (c ContentBlocks) MarshalJSON() ([]byte, error) { return marshal(c) }
 // variant that breaks the schema is an [*Error] with code [CodeInvalidParams]
 // naming it, as from [DecodeParams].
 func (c *ContentBlocks) UnmarshalJSON(data []byte) error {
-	return unmarshalList(data, c, readContentBlock)
+	return wire.UnmarshalList(data, c, readContentBlock)
 }
 
 func (c *ContentChunk) decodeFields(f *wire.Fields) {
@@ -1032,7 +1056,9 @@ func (c CreateElicitationResult) MarshalJSON() ([]byte, error) { return marshal(
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CreateElicitationResult) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CreateElicitationResult) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CreateElicitationResult).decodeFields)
+}
 
 func (c *CreateTerminalParams) decodeFields(f *wire.Fields) {
 	f.String("sessionId", &c.SessionID, wire.Required)
@@ -1072,7 +1098,9 @@ func (c CreateTerminalParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes c with the rules of [DecodeParams]; null leaves c
 // unchanged.
-func (c *CreateTerminalParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, c) }
+func (c *CreateTerminalParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, c, (*CreateTerminalParams).decodeFields)
+}
 
 func (c *CreateTerminalResult) decodeFields(f *wire.Fields) {
 	f.String("terminalId", &c.TerminalID, wire.Required)
@@ -1126,7 +1154,9 @@ func (d DeleteSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes d with the rules of [DecodeParams]; null leaves d
 // unchanged.
-func (d *DeleteSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, d) }
+func (d *DeleteSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, d, (*DeleteSessionParams).decodeFields)
+}
 
 func (d *DeleteSessionResult) decodeFields(f *wire.Fields) {
 	f.Meta(&d.Meta)
@@ -1153,7 +1183,9 @@ func (d DisableProviderParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes d with the rules of [DecodeParams]; null leaves d
 // unchanged.
-func (d *DisableProviderParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, d) }
+func (d *DisableProviderParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, d, (*DisableProviderParams).decodeFields)
+}
 
 func (d *DisableProviderResult) decodeFields(f *wire.Fields) {
 	f.Meta(&d.Meta)
@@ -1442,7 +1474,9 @@ func (v ForkSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes v with the rules of [DecodeParams]; null leaves v
 // unchanged.
-func (v *ForkSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, v) }
+func (v *ForkSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, v, (*ForkSessionParams).decodeFields)
+}
 
 func (v *ForkSessionResult) decodeFields(f *wire.Fields) {
 	f.String("sessionId", &v.SessionID, wire.Required)
@@ -1565,7 +1599,9 @@ func (i IdleStateUpdate) MarshalJSON() ([]byte, error) { return marshal(i) }
 
 // UnmarshalJSON decodes i with the rules of [DecodeParams]; null leaves i
 // unchanged.
-func (i *IdleStateUpdate) UnmarshalJSON(data []byte) error { return unmarshalParams(data, i) }
+func (i *IdleStateUpdate) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, i, (*IdleStateUpdate).decodeFields)
+}
 
 func (i *ImageContent) decodeFields(f *wire.Fields) {
 	if sub := f.Sub("annotations", wire.Lenient); sub != nil {
@@ -1669,7 +1705,9 @@ func (i InitializeParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes i with the rules of [DecodeParams]; null leaves i
 // unchanged.
-func (i *InitializeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, i) }
+func (i *InitializeParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, i, (*InitializeParams).decodeFields)
+}
 
 func (i *InitializeResult) decodeFields(f *wire.Fields) {
 	f.Int("protocolVersion", &i.ProtocolVersion, wire.Required, 0, math.MaxUint16)
@@ -1778,7 +1816,9 @@ func (k KillTerminalParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes k with the rules of [DecodeParams]; null leaves k
 // unchanged.
-func (k *KillTerminalParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, k) }
+func (k *KillTerminalParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, k, (*KillTerminalParams).decodeFields)
+}
 
 func (k *KillTerminalResult) decodeFields(f *wire.Fields) {
 	f.Meta(&k.Meta)
@@ -1802,7 +1842,9 @@ func (l ListProvidersParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes l with the rules of [DecodeParams]; null leaves l
 // unchanged.
-func (l *ListProvidersParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, l) }
+func (l *ListProvidersParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, l, (*ListProvidersParams).decodeFields)
+}
 
 func (l *ListProvidersResult) decodeFields(f *wire.Fields) {
 	wire.Objects(f, "providers", wire.Required, &l.Providers, (*ProviderInfo).decodeFields)
@@ -1848,7 +1890,9 @@ func (l ListSessionsParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes l with the rules of [DecodeParams]; null leaves l
 // unchanged.
-func (l *ListSessionsParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, l) }
+func (l *ListSessionsParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, l, (*ListSessionsParams).decodeFields)
+}
 
 func (l *ListSessionsResult) decodeFields(f *wire.Fields) {
 	wire.Objects(f, "sessions", wire.Required|wire.Lenient|wire.SkipInvalid, &l.Sessions, (*SessionInfo).decodeFields)
@@ -1909,7 +1953,9 @@ func (l LoadSessionParams) MarshalJSON() ([]byte, error) { return marshal(l) }
 
 // UnmarshalJSON decodes l with the rules of [DecodeParams]; null leaves l
 // unchanged.
-func (l *LoadSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, l) }
+func (l *LoadSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, l, (*LoadSessionParams).decodeFields)
+}
 
 func (l *LoadSessionResult) decodeFields(f *wire.Fields) {
 	if sub := f.Sub("modes", wire.Lenient); sub != nil {
@@ -1959,7 +2005,9 @@ func (l LogoutParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes l with the rules of [DecodeParams]; null leaves l
 // unchanged.
-func (l *LogoutParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, l) }
+func (l *LogoutParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, l, (*LogoutParams).decodeFields)
+}
 
 func (l *LogoutResult) decodeFields(f *wire.Fields) {
 	f.Meta(&l.Meta)
@@ -2038,7 +2086,7 @@ func (v MCPMessageNotificationParams) appendJSON(e *wire.Encoder) {
 // UnmarshalJSON decodes v with the rules of [DecodeParams]; null leaves v
 // unchanged.
 func (v *MCPMessageNotificationParams) UnmarshalJSON(data []byte) error {
-	return unmarshalParams(data, v)
+	return wire.UnmarshalParams(data, v, (*MCPMessageNotificationParams).decodeFields)
 }
 
 func (v *MCPMessageParams) decodeFields(f *wire.Fields) {
@@ -2067,7 +2115,9 @@ func (v MCPMessageParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes v with the rules of [DecodeParams]; null leaves v
 // unchanged.
-func (v *MCPMessageParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, v) }
+func (v *MCPMessageParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, v, (*MCPMessageParams).decodeFields)
+}
 
 var mCPServerTags = wire.NewTags("http", "sse", "acp")
 
@@ -2383,7 +2433,9 @@ func (n NewSessionParams) MarshalJSON() ([]byte, error) { return marshal(n) }
 
 // UnmarshalJSON decodes n with the rules of [DecodeParams]; null leaves n
 // unchanged.
-func (n *NewSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, n) }
+func (n *NewSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, n, (*NewSessionParams).decodeFields)
+}
 
 func (n *NewSessionResult) decodeFields(f *wire.Fields) {
 	f.String("sessionId", &n.SessionID, wire.Required)
@@ -2566,7 +2618,9 @@ func (p PermissionOutcome) MarshalJSON() ([]byte, error) { return marshal(p) }
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *PermissionOutcome) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *PermissionOutcome) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*PermissionOutcome).decodeFields)
+}
 
 func (p *PermissionToolCall) decodeFields(f *wire.Fields) {
 	f.String("toolCallId", &p.ToolCallID, wire.Required)
@@ -2668,15 +2722,18 @@ var planContentTags = wire.NewTags("items", "file", "markdown")
 func (p *PlanContent) decodeFields(f *wire.Fields) {
 	p.Type = f.Tag("type", planContentTags)
 	f.Meta(&p.Meta)
-	f.String("planId", &p.PlanID, wire.Required)
 	switch p.Type {
 	case "items":
+		f.String("planId", &p.PlanID, wire.Required)
 		wire.Objects(f, "entries", wire.Required|wire.Lenient|wire.SkipInvalid, &p.Entries, (*PlanEntry).decodeFields)
 	case "file":
+		f.String("planId", &p.PlanID, wire.Required)
 		f.String("uri", &p.URI, wire.Required)
 	case "markdown":
+		f.String("planId", &p.PlanID, wire.Required)
 		f.String("content", &p.Content, wire.Required)
 	default:
+		f.String("planId", &p.PlanID, wire.Lenient)
 		if f.Err() == nil {
 			p.Raw = f.Clone()
 		}
@@ -2722,7 +2779,9 @@ func (p PlanContent) MarshalJSON() ([]byte, error) { return marshal(p) }
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *PlanContent) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *PlanContent) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*PlanContent).decodeFields)
+}
 
 func (p *PlanEntry) decodeFields(f *wire.Fields) {
 	f.String("content", &p.Content, wire.Required)
@@ -2837,7 +2896,9 @@ func (p PromptParams) MarshalJSON() ([]byte, error) { return marshal(p) }
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *PromptParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *PromptParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*PromptParams).decodeFields)
+}
 
 func (p *PromptResult) decodeFields(f *wire.Fields) {
 	f.String("stopReason", (*string)(&p.StopReason), wire.Required)
@@ -2933,7 +2994,9 @@ func (p ProxyInitializeParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *ProxyInitializeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *ProxyInitializeParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*ProxyInitializeParams).decodeFields)
+}
 
 func (p *ProxyInitializeResult) decodeFields(f *wire.Fields) { (*InitializeResult)(p).decodeFields(f) }
 
@@ -2968,7 +3031,7 @@ func (p ProxySuccessorNotificationParams) appendJSON(e *wire.Encoder) {
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
 func (p *ProxySuccessorNotificationParams) UnmarshalJSON(data []byte) error {
-	return unmarshalParams(data, p)
+	return wire.UnmarshalParams(data, p, (*ProxySuccessorNotificationParams).decodeFields)
 }
 
 func (p *ProxySuccessorParams) decodeFields(f *wire.Fields) {
@@ -2991,7 +3054,9 @@ func (p ProxySuccessorParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *ProxySuccessorParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *ProxySuccessorParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*ProxySuccessorParams).decodeFields)
+}
 
 func (r *ReadTextFileParams) decodeFields(f *wire.Fields) {
 	f.String("sessionId", &r.SessionID, wire.Required)
@@ -3021,7 +3086,9 @@ func (r ReadTextFileParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes r with the rules of [DecodeParams]; null leaves r
 // unchanged.
-func (r *ReadTextFileParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, r) }
+func (r *ReadTextFileParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, r, (*ReadTextFileParams).decodeFields)
+}
 
 func (r *ReadTextFileResult) decodeFields(f *wire.Fields) {
 	f.String("content", &r.Content, wire.Required)
@@ -3054,7 +3121,9 @@ func (r ReleaseTerminalParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes r with the rules of [DecodeParams]; null leaves r
 // unchanged.
-func (r *ReleaseTerminalParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, r) }
+func (r *ReleaseTerminalParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, r, (*ReleaseTerminalParams).decodeFields)
+}
 
 func (r *ReleaseTerminalResult) decodeFields(f *wire.Fields) {
 	f.Meta(&r.Meta)
@@ -3096,7 +3165,9 @@ func (r RequestPermissionParams) MarshalJSON() ([]byte, error) { return marshal(
 
 // UnmarshalJSON decodes r with the rules of [DecodeParams]; null leaves r
 // unchanged.
-func (r *RequestPermissionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, r) }
+func (r *RequestPermissionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, r, (*RequestPermissionParams).decodeFields)
+}
 
 func (r *RequestPermissionResult) decodeFields(f *wire.Fields) {
 	if sub := f.Sub("outcome", wire.Required); sub != nil {
@@ -3230,7 +3301,9 @@ func (r ResumeSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes r with the rules of [DecodeParams]; null leaves r
 // unchanged.
-func (r *ResumeSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, r) }
+func (r *ResumeSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, r, (*ResumeSessionParams).decodeFields)
+}
 
 func (r *ResumeSessionResult) decodeFields(f *wire.Fields) {
 	if sub := f.Sub("modes", wire.Lenient); sub != nil {
@@ -3509,7 +3582,9 @@ func (s SessionConfigOption) MarshalJSON() ([]byte, error) { return marshal(s) }
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SessionConfigOption) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SessionConfigOption) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SessionConfigOption).decodeFields)
+}
 
 func (s *SessionConfigSelectGroup) decodeFields(f *wire.Fields) {
 	f.String("group", &s.Group, wire.Required)
@@ -3612,8 +3687,8 @@ func (s SessionInfo) appendJSON(e *wire.Encoder) {
 }
 
 func (s *SessionInfoUpdate) decodeFields(f *wire.Fields) {
-	f.Clearable("title", &s.Title, wire.Lenient)
-	f.Clearable("updatedAt", &s.UpdatedAt, wire.Lenient)
+	wire.Clearable(f, "title", &s.Title, wire.Lenient)
+	wire.Clearable(f, "updatedAt", &s.UpdatedAt, wire.Lenient)
 	f.Meta(&s.Meta)
 }
 
@@ -3809,7 +3884,9 @@ func (s SessionNotification) MarshalJSON() ([]byte, error) { return marshal(s) }
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SessionNotification) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SessionNotification) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SessionNotification).decodeFields)
+}
 
 func (s *SessionResumeCapabilities) decodeFields(f *wire.Fields) {
 	f.Meta(&s.Meta)
@@ -3846,7 +3923,9 @@ func (s SessionStatusParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SessionStatusParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SessionStatusParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SessionStatusParams).decodeFields)
+}
 
 func (s *SessionStatusResult) decodeFields(f *wire.Fields) {
 	f.String("status", (*string)(&s.Status), wire.Required)
@@ -3949,7 +4028,9 @@ func (s SetProviderParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SetProviderParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SetProviderParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SetProviderParams).decodeFields)
+}
 
 func (s *SetProviderResult) decodeFields(f *wire.Fields) {
 	f.Meta(&s.Meta)
@@ -3996,7 +4077,9 @@ func (s SetSessionModeParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SetSessionModeParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SetSessionModeParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SetSessionModeParams).decodeFields)
+}
 
 func (s *SetSessionModeResult) decodeFields(f *wire.Fields) {
 	f.Meta(&s.Meta)
@@ -4026,7 +4109,9 @@ func (s SetSessionTitleParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes s with the rules of [DecodeParams]; null leaves s
 // unchanged.
-func (s *SetSessionTitleParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, s) }
+func (s *SetSessionTitleParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, s, (*SetSessionTitleParams).decodeFields)
+}
 
 func (s *SetSessionTitleResult) decodeFields(f *wire.Fields) {
 	f.String("title", &s.Title, wire.Required)
@@ -4323,7 +4408,9 @@ func (t TerminalOutputParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes t with the rules of [DecodeParams]; null leaves t
 // unchanged.
-func (t *TerminalOutputParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, t) }
+func (t *TerminalOutputParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, t, (*TerminalOutputParams).decodeFields)
+}
 
 func (t *TerminalOutputResult) decodeFields(f *wire.Fields) {
 	f.String("output", &t.Output, wire.Required)
@@ -4658,7 +4745,9 @@ func (u UnarchiveSessionParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes u with the rules of [DecodeParams]; null leaves u
 // unchanged.
-func (u *UnarchiveSessionParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, u) }
+func (u *UnarchiveSessionParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, u, (*UnarchiveSessionParams).decodeFields)
+}
 
 func (u *UnarchiveSessionResult) decodeFields(f *wire.Fields) {
 	f.Meta(&u.Meta)
@@ -4914,7 +5003,9 @@ func (w WaitForTerminalExitParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes w with the rules of [DecodeParams]; null leaves w
 // unchanged.
-func (w *WaitForTerminalExitParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, w) }
+func (w *WaitForTerminalExitParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, w, (*WaitForTerminalExitParams).decodeFields)
+}
 
 func (w *WaitForTerminalExitResult) decodeFields(f *wire.Fields) {
 	f.OptInt("exitCode", &w.ExitCode, wire.Lenient, 0, math.MaxUint32)
@@ -4957,7 +5048,9 @@ func (w WriteTextFileParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes w with the rules of [DecodeParams]; null leaves w
 // unchanged.
-func (w *WriteTextFileParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, w) }
+func (w *WriteTextFileParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, w, (*WriteTextFileParams).decodeFields)
+}
 
 func (w *WriteTextFileResult) decodeFields(f *wire.Fields) {
 	f.Meta(&w.Meta)

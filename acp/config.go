@@ -27,7 +27,7 @@ type SetSessionConfigOptionParams struct {
 // UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
 // leaves p unchanged.
 func (p *SetSessionConfigOptionParams) UnmarshalJSON(data []byte) error {
-	return unmarshalParams(data, p)
+	return wire.UnmarshalParams(data, p, (*SetSessionConfigOptionParams).decodeFields)
 }
 
 // MarshalJSON encodes Value as the value id, or BoolValue with

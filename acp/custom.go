@@ -193,22 +193,8 @@ type SessionConfigSelectOptions struct {
 // shape when its first item has a group member, the list of values
 // otherwise.
 func readSessionConfigSelectOptions(f *wire.Fields, key string, m wire.Mode, dst *SessionConfigSelectOptions) bool {
-	v := f.Value(key, m, "an array")
-	if v == nil {
-		return false
-	}
-	items := wire.ScanArray(v, false)
-	if items == nil {
-		f.Invalid(key, m, "must be an array")
-		return false
-	}
 	var o SessionConfigSelectOptions
-	if len(items) > 0 && wire.ReadValid(items[0]).Has("group") {
-		wire.Objects(f, key, m, &o.Groups, (*SessionConfigSelectGroup).decodeFields)
-	} else {
-		wire.Objects(f, key, m, &o.Options, (*SessionConfigSelectOption).decodeFields)
-	}
-	if f.Err() != nil {
+	if !wire.EitherObjects(f, key, m, "group", &o.Options, (*SessionConfigSelectOption).decodeFields, &o.Groups, (*SessionConfigSelectGroup).decodeFields) {
 		return false
 	}
 	*dst = o

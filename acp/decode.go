@@ -56,14 +56,20 @@ var pkgPath = reflect.TypeFor[Error]().PkgPath()
 // The decoded value owns its memory: it does not alias raw.
 func DecodeParams[T any](raw []byte) (T, error) {
 	v, err := decode[T](raw, "params")
-	var e *Error
-	switch {
-	case err == nil:
-		return v, nil
-	case errors.As(err, &e): // a type's own UnmarshalJSON chose the reply
-		return v, e
+	if err != nil {
+		return v, paramsError(err)
 	}
-	return v, invalidParams(err)
+	return v, nil
+}
+
+// paramsError returns the *Error replied for err, a failure to decode
+// params.
+func paramsError(err error) error {
+	var e *Error
+	if errors.As(err, &e) { // a type's own UnmarshalJSON chose the reply
+		return e
+	}
+	return invalidParams(err)
 }
 
 // DecodeResult decodes the result member of a success response into T with

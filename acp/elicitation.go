@@ -58,7 +58,9 @@ type CreateElicitationParams struct {
 
 // UnmarshalJSON decodes the params with the rules of [DecodeParams]; null
 // leaves p unchanged.
-func (p *CreateElicitationParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *CreateElicitationParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*CreateElicitationParams).decodeFields)
+}
 
 // MarshalJSON encodes the params; those of an unknown mode with a Raw are
 // Raw unchanged.

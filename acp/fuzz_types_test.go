@@ -3,10 +3,6 @@ package acp
 import (
 	"encoding/json"
 	"errors"
-	"maps"
-	"os"
-	"path/filepath"
-	"slices"
 	"testing"
 	"unicode/utf8"
 )
@@ -102,58 +98,13 @@ func decodeSessionUpdate(raw []byte) (Update, error) {
 }
 
 // FuzzSchemaCodecs checks the decoder and encoder of every method's
-// params and result on the same bytes: no panic, failures that name a
-// member, and whatever decodes encodes (with encoding/json and into a
-// line) to JSON that decodes again. The seeds are the largest instance of
-// every params and result type the schema defines.
+// params and result on the same bytes, as schematest.Layer.FuzzCodecs
+// says.
 func FuzzSchemaCodecs(f *testing.F) {
-	var file struct {
-		Defs map[string]jsonNode `json:"$defs"`
-	}
-	b, err := os.ReadFile(filepath.Join("schema", "schema.unstable.json"))
-	if err != nil {
-		f.Fatal(err)
-	}
-	if err := json.Unmarshal(b, &file); err != nil {
-		f.Fatal(err)
-	}
-	g := newInstanceGen(file.Defs)
-	for _, root := range schemaRoots(file.Defs) {
-		if vals := g.values(jsonNode{"$ref": "#/$defs/" + root.def}, "", ""); len(vals) > 0 {
-			raw, err := json.Marshal(vals[0].in)
-			if err != nil {
-				f.Fatal(err)
-			}
-			f.Add(raw)
-		}
-	}
-	keys := slices.Sorted(maps.Keys(codecs))
-	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, key := range keys {
-			c := codecs[key]
-			for _, decode := range []func([]byte) ([][]byte, error){c.params, c.result} {
-				if decode == nil {
-					continue
-				}
-				encs, err := decode(data)
-				if errors.Is(err, ErrNotJSON) {
-					continue // decoded, but nested too deep to fit in a line
-				}
-				if err != nil {
-					if _, ok := InvalidField(err); !ok && !errors.Is(err, ErrInvalidParams) && !errors.Is(err, ErrInvalidResponse) {
-						t.Fatalf("%s: %q: error %v names no member", key, data, err)
-					}
-					continue
-				}
-				for _, enc := range encs {
-					if !json.Valid(enc) || !utf8.Valid(enc) {
-						t.Fatalf("%s: %q encodes to %q, not valid JSON", key, data, enc)
-					}
-					if _, err := decode(enc); err != nil {
-						t.Fatalf("%s: %q encodes to %q, which does not decode: %v", key, data, enc, err)
-					}
-				}
-			}
-		}
+	layer.FuzzCodecs(f, func(err error) bool {
+		return errors.Is(err, ErrNotJSON) // decoded, but nested too deep to fit in a line
+	}, func(err error) bool {
+		_, named := InvalidField(err)
+		return named || errors.Is(err, ErrInvalidParams) || errors.Is(err, ErrInvalidResponse)
 	})
 }

@@ -53,7 +53,9 @@ func (p SetSessionModelParams) appendJSON(e *wire.Encoder) {
 
 // UnmarshalJSON decodes p with the rules of [DecodeParams]; null leaves p
 // unchanged.
-func (p *SetSessionModelParams) UnmarshalJSON(data []byte) error { return unmarshalParams(data, p) }
+func (p *SetSessionModelParams) UnmarshalJSON(data []byte) error {
+	return wire.UnmarshalParams(data, p, (*SetSessionModelParams).decodeFields)
+}
 
 // SetSessionModelResult is the result of [SessionSetModel]
 // (session/set_model).

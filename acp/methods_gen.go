@@ -43,8 +43,8 @@ var (
 
 // The methods an agent calls on a client (agent → client). A client serves
 // them with [Method.Handle] and [Notification.Handle]; an agent calls them
-// with [Method.Call] and [Notification.Notify], the fs/*, terminal/* and
-// elicitation/* ones only when the client declared the capability.
+// with [Method.Call] and [Notification.Notify], those a client capability
+// gates only when the client declared it.
 var (
 	ElicitationComplete      = Notification[CompleteElicitationParams]{Name: "elicitation/complete"}
 	ElicitationCreate        = Method[CreateElicitationParams, CreateElicitationResult]{Name: "elicitation/create"}

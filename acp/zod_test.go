@@ -3,22 +3,18 @@ package acp
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpkit/acpkit/internal/tssdk"
 )
 
 // The golden lines of golden_test.go, what the package's builders and
 // encoders send, are checked against the zod schemas of the official
 // TypeScript SDK, the peer they must satisfy, in both editions of ACP v1.
-// The test installs the SDK with npm (once, into the user's cache
-// directory; ACPKIT_SDK_DIR names an installed package instead) and skips
-// only when node or npm is missing or the registry cannot be reached.
-
-// sdkVersion is the official SDK whose schemas acp/schema holds.
-const sdkVersion = "2.4.0"
+// internal/tssdk installs the SDK; the test skips only without node.
 
 // goldenResults names the method of each golden result, which a line
 // does not say.
@@ -51,17 +47,19 @@ var unstableGoldens = map[string]string{
 }
 
 func TestGoldenZod(t *testing.T) {
-	node, err := exec.LookPath("node")
-	if err != nil {
-		t.Skip("node is not installed")
-	}
-	sdk := officialSDK(t)
+	sdk := tssdk.Package(t)
 	var defs struct {
 		Defs map[string]struct {
 			Method string `json:"x-method"`
 		} `json:"$defs"`
 	}
-	readSchemaJSON(t, "schema.unstable.json", &defs)
+	b, err := os.ReadFile(filepath.Join("schema", "schema.unstable.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &defs); err != nil {
+		t.Fatal(err)
+	}
 	defOf := func(method, suffix string) string {
 		for name, d := range defs.Defs {
 			if d.Method == method && strings.HasSuffix(name, suffix) {
@@ -144,43 +142,11 @@ func TestGoldenZod(t *testing.T) {
 	if err := os.WriteFile(casesFile, list, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(node, filepath.Join("testdata", "zod", "validate.mjs"), sdk, casesFile).CombinedOutput()
+	out, err := tssdk.Command(t, filepath.Join("testdata", "zod", "validate.mjs"), sdk, casesFile).CombinedOutput()
 	if err != nil {
 		t.Fatalf("the SDK's schemas refuse golden lines: %v\n%s", err, out)
 	}
 	t.Logf("%d golden lines: %s", len(cases), strings.TrimSpace(string(out)))
-}
-
-// officialSDK returns the directory of the official SDK's npm package,
-// installing it into the user's cache directory the first time.
-func officialSDK(t *testing.T) string {
-	t.Helper()
-	if dir := os.Getenv("ACPKIT_SDK_DIR"); dir != "" {
-		return dir
-	}
-	npm, err := exec.LookPath("npm")
-	if err != nil {
-		t.Skip("npm is not installed")
-	}
-	cache, err := os.UserCacheDir()
-	if err != nil {
-		t.Skipf("no cache directory to install the SDK in: %v", err)
-	}
-	prefix := filepath.Join(cache, "acpkit", "sdk-"+sdkVersion)
-	pkg := filepath.Join(prefix, "node_modules", "@agentclientprotocol", "sdk")
-	installed := func() bool {
-		b, err := os.ReadFile(filepath.Join(pkg, "package.json"))
-		_, zerr := os.Stat(filepath.Join(prefix, "node_modules", "zod", "package.json"))
-		return err == nil && zerr == nil && strings.Contains(string(b), `"version": "`+sdkVersion+`"`)
-	}
-	if !installed() {
-		cmd := exec.Command(npm, "install", "--prefix", prefix, "--no-audit", "--no-fund", "--no-save",
-			"@agentclientprotocol/sdk@"+sdkVersion)
-		if out, err := cmd.CombinedOutput(); err != nil || !installed() {
-			t.Skipf("cannot install @agentclientprotocol/sdk@%s with npm: %v\n%s", sdkVersion, err, out)
-		}
-	}
-	return pkg
 }
 
 // TestGoldenZodListsCurrent keeps goldenResults in step with the golden

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os/exec"
 	"strconv"
 	"strings"
 	"sync"
@@ -267,8 +268,8 @@ func benchAcp(b *testing.B, p int, url string) (*acp.Conn, string, *counter) {
 func peers(b *testing.B) map[string]string {
 	_, url := serve(b, newTestAgent().methods(), nil)
 	m := map[string]string{"acphttp": url}
-	if dir := tsSDKBench(b); dir != "" {
-		m["ts-sdk"] = startTSAgent(b, dir)
+	if _, err := exec.LookPath("node"); err == nil {
+		m["ts-sdk"] = startTSAgent(b)
 	}
 	return m
 }

@@ -41,14 +41,26 @@ type agent struct {
 	gooseNotify bool
 	sessions    map[string]*session
 	lastID      int // numbers sessions, runs and messages
+
+	// turns counts the ACP v2 turns running on goroutines of their own,
+	// which end with the connection (agent_v2.go).
+	turns sync.WaitGroup
 }
 
 // session is one conversation.
 type session struct {
 	id    string
+	cwd   string
 	model string
 	run   *run              // the prompt running, nil when idle
 	usage usage.Accumulator // its usage so far
+	// turn is the ACP v2 prompt in progress, from its insertion until its
+	// idle update is sent, held are those waiting for it to end, in the
+	// order they came, and history is the conversation, for replay
+	// (agent_v2.go).
+	turn    *turnV2
+	held    []*heldPrompt
+	history []message
 }
 
 // run is one prompt turn: the chunks still to echo and how to stop it.
@@ -103,12 +115,17 @@ func (a *agent) initialize(_ context.Context, _ *acp.Conn, p acp.InitializeParam
 
 // newSession creates a session. The echo agent uses no MCP server, so
 // mcpServers is accepted (absent counts as empty) and ignored.
-func (a *agent) newSession(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
+func (a *agent) newSession(_ context.Context, _ *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
+	return acp.NewSessionResult{SessionID: a.addSession(p.Cwd)}, nil
+}
+
+// addSession creates a session in cwd and returns its id.
+func (a *agent) addSession(cwd string) string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s := &session{id: a.newID("sess"), model: defaultModel}
+	s := &session{id: a.newID("sess"), cwd: cwd, model: defaultModel}
 	a.sessions[s.id] = s
-	return acp.NewSessionResult{SessionID: s.id}, nil
+	return s.id
 }
 
 // setModel is the legacy session/set_model: the model the session reports
@@ -149,7 +166,12 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, p acp.PromptParams) 
 	// Notifications sent with conn.Notify before this handler returns reach
 	// the client before the response, in the order sent.
 	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &r.id})})
-	echoed, err := a.echo(runCtx, conn, s, r)
+	echoed, err := a.echo(runCtx, s, r, func(c chunk) error {
+		return acp.SessionUpdate.Notify(runCtx, conn, acp.SessionNotification{
+			SessionID: s.id,
+			Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: c.text}, MessageID: c.messageID},
+		})
+	})
 	a.endRun(s, r)
 	none := "" // sent as null: no run is active
 	a.notify(ctx, conn, s.id, acp.SessionInfoUpdate{Meta: gooseMeta(goose.Meta{ActiveRunID: &none})})
@@ -204,16 +226,21 @@ func (a *agent) startRun(p acp.PromptParams, cancel context.CancelCauseFunc) (*s
 				ActiveRunID string `json:"activeRunId"`
 			}{s.id, s.run.id})
 	}
-	words := promptWords(p.Prompt)
-	r := &run{id: a.newID("run"), cancel: cancel, input: len(words)}
-	r.queue = chunks(words, a.newID("msg"))
-	s.run = r
-	return s, r, nil
+	s.run = a.newRun(a.newID("run"), promptWords(p.Prompt), cancel)
+	return s, s.run, nil
 }
 
-// echo sends the run's chunks one at a time, waiting a.delay before each,
-// until the queue is empty or ctx ends. It returns how many it sent.
-func (a *agent) echo(ctx context.Context, conn *acp.Conn, s *session, r *run) (int, error) {
+// newRun returns the run named id, echoing words. Call with mu held.
+func (a *agent) newRun(id string, words []string, cancel context.CancelCauseFunc) *run {
+	r := &run{id: id, cancel: cancel, input: len(words)}
+	r.queue = chunks(words, a.newID("msg"))
+	return r
+}
+
+// echo sends the run's chunks one at a time with send, waiting a.delay
+// before each, until the queue is empty or ctx ends. It returns how many
+// it sent.
+func (a *agent) echo(ctx context.Context, s *session, r *run, send func(chunk) error) (int, error) {
 	sent := 0
 	for {
 		c, ok := a.nextChunk(s, r)
@@ -223,11 +250,7 @@ func (a *agent) echo(ctx context.Context, conn *acp.Conn, s *session, r *run) (i
 		if err := sleep(ctx, a.delay); err != nil {
 			return sent, err
 		}
-		err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{
-			SessionID: s.id,
-			Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: c.text}, MessageID: c.messageID},
-		})
-		if err != nil {
+		if err := send(c); err != nil {
 			return sent, err
 		}
 		sent++

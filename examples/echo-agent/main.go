@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	echo-agent [-delay 100ms] [-max-line bytes] [-v] [-listen ADDR [-token-file F]]
+//	echo-agent [-delay 100ms] [-max-line bytes] [-protocol auto|v1|v2] [-v] [-listen ADDR [-token-file F]]
 //
 // It exits with status 0 when stdin ends, which is how a client stops it.
 // SIGINT or SIGTERM stops it too, with status 130 or 143. Either way,
@@ -17,6 +17,14 @@
 // must be a loopback address. It logs the URL it serves, and exits with
 // status 0 on SIGINT or SIGTERM once the prompts in progress are answered.
 // examples/remote-client is a client for it.
+//
+// -protocol says which versions of ACP it speaks: v1, v2 (the draft; see
+// package acpv2), or auto (the default), which gives a client that asks
+// for version 2 or later v2 and every other client v1. In v2 a prompt is
+// acknowledged at once and its turn reported in updates that end with
+// an idle state. With auto or v2 a client must initialize before anything
+// else, as ACP asks; v1 alone serves one that does not, as ACP v1 agents
+// long have.
 //
 // Besides the standard methods it serves goose's steering extension
 // (_goose/unstable/session/steer), the legacy session/set_model, and reports
@@ -38,6 +46,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -45,6 +54,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acpv2"
 )
 
 // version is reported in initialize's agentInfo.
@@ -56,6 +66,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log debug messages")
 	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
 	tokenFile := flag.String("token-file", "", "with -listen, require \"Authorization: Bearer\" and this `file`'s contents")
+	protocol := flag.String("protocol", "auto", "the ACP versions to speak: `auto` (v2 to a client that asks for 2 or later, v1 otherwise), v1 or v2")
 	flag.Parse()
 
 	level := slog.LevelInfo
@@ -65,10 +76,30 @@ func main() {
 	// stdout carries the protocol, so logs go to stderr only.
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	if *listen != "" {
-		os.Exit(serveRemote(*listen, *tokenFile, *delay, *maxLine, log))
+	a := newAgent(*delay, log)
+	h, err := a.handler(*protocol)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "echo-agent:", err)
+		os.Exit(2) // as for any bad flag
 	}
-	os.Exit(serve(*delay, *maxLine, log))
+	if *listen != "" {
+		os.Exit(serveRemote(*listen, *tokenFile, a, h, *maxLine, log))
+	}
+	os.Exit(serve(a, h, *maxLine, log))
+}
+
+// handler returns what serves a connection in the versions protocol
+// names: auto, v1 or v2.
+func (a *agent) handler(protocol string) (acp.Handler, error) {
+	switch protocol {
+	case "v1":
+		return a.methods(), nil
+	case "v2":
+		return acpv2.NewRouter(nil, a.methodsV2()), nil
+	case "auto":
+		return acpv2.NewRouter(a.methods(), a.methodsV2()), nil
+	}
+	return nil, fmt.Errorf("-protocol %q: want auto, v1 or v2", protocol)
 }
 
 // shutdownGrace bounds how long a signal waits for running prompts to
@@ -82,7 +113,7 @@ const shutdownGrace = 5 * time.Second
 // Both ends are graceful: running prompts are cancelled and answered
 // "cancelled" before the agent exits. A second signal, or shutdownGrace
 // without an answer, ends it regardless.
-func serve(delay time.Duration, maxLine int, log *slog.Logger) int {
+func serve(a *agent, h acp.Handler, maxLine int, log *slog.Logger) int {
 	signals := make(chan os.Signal, 1)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(signals)
@@ -91,8 +122,9 @@ func serve(delay time.Duration, maxLine int, log *slog.Logger) int {
 	// in progress: openStdin makes closing interrupt it.
 	stdin := openStdin()
 	defer stdin.Close()
-	a := newAgent(delay, log)
-	conn := acp.NewConn(context.Background(), stdin, os.Stdout, a.methods(), &acp.ConnOptions{MaxLineLength: maxLine, Logger: log})
+	conn := acp.NewConn(context.Background(), stdin, os.Stdout, h, &acp.ConnOptions{MaxLineLength: maxLine, Logger: log})
+	// The v2 turns run beside the Conn's handlers, and end with it.
+	defer a.turns.Wait()
 	waited := make(chan error, 1)
 	go func() { waited <- conn.Wait() }()
 

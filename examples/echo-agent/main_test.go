@@ -366,9 +366,17 @@ type rawAgent struct {
 	out *bufio.Reader
 }
 
+// startRaw starts echo-agent with args and initializes it in v1, as a
+// client does first.
 func startRaw(t *testing.T, args ...string) *rawAgent {
 	p := startAgent(t, args...)
-	return &rawAgent{t: t, p: p, out: bufio.NewReader(p.stdout)}
+	r := &rawAgent{t: t, p: p, out: bufio.NewReader(p.stdout)}
+	// A client initializes first: the agent answers nothing else before.
+	r.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":1}}`)
+	if got := r.recv(); got != (reply{`"init"`, 0}) {
+		t.Fatalf("initialize: %+v", got)
+	}
+	return r
 }
 
 func (r *rawAgent) send(line string) {

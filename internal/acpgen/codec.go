@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -17,8 +18,9 @@ import (
 // read<U>(f) U and append<U>(v U, e). Types written by hand (custom in the
 // naming table) keep the same contract: an object type has decodeFields
 // and appendJSON, a value type read<T>(f, key, m, dst *T) bool and
-// append<T>(e, v T). The package provides unmarshalParams[T] and
-// unmarshalList for the UnmarshalJSON methods.
+// append<T>(e, v T); for a type of package acp's, which acp registers,
+// the codecs declare decode<T> and append<T>, or read<T> and append<T>,
+// as variables.
 
 // emitCodecs writes the codec of every type.
 func (m *model) emitCodecs(pkg string) ([]byte, error) {
@@ -29,7 +31,7 @@ func (m *model) emitCodecs(pkg string) ([]byte, error) {
 	for _, g := range m.order {
 		switch g.kind {
 		case kStruct:
-			if g.schema == "" && g.copyOf == nil {
+			if g.schema == "" && g.copyOf == nil && g.wraps == nil {
 				continue // an unknown variant: with its union
 			}
 			m.codecStruct(&f, g)
@@ -44,10 +46,14 @@ func (m *model) emitCodecs(pkg string) ([]byte, error) {
 	if m.register {
 		m.registrations(&f)
 	}
+	m.externCodecs(&f)
 	var out file
 	imports := []string{"github.com/acpkit/acpkit/internal/wire"}
+	if m.pkg != "acp" && bytes.Contains(f.Bytes(), []byte("acp.")) {
+		imports = []string{"github.com/acpkit/acpkit/acp", imports[0]}
+	}
 	if bytes.Contains(f.Bytes(), []byte("math.")) {
-		imports = []string{"math", "", imports[0]}
+		imports = append([]string{"math", ""}, imports...)
 	}
 	out.header(pkg, imports...)
 	out.Write(f.Bytes())
@@ -64,14 +70,37 @@ func (m *model) registrations(f *file) {
 	seen := map[*gtype]bool{}
 	for _, mt := range m.methods {
 		for _, g := range []*gtype{mt.params, mt.result} {
-			if g == nil || seen[g] || !isObject(g) {
-				continue
+			if g == nil || seen[g] || !isObject(g) || g.extern {
+				continue // acp registers its own
 			}
 			seen[g] = true
 			f.p("wire.Register((*%s).decodeFields, %s.appendJSON)\n", g.name, g.name)
 		}
 	}
 	f.p("}\n\n")
+}
+
+// externCodecs writes the codecs of the types of package acp the package
+// uses, which acp registers with internal/wire.
+func (m *model) externCodecs(f *file) {
+	var vars []string
+	for _, name := range m.e.all.names {
+		g := m.types[name]
+		switch {
+		case !g.extern:
+		case g.kind == kCustomValue:
+			vars = append(vars, fmt.Sprintf("read%s = wire.ValueReaderFor[%s]()", g.local(), g.name),
+				fmt.Sprintf("append%s = wire.ValueAppenderFor[%s]()", g.local(), g.name))
+		default:
+			vars = append(vars, fmt.Sprintf("decode%s = wire.DecoderFor[%s]()", g.local(), g.name),
+				fmt.Sprintf("append%s = wire.AppenderFor[%s]()", g.local(), g.name))
+		}
+	}
+	if len(vars) == 0 {
+		return
+	}
+	f.p("// The codecs of the types of package acp this package uses, which acp\n// registers.\n")
+	f.p("var (\n%s\n)\n\n", strings.Join(vars, "\n"))
 }
 
 // recv returns a receiver name for a type: its first letter, unless that
@@ -115,10 +144,25 @@ func (m *model) decodeStmt(r string, fl *field) string {
 	k, mode, dst := strconv.Quote(fl.json), fl.mode(), "&"+r+"."+fl.name
 	t := fl.t
 	if fl.json == "_meta" {
+		if fl.clearable {
+			return fmt.Sprintf("f.RawObject(%s, %s, wire.Lenient|wire.KeepNull)", k, dst)
+		}
 		return fmt.Sprintf("f.Meta(%s)", dst)
 	}
 	if fl.clearable {
-		return fmt.Sprintf("f.Clearable(%s, %s, %s)", k, dst, mode)
+		switch {
+		case t.prim == "string" || t.ref != nil && t.ref.kind == kEnum:
+			return fmt.Sprintf("wire.Clearable(f, %s, %s, %s)", k, dst, mode)
+		case fl.keepEmpty:
+			// Null clears, as [] does: both read as empty, not nil.
+			plain := *fl
+			plain.clearable = false
+			return fmt.Sprintf("if f.Null(%s) {\n%s.%s = %s{}\n} else {\n%s\n}", k, r, fl.name, fl.goType(), m.decodeStmt(r, &plain))
+		case t.ref != nil:
+			plain := *fl
+			plain.clearable = false
+			return fmt.Sprintf("if f.Null(%s) {\n%s.%s = new(%s) // null clears: the zero value\n} else {\n%s\n}", k, r, fl.name, t.ref.name, m.decodeStmt(r, &plain))
+		}
 	}
 	switch {
 	case t.elem != nil:
@@ -126,10 +170,12 @@ func (m *model) decodeStmt(r string, fl *field) string {
 		switch {
 		case e.prim == "string" || e.ref != nil && e.ref.kind == kEnum:
 			return fmt.Sprintf("wire.Strings(f, %s, %s, %s)", k, mode, dst)
+		case e.prim == "int":
+			return fmt.Sprintf("wire.Ints(f, %s, %s, %s, %s, %s)", k, mode, dst, intConst(e.lo), intConst(e.hi))
 		case e.ref != nil && e.ref.kind == kUnion:
 			return fmt.Sprintf("wire.Unions(f, %s, %s, %s, read%s)", k, mode, dst, e.ref.name)
 		case e.ref != nil && isObject(e.ref):
-			return fmt.Sprintf("wire.Objects(f, %s, %s, %s, (*%s).decodeFields)", k, mode, dst, e.ref.name)
+			return fmt.Sprintf("wire.Objects(f, %s, %s, %s, %s)", k, mode, dst, decoder(e.ref))
 		}
 		m.errorf("%s: no codec for arrays of %s", fl.json, e.goType())
 		return ""
@@ -155,14 +201,14 @@ func (m *model) decodeStmt(r string, fl *field) string {
 			return fmt.Sprintf("wire.Unions(f, %s, %s, %s, read%s)", k, mode, dst, g.elem.name)
 		case kCustomValue:
 			if fl.ptr {
-				return fmt.Sprintf("if x := new(%s); read%s(f, %s, %s, x) {\n%s.%s = x\n}", g.name, g.name, k, mode, r, fl.name)
+				return fmt.Sprintf("if x := new(%s); read%s(f, %s, %s, x) {\n%s.%s = x\n}", g.name, g.local(), k, mode, r, fl.name)
 			}
-			return fmt.Sprintf("read%s(f, %s, %s, %s)", g.name, k, mode, dst)
+			return fmt.Sprintf("read%s(f, %s, %s, %s)", g.local(), k, mode, dst)
 		}
 		if fl.ptr {
-			return fmt.Sprintf("if sub := f.Sub(%s, %s); sub != nil {\nx := new(%s)\nx.decodeFields(sub)\nif f.Done(%s, %s, sub) {\n%s.%s = x\n}\n}", k, mode, g.name, k, mode, r, fl.name)
+			return fmt.Sprintf("if sub := f.Sub(%s, %s); sub != nil {\nx := new(%s)\n%s\nif f.Done(%s, %s, sub) {\n%s.%s = x\n}\n}", k, mode, g.name, decodeCall(g, "x", "sub"), k, mode, r, fl.name)
 		}
-		return fmt.Sprintf("if sub := f.Sub(%s, %s); sub != nil {\n%s.%s.decodeFields(sub)\nif !f.Done(%s, %s, sub) {\n%s.%s = %s{} // the default\n}\n}", k, mode, r, fl.name, k, mode, r, fl.name, g.name)
+		return fmt.Sprintf("if sub := f.Sub(%s, %s); sub != nil {\n%s\nif !f.Done(%s, %s, sub) {\n%s.%s = %s{} // the default\n}\n}", k, mode, decodeCall(g, "&"+r+"."+fl.name, "sub"), k, mode, r, fl.name, g.name)
 	}
 	opt := ""
 	if fl.ptr {
@@ -213,6 +259,46 @@ func intConst(n int64) string {
 	return strconv.FormatInt(n, 10)
 }
 
+// decoder returns the function that reads an object of type g from its
+// fields: its decodeFields method, or the codec acp registers for a type
+// of acp's.
+func decoder(g *gtype) string {
+	if g.extern {
+		return "decode" + g.local()
+	}
+	return "(*" + g.name + ").decodeFields"
+}
+
+// decodeCall returns the statement that reads sub, the fields of an
+// object, into x, a pointer to a g.
+func decodeCall(g *gtype, x, sub string) string {
+	if g.extern {
+		return fmt.Sprintf("decode%s(%s, %s)", g.local(), x, sub)
+	}
+	return fmt.Sprintf("%s.decodeFields(%s)", strings.TrimPrefix(x, "&"), sub)
+}
+
+// appender returns the function that writes an object of type g: its
+// appendJSON method, or the codec acp registers for a type of acp's.
+func appender(g *gtype) string {
+	if g.extern {
+		return "append" + g.local()
+	}
+	return g.name + ".appendJSON"
+}
+
+// appendCall returns the statement that writes x, a g or, when ptr is
+// set, a *g.
+func appendCall(g *gtype, x string, ptr bool) string {
+	switch {
+	case g.extern && ptr:
+		return fmt.Sprintf("append%s(*%s, e)", g.local(), x)
+	case g.extern:
+		return fmt.Sprintf("append%s(%s, e)", g.local(), x)
+	}
+	return x + ".appendJSON(e)"
+}
+
 func isObject(g *gtype) bool {
 	return g.kind == kStruct || g.kind == kFlat || g.kind == kCustomObject
 }
@@ -257,17 +343,23 @@ func (m *model) appendStmt(r string, fl *field) string {
 	}
 	var w string
 	switch {
-	case fl.clearable:
+	case fl.clearable && t.prim == "string":
 		w = fmt.Sprintf("if %s == \"\" {\ne.Null()\n} else {\ne.String(%s)\n}", val, val)
+	case fl.clearable && t.ref != nil && t.ref.kind == kEnum:
+		w = fmt.Sprintf("if %s == \"\" {\ne.Null()\n} else {\ne.String(string(%s))\n}", val, val)
+	case fl.clearable && fl.ptr && t.ref != nil:
+		w = fmt.Sprintf("if wire.IsZero(%s) {\ne.Null()\n} else {\n%s\n}", val, appendCall(t.ref, x, true))
 	case t.elem != nil:
 		e := t.elem
 		switch {
 		case e.prim == "string" || e.ref != nil && e.ref.kind == kEnum:
 			w = fmt.Sprintf("wire.AppendStrings(e, %s)", x)
+		case e.prim == "int":
+			w = fmt.Sprintf("wire.AppendInts(e, %s)", x)
 		case e.ref != nil && e.ref.kind == kUnion:
 			w = fmt.Sprintf("wire.AppendArray(e, %s, append%s)", x, e.ref.name)
 		case e.ref != nil:
-			w = fmt.Sprintf("wire.AppendArray(e, %s, %s.%s)", x, e.ref.name, appender(e.ref))
+			w = fmt.Sprintf("wire.AppendArray(e, %s, %s)", x, appender(e.ref))
 		}
 	case t.mapOf != nil:
 		w = fmt.Sprintf("wire.AppendMap(e, %s, append%s)", x, t.mapOf.ref.name)
@@ -279,9 +371,9 @@ func (m *model) appendStmt(r string, fl *field) string {
 		case kUnion:
 			w = fmt.Sprintf("append%s(%s, e)", g.name, x)
 		case kCustomValue:
-			w = fmt.Sprintf("append%s(e, %s)", g.name, val)
+			w = fmt.Sprintf("append%s(e, %s)", g.local(), val)
 		default:
-			w = fmt.Sprintf("%s.%s(e)", x, appender(g))
+			w = appendCall(g, x, fl.ptr)
 		}
 	default:
 		switch t.prim {
@@ -313,9 +405,6 @@ func (m *model) appendStmt(r string, fl *field) string {
 	return stmt
 }
 
-// appender returns the method that writes g as a member.
-func appender(*gtype) string { return "appendJSON" }
-
 // needsMarshal reports whether encoding/json, from the struct tags alone,
 // would write something else than the generated encoder.
 func needsMarshal(g *gtype) bool {
@@ -344,6 +433,10 @@ func isParams(g *gtype) bool { return len(g.params) > 0 }
 
 func (m *model) codecStruct(f *file, g *gtype) {
 	r := recv(g)
+	if g.wraps != nil {
+		m.codecWrapper(f, g)
+		return
+	}
 	base := g
 	if g.copyOf != nil {
 		base = g.copyOf
@@ -403,6 +496,17 @@ func (m *model) codecStruct(f *file, g *gtype) {
 	m.marshalers(f, g)
 }
 
+// codecWrapper writes the codec of a variant that is a union: its
+// members are the union's variant's, in the same object.
+func (m *model) codecWrapper(f *file, g *gtype) {
+	r, u, v := recv(g), g.wraps, g.variantOf[0]
+	f.p("func (%s *%s) decodeFields(f *wire.Fields) { %s.%s = read%s(f) }\n\n", r, g.name, r, u.tagField, u.name)
+	f.p("func (%s %s) appendJSON(e *wire.Encoder) {\n", r, g.name)
+	f.p("e.Tagged(%q, %q, func(e *wire.Encoder) { append%s(%s.%s, e) })\n}\n\n", v.union.tagKey, v.tag, u.name, r, u.tagField)
+	f.p("func (%s) %s() string { return %q }\n\n", g.name, tagMethod(v.union), v.tag)
+	m.marshalers(f, g)
+}
+
 // marshalers writes a type's MarshalJSON and UnmarshalJSON, where it needs
 // them.
 func (m *model) marshalers(f *file, g *gtype) {
@@ -422,8 +526,8 @@ func (m *model) marshalers(f *file, g *gtype) {
 		f.p("func (%s %s) MarshalJSON() ([]byte, error) { return marshal(%s) }\n\n", r, g.name, r)
 	}
 	if isParams(g) || g.kind == kFlat {
-		f.p("// UnmarshalJSON decodes %s with the rules of [DecodeParams]; null leaves %s\n// unchanged.\n", r, r)
-		f.p("func (%s *%s) UnmarshalJSON(data []byte) error { return unmarshalParams(data, %s) }\n\n", r, g.name, r)
+		f.p("// UnmarshalJSON decodes %s with the rules of [%s]; null leaves %s\n// unchanged.\n", r, m.acp("DecodeParams"), r)
+		f.p("func (%s *%s) UnmarshalJSON(data []byte) error {\nreturn wire.UnmarshalParams(data, %s, (*%s).decodeFields)\n}\n\n", r, g.name, r, g.name)
 	}
 }
 
@@ -500,17 +604,31 @@ func (m *model) codecFlat(f *file, g *gtype) {
 	} else {
 		f.p("%s.%s = %s\n", r, g.tagField, conv(fmt.Sprintf("f.Tag(%q, %s)", g.tagKey, tagsVar)))
 	}
+	// The members every known shape has are read as their shapes say for
+	// those shapes only: a shape this package does not know is kept
+	// whole, whatever it lacks, and they are read from it as they can be.
+	var hoisted []*field
 	for _, fl := range g.fields {
+		if fl.hoisted {
+			hoisted = append(hoisted, fl)
+			continue
+		}
 		f.p("%s\n", m.decodeStmt(r, fl))
 	}
 	f.p("switch %s.%s {\n", r, g.tagField)
 	for _, v := range g.variants {
 		f.p("case %s:\n", cases(v))
-		for _, fl := range v.fields {
+		for _, fl := range append(slices.Clone(hoisted), v.fields...) {
 			f.p("%s\n", m.decodeStmt(r, fl))
 		}
 	}
-	f.p("default:\nif f.Err() == nil {\n%s.Raw = f.Clone()\n}\n}\n}\n\n", r)
+	f.p("default:\n")
+	for _, fl := range hoisted {
+		loose := *fl
+		loose.required, loose.lenient = false, true
+		f.p("%s\n", m.decodeStmt(r, &loose))
+	}
+	f.p("if f.Err() == nil {\n%s.Raw = f.Clone()\n}\n}\n}\n\n", r)
 	// appendFields.
 	f.p("func (%s %s) appendFields(e *wire.Encoder) {\n", r, g.name)
 	tagStmt := fmt.Sprintf("e.Key(%q)\ne.String(%s)", g.tagKey, conv2(g, r+"."+g.tagField))
@@ -584,6 +702,6 @@ func (m *model) codecList(f *file, g *gtype) {
 	f.p("// MarshalJSON encodes the list as an array, [] when nil.\n")
 	f.p("func (%s %s) MarshalJSON() ([]byte, error) { return marshal(%s) }\n\n", r, g.name, r)
 	f.p("// UnmarshalJSON decodes an array of %s values; null leaves %s unchanged. A\n", g.elem.name, r)
-	f.p("// variant that breaks the schema is an [*Error] with code [CodeInvalidParams]\n// naming it, as from [DecodeParams].\n")
-	f.p("func (%s *%s) UnmarshalJSON(data []byte) error { return unmarshalList(data, %s, read%s) }\n\n", r, g.name, r, g.elem.name)
+	f.p("// variant that breaks the schema is an [*%s] with code [%s]\n// naming it, as from [%s].\n", m.acp("Error"), m.acp("CodeInvalidParams"), m.acp("DecodeParams"))
+	f.p("func (%s *%s) UnmarshalJSON(data []byte) error { return wire.UnmarshalList(data, %s, read%s) }\n\n", r, g.name, r, g.elem.name)
 }

@@ -45,10 +45,31 @@ func (f *file) header(pkg string, imports ...string) {
 
 const unstableDoc = "Unstable: ACP's unstable schema defines it, the stable one does not; it may change or be removed."
 
+// experimentalDoc returns the paragraph that ends every doc comment of an
+// experimental package, or "".
+func (m *model) experimentalDoc() string {
+	if !m.experimental {
+		return ""
+	}
+	return fmt.Sprintf("Experimental: ACP v%d is a draft, and this follows it: it may change incompatibly, or be removed, in any release.", m.e.allMeta.Version)
+}
+
+// withExperimental returns doc with the experimental paragraph, if any.
+func (m *model) withExperimental(doc string) string {
+	if x := m.experimentalDoc(); x != "" {
+		return strings.TrimSpace(doc + "\n\n" + x)
+	}
+	return doc
+}
+
 // emitTypes writes the declarations of the model's types.
 func (m *model) emitTypes(pkg string) ([]byte, error) {
 	var f file
-	f.header(pkg, "encoding/json", "", "github.com/acpkit/acpkit/internal/wire")
+	imports := []string{"encoding/json", "", "github.com/acpkit/acpkit/internal/wire"}
+	if m.pkg != "acp" && m.usesExtern() {
+		imports = []string{"encoding/json", "", "github.com/acpkit/acpkit/acp", "github.com/acpkit/acpkit/internal/wire"}
+	}
+	f.header(pkg, imports...)
 	for _, g := range m.order {
 		switch g.kind {
 		case kStruct:
@@ -60,11 +81,21 @@ func (m *model) emitTypes(pkg string) ([]byte, error) {
 		case kFlat:
 			m.emitFlat(&f, g)
 		case kList:
-			f.p("%s", comment(m.typeDoc(g), ""))
+			f.p("%s", comment(m.withExperimental(m.typeDoc(g)), ""))
 			f.p("type %s []%s\n\n", g.name, g.elem.name)
 		}
 	}
 	return f.source()
+}
+
+// usesExtern reports whether a type of the model is package acp's.
+func (m *model) usesExtern() bool {
+	for _, g := range m.types {
+		if g.extern {
+			return true
+		}
+	}
+	return false
 }
 
 // typeDoc returns the doc comment of a type, before formatting.
@@ -86,8 +117,11 @@ func (m *model) typeDoc(g *gtype) string {
 		} else {
 			paras = append(paras, fmt.Sprintf("%s is the [%s] whose %s is %q.", g.name, v.union.name, v.union.tagKey, v.tag))
 		}
-		if g.copyOf != nil {
+		switch {
+		case g.copyOf != nil:
 			paras[len(paras)-1] += fmt.Sprintf(" Its members are those of [%s].", g.copyOf.name)
+		case g.wraps != nil:
+			paras[len(paras)-1] += fmt.Sprintf(" Its members are those of its %s, a [%s], tagged with %q too.", g.wraps.tagField, g.wraps.name, g.wraps.tagKey)
 		}
 	case g.kind == kList:
 		paras = append(paras, fmt.Sprintf("%s is a list of [%s] values, sent as [] when nil.", g.name, g.elem.name))
@@ -185,35 +219,42 @@ func list(words []string) string {
 }
 
 func (m *model) emitStruct(f *file, g *gtype) {
-	f.p("%s", comment(m.typeDoc(g), ""))
+	f.p("%s", comment(m.withExperimental(m.typeDoc(g)), ""))
 	if g.copyOf != nil {
 		f.p("type %s %s\n\n", g.name, g.copyOf.name)
+		return
+	}
+	if g.wraps != nil {
+		f.p("type %s struct {\n", g.name)
+		f.p("%s", comment(fmt.Sprintf("%s is the %s, which must not be nil.", g.wraps.tagField, lowerFirst(g.wraps.name)), "\t"))
+		f.p("\t%s %s\n}\n\n", g.wraps.tagField, g.wraps.name)
 		return
 	}
 	if g.schema == "" { // an unknown variant
 		return
 	}
 	f.p("type %s struct {\n", g.name)
-	m.emitFields(f, g, g.fields, nil)
+	m.emitFields(f, g, g.fields)
 	f.p("}\n\n")
 }
 
 // emitFields writes struct fields; v, for a flattened union's variant,
 // says when they are set.
-func (m *model) emitFields(f *file, g *gtype, fields []*field, v *variant) {
+func (m *model) emitFields(f *file, g *gtype, fields []*field, vs ...*variant) {
 	for _, fl := range fields {
 		doc := fl.desc
 		if fl.json == "_meta" {
 			doc = ""
 		}
-		if v != nil {
-			doc = strings.TrimSpace(doc + "\n\n" + "Only when " + g.tagField + " is " + m.tagConstRef(g, v) + ".")
+		if len(vs) > 0 {
+			var tags []string
+			for _, v := range vs {
+				tags = append(tags, m.tagConstRef(g, v))
+			}
+			doc = strings.TrimSpace(doc + "\n\n" + "Only when " + g.tagField + " is " + strings.Replace(list(tags), " and ", " or ", 1) + ".")
 		}
-		if fl.clearable {
-			doc = strings.TrimSpace(doc + "\n\nnil leaves it unchanged; a pointer to \"\" clears it (sent as null).")
-		}
-		if fl.keepEmpty {
-			doc = strings.TrimSpace(doc + "\n\nnil leaves it unchanged; a non-nil empty slice clears it (sent as []).")
+		if note := fl.clearNote(); note != "" {
+			doc = strings.TrimSpace(doc + "\n\n" + note)
 		}
 		if fl.unstable {
 			doc = strings.TrimSpace(doc + "\n\n" + unstableDoc)
@@ -223,11 +264,29 @@ func (m *model) emitFields(f *file, g *gtype, fields []*field, v *variant) {
 		switch {
 		case fl.hideTag:
 			tag = "-"
-		case v != nil && fl.required:
+		case len(vs) > 0 && fl.required:
 			tag = fl.json + ",omitempty" // sent with its shape only
 		}
 		f.p("\t%s %s `json:\"%s\"`\n", fl.name, fl.goType(), tag)
 	}
+}
+
+// clearNote says how a member that tells unchanged from cleared is
+// sent, or returns "".
+func (fl *field) clearNote() string {
+	switch {
+	case fl.keepEmpty && fl.clearable:
+		return "nil leaves it unchanged; a non-nil empty slice clears it (sent as []), and null reads as one."
+	case fl.keepEmpty:
+		return "nil leaves it unchanged; a non-nil empty slice clears it (sent as [])."
+	case !fl.clearable:
+		return ""
+	case fl.t.prim == "raw" || fl.t.prim == "object":
+		return "nil leaves it unchanged; null (the JSON literal) clears it."
+	case fl.t.ref != nil && isObject(fl.t.ref):
+		return "nil leaves it unchanged; a pointer to the zero value clears it (sent as null), and null reads as one."
+	}
+	return "nil leaves it unchanged; a pointer to \"\" clears it (sent as null)."
 }
 
 // tag returns the member's json struct tag, which makes encoding/json
@@ -289,9 +348,9 @@ func (m *model) emitEnum(f *file, g *gtype) {
 	if g.open {
 		doc += "\n\nPeers may send values beyond the constants; they are kept as sent."
 	}
-	f.p("%s", comment(doc, ""))
+	f.p("%s", comment(m.withExperimental(doc), ""))
 	f.p("type %s string\n\n", g.name)
-	f.p("// The values of [%s].\n", g.name)
+	f.p("%s", comment(m.withExperimental(fmt.Sprintf("The values of [%s].", g.name)), ""))
 	f.p("const (\n")
 	for _, v := range g.values {
 		doc := v.desc
@@ -321,13 +380,13 @@ func (m *model) emitUnion(f *file, g *gtype) {
 	}
 	fmt.Fprintf(&b, "- [%s]: a variant this package does not know, kept as received.\n\n", g.unknown.name)
 	fmt.Fprintf(&b, "The set is closed: only this package adds variants, so that a type switch over them is complete. Each variant is sent with its %q member.", g.tagKey)
-	f.p("%s", comment(b.String(), ""))
+	f.p("%s", comment(m.withExperimental(b.String()), ""))
 	f.p("type %s interface {\n", g.name)
 	f.p("\t// %s returns the variant's %q member.\n", tagMethod(g), g.tagKey)
 	f.p("\t%s() string\n", tagMethod(g))
 	f.p("\tappendJSON(e *wire.Encoder)\n")
 	f.p("}\n\n")
-	f.p("%s", comment(fmt.Sprintf("%s is %s [%s] of a kind this package does not know. Decoding one is never an error.", g.unknown.name, article(g.name), g.name), ""))
+	f.p("%s", comment(m.withExperimental(fmt.Sprintf("%s is %s [%s] of a kind this package does not know. Decoding one is never an error.", g.unknown.name, article(g.name), g.name)), ""))
 	f.p("type %s struct {\n", g.unknown.name)
 	f.p("\t// %s is the %q member.\n\t%s string\n", g.tagField, g.tagKey, g.tagField)
 	f.p("\t// Raw is the whole variant as received, byte for byte.\n\tRaw json.RawMessage\n")
@@ -354,7 +413,7 @@ func (m *model) emitFlat(f *file, g *gtype) {
 	if g.keepRaw {
 		fmt.Fprintf(&b, " A shape this package does not know is kept whole in Raw, and sent as it came.")
 	}
-	f.p("%s", comment(b.String(), ""))
+	f.p("%s", comment(m.withExperimental(b.String()), ""))
 	f.p("type %s struct {\n", g.name)
 	var names []string
 	for _, v := range g.variants {
@@ -377,23 +436,39 @@ func (m *model) emitFlat(f *file, g *gtype) {
 			meta = append(meta, fl)
 			continue
 		}
-		m.emitFields(f, g, []*field{fl}, nil)
+		m.emitFields(f, g, []*field{fl})
 	}
 	seen := map[string]bool{}
 	for _, fl := range g.fields {
 		seen[fl.json] = true
 	}
+	// A member several shapes have alike is one field.
+	type shared struct {
+		fl *field
+		vs []*variant
+	}
+	var fields []*shared
+	byName := map[string]*shared{}
 	for _, v := range g.variants {
 		for _, fl := range v.fields {
+			if s := byName[fl.name]; s != nil && s.fl.json == fl.json && s.fl.goType() == fl.goType() {
+				s.vs = append(s.vs, v)
+				continue
+			}
 			// Two shapes' members of one name and two Go types: the
 			// struct tag of the second says nothing, since the type's
 			// own codec reads and writes it.
 			fl.hideTag = seen[fl.json]
 			seen[fl.json] = true
+			s := &shared{fl, []*variant{v}}
+			fields = append(fields, s)
+			byName[fl.name] = s
 		}
-		m.emitFields(f, g, v.fields, v)
 	}
-	m.emitFields(f, g, meta, nil)
+	for _, s := range fields {
+		m.emitFields(f, g, []*field{s.fl}, s.vs...)
+	}
+	m.emitFields(f, g, meta)
 	if g.keepRaw {
 		f.p("\t// Raw is the whole value as received when %s is none of the above;\n", g.tagField)
 		f.p("\t// it is sent unchanged.\n")
@@ -402,7 +477,7 @@ func (m *model) emitFlat(f *file, g *gtype) {
 	f.p("}\n\n")
 	// The tag's own type, unless it is a schema enum.
 	if g.tagType != "string" && m.enumOf(g.tagType) == nil {
-		f.p("%s", comment(fmt.Sprintf("%s is the %s of a [%s].", g.tagType, g.tagField, g.name), ""))
+		f.p("%s", comment(m.withExperimental(fmt.Sprintf("%s is the %s of a [%s].", g.tagType, g.tagField, g.name)), ""))
 		f.p("type %s string\n\n", g.tagType)
 		var consts []string
 		for _, v := range g.variants {
@@ -410,7 +485,7 @@ func (m *model) emitFlat(f *file, g *gtype) {
 				consts = append(consts, fmt.Sprintf("\t%s %s = %q\n", c, g.tagType, v.tag))
 			}
 		}
-		f.p("// The values of [%s].\nconst (\n%s)\n\n", g.tagType, strings.Join(consts, ""))
+		f.p("%sconst (\n%s)\n\n", comment(m.withExperimental(fmt.Sprintf("The values of [%s].", g.tagType)), ""), strings.Join(consts, ""))
 	}
 	// The constants of a string tag.
 	if g.tagType == "string" {
@@ -421,7 +496,7 @@ func (m *model) emitFlat(f *file, g *gtype) {
 			}
 		}
 		if len(consts) > 0 {
-			f.p("// The shapes of [%s], by %s.\nconst (\n%s)\n\n", g.name, g.tagField, strings.Join(consts, ""))
+			f.p("%sconst (\n%s)\n\n", comment(m.withExperimental(fmt.Sprintf("The shapes of [%s], by %s.", g.name, g.tagField)), ""), strings.Join(consts, ""))
 		}
 	}
 }

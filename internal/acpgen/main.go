@@ -5,7 +5,7 @@
 //
 // Usage:
 //
-//	acpgen -schema dir -names file -pkg name -out dir
+//	acpgen -schema dir -names file -pkg name -out dir [-register] [-experimental]
 //
 // dir holds schema.json and meta.json (the stable edition) and
 // schema.unstable.json and meta.unstable.json (stable and unstable);
@@ -17,9 +17,10 @@
 // methods_gen.go (method values) in the output directory. With -register,
 // for a package other than acp, the codecs register the params and
 // results with internal/wire, where package acp's decoders and encoders
-// find them; such a package also provides, as acp does in codec.go,
-// unmarshalParams and unmarshalList for the UnmarshalJSON methods (with
-// acp.DecodeParams).
+// find them. A package other than acp names acp's declarations (its
+// Method and Notification, the types of acp its naming table names)
+// qualified. With -experimental, every declaration's doc comment says
+// that it is Experimental, for a draft of the protocol (ACP v2's).
 //
 // Package acp runs it with go generate; adopting a schema release is:
 // replace the files in acp/schema, run go generate ./acp, review the
@@ -42,14 +43,20 @@ func main() {
 	pkg := flag.String("pkg", "acp", "the Go package to write")
 	out := flag.String("out", ".", "the directory to write to")
 	register := flag.Bool("register", false, "register the params and results with internal/wire (for a package other than acp)")
+	experimental := flag.Bool("experimental", false, "mark every declaration Experimental (for a draft of the protocol)")
 	flag.Parse()
-	if err := run(*schema, *names, *pkg, *out, *register); err != nil {
+	if err := run(*schema, *names, *pkg, *out, options{register: *register, experimental: *experimental}); err != nil {
 		fmt.Fprintln(os.Stderr, "acpgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(schemaDir, namesPath, pkg, out string, register bool) error {
+// options are the generator's flags beside its files.
+type options struct {
+	register, experimental bool
+}
+
+func run(schemaDir, namesPath, pkg, out string, o options) error {
 	e, err := loadEditions(schemaDir)
 	if err != nil {
 		return err
@@ -58,11 +65,10 @@ func run(schemaDir, namesPath, pkg, out string, register bool) error {
 	if err != nil {
 		return err
 	}
-	m, err := buildModel(e, t)
+	m, err := buildModel(e, t, pkg, o)
 	if err != nil {
 		return err
 	}
-	m.register = register
 	files := map[string]func(string) ([]byte, error){
 		"schema_gen.go":  m.emitTypes,
 		"codec_gen.go":   m.emitCodecs,

@@ -16,7 +16,7 @@ var outputs = []string{"schema_gen.go", "codec_gen.go", "methods_gen.go"}
 // generator writes from acp/schema now, as CI's go generate check does.
 func TestGenerateACP(t *testing.T) {
 	dir := t.TempDir()
-	if err := run("../../acp/schema", "../../acp/schema/names.txt", "acp", dir, false); err != nil {
+	if err := run("../../acp/schema", "../../acp/schema/names.txt", "acp", dir, options{}); err != nil {
 		t.Fatal(err)
 	}
 	for _, name := range outputs {
@@ -38,7 +38,7 @@ func TestGenerateACP(t *testing.T) {
 // params and results of the methods, as a package other than acp needs.
 func TestGenerateRegister(t *testing.T) {
 	dir := t.TempDir()
-	if err := run("../../acp/schema", "../../acp/schema/names.txt", "acp", dir, true); err != nil {
+	if err := run("../../acp/schema", "../../acp/schema/names.txt", "acp", dir, options{register: true}); err != nil {
 		t.Fatal(err)
 	}
 	src, err := os.ReadFile(filepath.Join(dir, "codec_gen.go"))
@@ -94,7 +94,7 @@ func TestGenerateSmall(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
-	if err := run(dir, names, "demo", out, false); err != nil {
+	if err := run(dir, names, "demo", out, options{}); err != nil {
 		t.Fatal(err)
 	}
 	src := map[string]string{}
@@ -121,7 +121,7 @@ func TestGenerateSmall(t *testing.T) {
 			`f.String("color", (*string)(&p.Color), wire.Required)`,
 		},
 		"methods_gen.go": {
-			`Ping = Method[PingParams, PingResult]{Name: "ping"}`,
+			`Ping = acp.Method[PingParams, PingResult]{Name: "ping"}`,
 		},
 	} {
 		for _, want := range wants {
@@ -129,6 +129,123 @@ func TestGenerateSmall(t *testing.T) {
 				t.Errorf("%s lacks %q:\n%s", file, want, src[file])
 			}
 		}
+	}
+}
+
+// TestGenerateACPV2 checks that package acpv2's generated files are what
+// the generator writes from acp/acpv2/schema now.
+func TestGenerateACPV2(t *testing.T) {
+	dir := t.TempDir()
+	if err := run("../../acp/acpv2/schema", "../../acp/acpv2/schema/names.txt", "acpv2", dir, options{register: true, experimental: true}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range outputs {
+		got, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := os.ReadFile(filepath.Join("../../acp/acpv2", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("acp/acpv2/%s is stale: run go generate ./acp/...", name)
+		}
+	}
+}
+
+// v2Defs are the shapes ACP v2 adds to v1's: the members of an upsert,
+// which null clears, acp's own types, and a union variant that is a union
+// tagged again.
+const v2Defs = `
+"PingRequest": {"type": "object", "x-method": "ping", "x-side": "agent",
+  "properties": {
+    "title": {"type": ["string", "null"]},
+    "kind": {"anyOf": [{"$ref": "#/$defs/Color"}, {"type": "null"}]},
+    "items": {"type": ["array", "null"], "items": {"type": "string"}},
+    "box": {"anyOf": [{"$ref": "#/$defs/Box"}, {"type": "null"}]},
+    "requestId": {"$ref": "#/$defs/RequestId"},
+    "update": {"$ref": "#/$defs/Update"},
+    "_meta": {"type": ["object", "null"], "additionalProperties": true}},
+  "required": ["requestId", "update"]},
+"PingResponse": {"type": "object", "x-method": "ping", "x-side": "agent", "properties": {"error": {"$ref": "#/$defs/Error"}}},
+"Color": {"oneOf": [{"type": "string", "const": "red"}, {"type": "string"}]},
+"Box": {"type": "object", "properties": {"n": {"type": "integer", "format": "uint16"}}},
+"RequestId": {"anyOf": [{"type": "integer"}, {"type": "string"}]},
+"Error": {"type": "object", "properties": {"code": {"type": "integer"}}},
+"Update": {"oneOf": [{"allOf": [{"$ref": "#/$defs/State"}], "properties": {"kind": {"const": "state", "type": "string"}}, "required": ["kind"]}]},
+"State": {"oneOf": [{"allOf": [{"$ref": "#/$defs/Idle"}], "properties": {"state": {"const": "idle", "type": "string"}}, "required": ["state"]}]},
+"Idle": {"type": "object", "properties": {}}`
+
+// TestGenerateV2Shapes checks the generator's output for a package other
+// than acp: acp's declarations named qualified, acp's types used through
+// its registered codecs, every declaration marked Experimental, members
+// that null clears, and a variant that is a union.
+func TestGenerateV2Shapes(t *testing.T) {
+	dir := writeSchema(t, v2Defs, v2Defs)
+	names := filepath.Join(dir, "names.txt")
+	table := `custom RequestId acp.ID value
+custom Error acp.Error object
+variant Update state StateUpdate
+union State OtherState State
+clearable PingRequest.title
+clearable PingRequest.kind
+clearable PingRequest.items
+clearable PingRequest.box
+clearable PingRequest._meta
+`
+	if err := os.WriteFile(names, []byte(table), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := run(dir, names, "demo", out, options{register: true, experimental: true}); err != nil {
+		t.Fatal(err)
+	}
+	src := map[string]string{}
+	for _, name := range outputs {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src[name] = string(b)
+	}
+	for file, wants := range map[string][]string{
+		"schema_gen.go": {
+			`"github.com/acpkit/acpkit/acp"`,
+			"RequestID acp.ID `json:\"requestId\"`",
+			"Error *acp.Error `json:\"error,omitempty\"`",
+			"Title *string `json:\"title,omitempty\"`",
+			"Kind *Color `json:\"kind,omitempty\"`",
+			"nil leaves it unchanged; a pointer to the zero value clears it (sent as null), and null reads as one.",
+			"nil leaves it unchanged; a non-nil empty slice clears it (sent as []), and null reads as one.",
+			"type StateUpdate struct { // State is the state, which must not be nil. State State }",
+			"Experimental: ACP v1 is a draft, and this follows it", // the version of the test's method tables
+		},
+		"codec_gen.go": {
+			"readID = wire.ValueReaderFor[acp.ID]()",
+			"decodeError = wire.DecoderFor[acp.Error]()",
+			`wire.Clearable(f, "kind", &p.Kind, wire.Optional)`,
+			`if f.Null("items") { p.Items = []string{} } else {`,
+			`if f.Null("box") { p.Box = new(Box) // null clears: the zero value } else {`,
+			`f.RawObject("_meta", &p.Meta, wire.Lenient|wire.KeepNull)`,
+			`if wire.IsZero(*p.Box) { e.Null() } else { p.Box.appendJSON(e) }`,
+			`e.Tagged("kind", "state", func(e *wire.Encoder) { appendState(s.State, e) })`,
+			"wire.Register((*PingParams).decodeFields, PingParams.appendJSON)",
+			"return wire.UnmarshalParams(data, p, (*PingParams).decodeFields)",
+		},
+		"methods_gen.go": {
+			`Ping = acp.Method[PingParams, PingResult]{Name: "ping"}`,
+			"var schemaMethods = []any{",
+		},
+	} {
+		for _, want := range wants {
+			if !strings.Contains(norm(src[file]), norm(want)) {
+				t.Errorf("%s lacks %q:\n%s", file, want, src[file])
+			}
+		}
+	}
+	if strings.Contains(src["codec_gen.go"], "wire.Register((*acp.") {
+		t.Error("codec_gen.go registers a type of package acp's, which acp registers itself")
 	}
 }
 
@@ -153,6 +270,8 @@ func TestGenerateErrors(t *testing.T) {
 		{"an unknown directive", pingDefs, "rename Color Colour\n", `unknown directive "rename"`},
 		{"a directive twice", pingDefs, "enum Color C\nenum Color D\n", "enum Color is given twice"},
 		{"two types of one Go name", pingDefs, "name Color PingParams\n", "Go name PingParams is given to both"},
+		{"a type of acp's in acp", pingDefs, "custom Color acp.Color value\n", "is package acp's, for a package that registers its codecs"},
+		{"clearable for a number", pingDefs, "clearable PingRequest.count\n", "clearable for a member of type int"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -161,7 +280,7 @@ func TestGenerateErrors(t *testing.T) {
 			if err := os.WriteFile(names, []byte(tt.names), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			err := run(dir, names, "demo", t.TempDir(), false)
+			err := run(dir, names, "demo", t.TempDir(), options{})
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Errorf("run: %v, want an error containing %q", err, tt.want)
 			}

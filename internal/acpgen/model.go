@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 )
 
 // kind is how a schema type is represented in Go.
@@ -54,8 +55,13 @@ type gtype struct {
 	elem   *gtype // a list's union
 	target *gtype // a folded union's variant
 	copyOf *gtype // a variant's copy: the schema type it copies
+	wraps  *gtype // a variant that is a union: that union, its one field
 
 	lo, hi int64 // kInt's range
+
+	// extern is set for a type written by hand in package acp (custom
+	// with a name acp.T), which acp registers with internal/wire.
+	extern bool
 
 	params, results []*method // the methods whose params or result it is
 	variantOf       []*variant
@@ -127,9 +133,22 @@ type model struct {
 	order   []*gtype          // the types to declare, by Go name, each union followed by the types the generator adds for it
 	methods []*method
 	errs    []string
+	// pkg is the Go package written: acp, or another package of the
+	// module, which names acp's declarations qualified (see acp).
+	pkg string
 	// register has the codecs write an init function registering the
-	// params and results with internal/wire (see registrations).
-	register bool
+	// params and results with internal/wire (see registrations), and
+	// experimental marks every declaration Experimental.
+	options
+}
+
+// acp returns how the package written names declaration name of package
+// acp: qualified, unless it is acp.
+func (m *model) acp(name string) string {
+	if m.pkg == "acp" {
+		return name
+	}
+	return "acp." + name
 }
 
 func (m *model) errorf(format string, args ...any) {
@@ -146,8 +165,8 @@ func cleanDesc(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func buildModel(e *editions, t *table) (*model, error) {
-	m := &model{e: e, t: t, types: map[string]*gtype{}}
+func buildModel(e *editions, t *table, pkg string, o options) (*model, error) {
+	m := &model{e: e, t: t, pkg: pkg, options: o, types: map[string]*gtype{}}
 	for _, name := range e.all.names {
 		m.classify(name, e.all.defs[name])
 	}
@@ -211,6 +230,18 @@ func (m *model) classify(name string, def *node) {
 		if c[1] == "value" {
 			g.kind = kCustomValue
 		}
+		if local, ok := strings.CutPrefix(c[0], "acp."); ok {
+			// A type of package acp, which registers its codec.
+			g.extern = true
+			if m.pkg == "acp" || !m.register {
+				m.errorf("custom %s: %s is package acp's, for a package that registers its codecs (-register)", name, c[0])
+			}
+			if !isIdent(local) {
+				m.errorf("custom %s: %q is not a Go name", name, c[0])
+			}
+		} else if !isIdent(c[0]) {
+			m.errorf("custom %s: %q is not a Go name", name, c[0])
+		}
 	case isEnum(def):
 		g.kind = kEnum
 	case slices.Contains(def.types(), "string") && len(def.types()) == 1:
@@ -240,6 +271,20 @@ func (m *model) classify(name string, def *node) {
 }
 
 func hasKey[V any](m map[string]V, k string) bool { _, ok := m[k]; return ok }
+
+// local returns the name the codecs give g: its Go name, without the
+// package of a type of acp's.
+func (g *gtype) local() string { return strings.TrimPrefix(g.name, "acp.") }
+
+// isIdent reports whether s is an exported Go identifier.
+func isIdent(s string) bool {
+	for i, r := range s {
+		if !unicode.IsLetter(r) && r != '_' && (i == 0 || !unicode.IsDigit(r)) {
+			return false
+		}
+	}
+	return s != "" && unicode.IsUpper(rune(s[0]))
+}
 
 // alternatives returns a union's alternatives.
 func alternatives(def *node) []*node {
@@ -287,7 +332,7 @@ func (m *model) shape(g *gtype) {
 			}
 			return
 		}
-		g.fields = m.fields(g, g.schema, g.def, nil)
+		g.fields = m.fields(g, g.schema, g.def, m.stableDef(g.schema), nil)
 	case kEnum:
 		m.shapeEnum(g)
 	case kUnion:
@@ -396,6 +441,17 @@ func (m *model) taggedAlternatives(g *gtype) (key string, out []tagged) {
 	return key, out
 }
 
+// stableAlternative returns the stable edition's alternative of union
+// schema whose discriminator key is tag, or nil.
+func (m *model) stableAlternative(schema, key, tag string) *node {
+	for _, a := range alternatives(m.stableDef(schema)) {
+		if c, ok := a.obj("properties").obj(key).get("const").(string); ok && c == tag {
+			return a
+		}
+	}
+	return nil
+}
+
 // stableTags returns the tags of a union's stable alternatives.
 func (m *model) stableTags(schema, key string) map[string]bool {
 	out := map[string]bool{}
@@ -446,16 +502,24 @@ func (m *model) shapeUnion(g *gtype) {
 		}
 		v := newVariant(g, a, stable)
 		base := m.types[a.ref]
+		name, named := m.t.variants[g.schema+" "+a.tag]
+		m.t.use("variant "+g.schema+" "+a.tag, named)
 		switch {
 		case a.ref == "":
 			m.errorf("%s: variant %q has no type of its own", g.schema, a.tag)
 			continue
+		case base != nil && base.kind == kUnion && named:
+			// A variant that is a union tagged again (ACP v2's
+			// state_update): a struct holding that union, written with
+			// both tags.
+			v.typ = &gtype{name: name, kind: kStruct, wraps: base, desc: base.desc, unstable: base.unstable || v.unstable}
+			v.typ.variantOf = append(v.typ.variantOf, v)
+			g.variants = append(g.variants, v)
+			continue
 		case base == nil || base.kind != kStruct && base.kind != kFlat:
-			m.errorf("%s: variant %q is not an object", g.schema, a.tag)
+			m.errorf("%s: variant %q is not an object (a union needs a type of its own: variant)", g.schema, a.tag)
 			continue
 		}
-		name, named := m.t.variants[g.schema+" "+a.tag]
-		m.t.use("variant "+g.schema+" "+a.tag, named)
 		switch {
 		case named:
 			v.typ = &gtype{name: name, kind: kStruct, copyOf: base, desc: base.desc, unstable: base.unstable || v.unstable}
@@ -485,7 +549,7 @@ func (m *model) shapeFlat(g *gtype) {
 	if props := g.def.obj("properties"); props != nil {
 		tagProp = props.obj(key)
 	}
-	g.fields = m.fields(g, g.schema, g.def, map[string]bool{key: true})
+	g.fields = m.fields(g, g.schema, g.def, m.stableDef(g.schema), map[string]bool{key: true})
 	stable := m.stableTags(g.schema, key)
 	for _, a := range alts {
 		if a.catchAll {
@@ -494,20 +558,23 @@ func (m *model) shapeFlat(g *gtype) {
 			continue
 		}
 		v := newVariant(g, a, stable)
-		var def *node
-		owner := g.schema
+		var def, stableDef *node
+		var owner string
 		switch {
 		case a.ref != "":
-			def, owner = m.e.all.defs[a.ref], a.ref
+			def, owner, stableDef = m.e.all.defs[a.ref], a.ref, m.stableDef(a.ref)
 		case a.inline != nil:
-			def = a.inline
+			// An alternative written inline: its members are named
+			// Union/tag.member, and are stable as the stable edition's
+			// alternative of the same tag says.
+			def, owner, stableDef = a.inline, g.schema+"/"+a.tag, m.stableAlternative(g.schema, key, a.tag)
 		}
 		if def != nil {
 			skip := map[string]bool{key: true}
 			for _, f := range g.fields {
 				skip[f.json] = true
 			}
-			v.fields = m.fields(g, owner, def, skip)
+			v.fields = m.fields(g, owner, def, stableDef, skip)
 		}
 		g.variants = append(g.variants, v)
 	}
@@ -565,10 +632,11 @@ func (m *model) hoistCommon(g *gtype) {
 	}
 }
 
-// fields returns the members of object def, found in schema type owner,
-// leaving out those in skip, in the schema's order, which is the order
-// the reference implementation writes them in, but for _meta, last.
-func (m *model) fields(g *gtype, owner string, def *node, skip map[string]bool) []*field {
+// fields returns the members of object def, found in schema type owner
+// (whose stable edition is stable, nil when it is unstable), leaving out
+// those in skip, in the schema's order, which is the order the reference
+// implementation writes them in, but for _meta, last.
+func (m *model) fields(g *gtype, owner string, def, stable *node, skip map[string]bool) []*field {
 	props := def.obj("properties")
 	if props == nil {
 		return []*field{}
@@ -578,10 +646,10 @@ func (m *model) fields(g *gtype, owner string, def *node, skip map[string]bool) 
 		required[r] = true
 	}
 	var stableProps *node
-	if s := m.stableDef(owner); s != nil {
-		stableProps = s.obj("properties")
+	if stable != nil {
+		stableProps = stable.obj("properties")
 	}
-	ownerUnstable := m.stableDef(owner) == nil
+	ownerUnstable := stable == nil
 	var out, meta []*field
 	for _, k := range props.keys {
 		if skip[k] {
@@ -633,7 +701,22 @@ func (m *model) field(g *gtype, owner, key string, p *node, required bool) *fiel
 	}
 	f.clearable = m.t.use("clearable "+path, m.t.clearable[path])
 	f.keepEmpty = m.t.use("keepempty "+path, m.t.keepEmpty[path])
-	f.ptr = m.t.use("ptr "+path, m.t.ptr[path]) || f.clearable
+	f.ptr = m.t.use("ptr "+path, m.t.ptr[path])
+	// Null clears a clearable member: a string, an enum or an object is
+	// kept behind a pointer, to a zero value for null; an array is kept
+	// empty and non-nil for null, as for []; raw JSON (_meta included)
+	// keeps null itself.
+	switch {
+	case !f.clearable:
+	case t.elem != nil || t.ref != nil && t.ref.kind == kList:
+		f.keepEmpty = true
+	case t.prim == "raw" || t.prim == "object":
+		f.keepNull = true
+	case t.prim == "string" || t.ref != nil && (t.ref.kind == kEnum || isObject(t.ref)):
+		f.ptr = true
+	default:
+		m.errorf("%s: clearable for a member of type %s", path, t.goType())
+	}
 	// Absent differs from zero for an optional number or a boolean
 	// without a default; an optional object is absent when nil, unless
 	// it has a default, which its zero value is.
@@ -894,7 +977,7 @@ func (m *model) finish() {
 		primary = append(primary, g)
 		if g.kind == kUnion {
 			for _, v := range g.variants {
-				if v.typ.copyOf != nil {
+				if v.typ.copyOf != nil || v.typ.wraps != nil {
 					primary = append(primary, v.typ)
 				}
 			}

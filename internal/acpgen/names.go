@@ -14,19 +14,19 @@ import (
 // directive is its reason.
 //
 //	name      Schema Go                    the Go name of a schema type
-//	member    Schema.member Go             the Go name of a member
+//	member    Schema.member Go             the Go name of a member (Schema/tag.member for a union's alternative written inline)
 //	enum      Schema Prefix                the prefix of an enum's constants
 //	const     Schema value Go              the name of one constant
 //	union     Schema Unknown Field         an interface union: the type of its unknown variants and their tag's field
-//	variant   Schema tag Go                a variant with a Go type of its own (variants sharing a schema type)
+//	variant   Schema tag Go                a variant with a Go type of its own (variants sharing a schema type, a variant that is a union)
 //	list      Schema Go                    the named slice type of a union's arrays
 //	flatten   Schema [TagType]             a union read into one struct, its tag a TagType (default string)
 //	fold      Schema                       a union of one variant, read as that variant
-//	custom    Schema Go object|value       a type written by hand beside the generated code
+//	custom    Schema Go object|value       a type written by hand beside the generated code, or package acp's (acp.Name), which acp registers
 //	raw       Schema                       a value kept as raw JSON
 //	skip      Schema                       no Go type (the JSON-RPC envelopes, read by Classify)
 //	ptr       Schema.member                an optional string kept behind a pointer: absent and "" differ
-//	clearable Schema.member                null clears the value: nil is absent, a pointer to "" is null
+//	clearable Schema.member                null clears the value: nil is absent; a pointer to the zero value, an empty slice or raw null is null
 //	keepempty Schema.member                an optional array sent when non-nil, even empty
 //	method    wire request|notification Go the Go name of a method value
 //	doc       Schema text…                 the first sentence of a type's doc comment

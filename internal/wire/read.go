@@ -366,21 +366,30 @@ func (f *Fields) Int(key string, dst *int, m Mode, lo, hi int64) bool {
 	if v == nil {
 		return false
 	}
+	n, reason := intOf(v, lo, hi)
+	if reason != "" {
+		f.Invalid(key, m, reason)
+		return false
+	}
+	*dst = n
+	return true
+}
+
+// intOf reads v, a JSON value, as an integer in [lo, hi], or returns why
+// it is not one.
+func intOf(v []byte, lo, hi int64) (int, string) {
 	n, err := strconv.ParseInt(string(v), 10, 64)
 	switch {
 	case err != nil && lo >= 0:
-		f.Invalid(key, m, "must be a non-negative integer")
+		return 0, "must be a non-negative integer"
 	case err != nil:
-		f.Invalid(key, m, "must be an integer")
+		return 0, "must be an integer"
 	case n < lo:
-		f.Invalid(key, m, "must be at least "+strconv.FormatInt(lo, 10))
+		return 0, "must be at least " + strconv.FormatInt(lo, 10)
 	case n > hi:
-		f.Invalid(key, m, "must be at most "+strconv.FormatInt(hi, 10))
-	default:
-		*dst = int(n)
-		return true
+		return 0, "must be at most " + strconv.FormatInt(hi, 10)
 	}
-	return false
+	return int(n), ""
 }
 
 // OptInt reads an integer member in [lo, hi] into a pointer, so that
@@ -428,19 +437,29 @@ func (f *Fields) OptFloat(key string, dst **float64, m Mode) {
 	}
 }
 
-// Clearable reads a string member where null means "clear": absent leaves
-// *dst nil, null stores "", a string stores itself. An invalid value is
-// read as absent when m is lenient.
-func (f *Fields) Clearable(key string, dst **string, m Mode) {
+// Clearable reads a string member, or an enum's, where null means
+// "clear": absent leaves *dst nil, null stores "", a string stores
+// itself. An invalid value is read as absent when m is lenient.
+func Clearable[S ~string](f *Fields, key string, dst **S, m Mode) {
 	if f.err != nil {
 		return
 	}
-	if v, ok := f.Lookup(key); ok && string(v) == "null" {
-		s := ""
-		*dst = &s
+	if f.Null(key) {
+		*dst = new(S)
 		return
 	}
-	f.OptString(key, dst, m)
+	var s *string
+	f.OptString(key, &s, m)
+	if s != nil {
+		v := S(*s)
+		*dst = &v
+	}
+}
+
+// Null reports whether member key is present and null.
+func (f *Fields) Null(key string) bool {
+	v, ok := f.Lookup(key)
+	return ok && string(v) == "null"
 }
 
 // Raw keeps a member of any JSON type as sent, in a copy owned by dst.
@@ -457,7 +476,7 @@ func (f *Fields) RawObject(key string, dst *json.RawMessage, m Mode) {
 	if v == nil {
 		return
 	}
-	if v[0] != '{' {
+	if v[0] != '{' && string(v) != "null" { // null only when m keeps it
 		f.Invalid(key, m, "must be an object")
 		return
 	}
@@ -608,6 +627,28 @@ func Unions[S ~[]T, T any](f *Fields, key string, m Mode, dst *S, read func(*Fie
 	*dst = out
 }
 
+// EitherObjects reads member key, an array of objects of one of two
+// shapes told apart by whether its first item has member: into a with
+// decA without it, into b with decB with it. It reports whether it read
+// the array; an empty array is a's.
+func EitherObjects[A, B any](f *Fields, key string, m Mode, member string, a *[]A, decA func(*A, *Fields), b *[]B, decB func(*B, *Fields)) bool {
+	v := f.Value(key, m, "an array")
+	if v == nil {
+		return false
+	}
+	items := ScanArray(v, false)
+	if items == nil {
+		f.Invalid(key, m, "must be an array")
+		return false
+	}
+	if len(items) > 0 && ReadValid(items[0]).Has(member) {
+		Objects(f, key, m, b, decB)
+	} else {
+		Objects(f, key, m, a, decA)
+	}
+	return f.err == nil
+}
+
 // Strings reads member key, an array of strings.
 func Strings[S ~[]E, E ~string](f *Fields, key string, m Mode, dst *S) {
 	elems := f.Elements(key, m)
@@ -623,6 +664,27 @@ func Strings[S ~[]E, E ~string](f *Fields, key string, m Mode, dst *S) {
 			continue
 		}
 		out = append(out, E(stringOf(raw)))
+	}
+	*dst = out
+}
+
+// Ints reads member key, an array of integers that must lie in [lo,
+// hi].
+func Ints[S ~[]E, E ~int](f *Fields, key string, m Mode, dst *S, lo, hi int64) {
+	elems := f.Elements(key, m)
+	if elems == nil {
+		return
+	}
+	out := make(S, 0, len(elems))
+	for i, raw := range elems {
+		n, reason := intOf(raw, lo, hi)
+		if reason != "" {
+			if !f.Item(key, m, i, &FieldError{"", reason}) {
+				return
+			}
+			continue
+		}
+		out = append(out, E(n))
 	}
 	*dst = out
 }

@@ -155,3 +155,46 @@ func TestInt(t *testing.T) {
 		}
 	}
 }
+
+// TestReadsForV2 checks the reads ACP v2's schema layer adds: a clearable
+// enum, integers, and an array of one of two shapes.
+func TestReadsForV2(t *testing.T) {
+	type kind string
+	f := Read([]byte(`{"a":null,"b":"x","n":[1,2],"bad":[1,-1],"opts":[{"v":1}],"groups":[{"g":1}]}`), "params")
+	var a, b, c *kind
+	Clearable(f, "a", &a, Lenient)
+	Clearable(f, "b", &b, Lenient)
+	Clearable(f, "c", &c, Lenient)
+	if a == nil || *a != "" || b == nil || *b != "x" || c != nil {
+		t.Errorf("Clearable: %v %v %v, want \"\", x and nil", a, b, c)
+	}
+	if !f.Null("a") || f.Null("b") || f.Null("c") {
+		t.Error("Null misreads a member")
+	}
+	var n []int
+	Ints(f, "n", Required, &n, 0, 10)
+	if len(n) != 2 || n[1] != 2 {
+		t.Errorf("Ints = %v", n)
+	}
+	var skipped []int
+	Ints(f, "bad", SkipInvalid, &skipped, 0, 10)
+	if len(skipped) != 1 || f.Err() != nil {
+		t.Errorf("Ints skipping the invalid item = %v, %v", skipped, f.Err())
+	}
+	type item struct{ V int }
+	dec := func(i *item, f *Fields) { f.Int("v", &i.V, 0, 0, 9) }
+	dec2 := func(i *item, f *Fields) { f.Int("g", &i.V, Required, 0, 9) }
+	var opts, groups []item
+	if !EitherObjects(f, "opts", Required, "g", &opts, dec, &groups, dec2) || len(opts) != 1 || groups != nil {
+		t.Errorf("EitherObjects without the member: %v %v", opts, groups)
+	}
+	opts = nil
+	if !EitherObjects(f, "groups", Required, "g", &opts, dec, &groups, dec2) || len(groups) != 1 || opts != nil {
+		t.Errorf("EitherObjects with the member: %v %v", opts, groups)
+	}
+	Ints(f, "bad", Required, &n, 0, 10)
+	var fe *FieldError
+	if !errors.As(f.Err(), &fe) || fe.Path != "bad[1]" {
+		t.Errorf("Ints with a negative item: %v, want bad[1] refused", f.Err())
+	}
+}

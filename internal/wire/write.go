@@ -177,6 +177,16 @@ func AppendStrings[S ~[]E, E ~string](e *Encoder, s S) {
 	e.CloseArray()
 }
 
+// AppendInts appends an array of integers, [] when s is nil.
+func AppendInts[S ~[]E, E ~int](e *Encoder, s S) {
+	e.OpenArray()
+	for _, v := range s {
+		e.Elem()
+		e.Int(int64(v))
+	}
+	e.CloseArray()
+}
+
 // AppendArray appends s as an array, [] when nil, writing each element
 // with app.
 func AppendArray[S ~[]T, T any](e *Encoder, s S, app func(T, *Encoder)) {
@@ -210,6 +220,42 @@ func IsNilPointer(v any) bool {
 	rv := reflect.ValueOf(v)
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
+
+// Tagged appends the object app writes with member key first, holding
+// tag, in place of any member key that object has: a variant of a union
+// that is itself a union, such as ACP v2's state_update, whose members are
+// those of a state tagged again.
+func (e *Encoder) Tagged(key, tag string, app func(*Encoder)) {
+	var inner Encoder
+	app(&inner)
+	e.unchecked = e.unchecked || inner.unchecked
+	members := scanObject(make([]member, 0, 8), inner.b, false)
+	if inner.err != nil || members == nil {
+		e.Fail(inner.err)
+		if inner.err == nil {
+			e.Fail(ErrNotJSON)
+		}
+		e.b = append(e.b, "null"...)
+		return
+	}
+	e.Open()
+	e.Key(key)
+	e.String(tag)
+	for _, m := range members {
+		if string(m.name) == key {
+			continue
+		}
+		e.b = append(e.b, ',')
+		e.b = AppendString(e.b, string(m.name))
+		e.b = append(e.b, ':')
+		e.b = append(e.b, m.val...)
+	}
+	e.Close()
+}
+
+// IsZero reports whether v is its type's zero value: a clearable
+// member's zero value is sent as null.
+func IsZero(v any) bool { return reflect.ValueOf(v).IsZero() }
 
 // ErrNil is matched by the error of an Encoder asked to write a required
 // union member that is nil.

@@ -2,6 +2,7 @@ package wire
 
 import (
 	"encoding/json"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -101,5 +102,28 @@ func TestRaw(t *testing.T) {
 		if e.Raw([]byte(raw)); e.Err() != ErrNotJSON {
 			t.Errorf("Raw(%q): %v, want ErrNotJSON", raw, e.Err())
 		}
+	}
+}
+
+// TestTagged checks that Tagged writes the outer tag first and drops the
+// inner object's member of the same name.
+func TestTagged(t *testing.T) {
+	tests := []struct{ inner, want string }{
+		{`{"state":"idle","stopReason":"end_turn"}`, `{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}`},
+		{`{"sessionUpdate":"x","state":"odd","n":[1, 2]}`, `{"sessionUpdate":"state_update","state":"odd","n":[1,2]}`},
+		{`{}`, `{"sessionUpdate":"state_update"}`},
+	}
+	for _, tt := range tests {
+		var e Encoder
+		e.Tagged("sessionUpdate", "state_update", func(e *Encoder) { e.Raw([]byte(tt.inner)) })
+		got, err := e.Result()
+		if err != nil || string(got) != tt.want {
+			t.Errorf("Tagged(%s) = %s, %v; want %s", tt.inner, got, err, tt.want)
+		}
+	}
+	var e Encoder
+	e.Tagged("k", "v", func(e *Encoder) { e.Fail(ErrNil); e.Null() })
+	if _, err := e.Result(); !errors.Is(err, ErrNil) {
+		t.Errorf("Tagged of a failed inner object: %v, want ErrNil", err)
 	}
 }

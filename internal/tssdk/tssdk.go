@@ -1,0 +1,129 @@
+// Package tssdk gives the interop tests the official TypeScript SDK,
+// @agentclientprotocol/sdk 2.4.0, the real peer of ACP v1 and v2: it
+// installs it with npm at test time, once, into the user's cache
+// directory (never into the repository), and runs a test's node scripts
+// beside it. Only tests import it.
+package tssdk
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// Version is the SDK's version, whose schemas acp/schema and
+// acp/acpv2/schema hold.
+const Version = "2.4.0"
+
+// packages are the SDK and what the scripts import beside it, pinned.
+var packages = []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"}
+
+var (
+	once   sync.Once
+	prefix string
+	err    error
+)
+
+// Dir returns the npm prefix holding the SDK's node_modules, installing
+// it the first time: into $ACPKIT_TS_SDK_DIR when set, else under the
+// user's cache directory. It skips the test when node is not installed,
+// that and only that; a failure to install fails it.
+func Dir(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Skip("node is not installed")
+	}
+	once.Do(func() { prefix, err = install() })
+	if err != nil {
+		t.Fatalf("installing the TypeScript SDK: %v", err)
+	}
+	return prefix
+}
+
+// Package returns the directory of the SDK's own package, for a script
+// that loads its files by path.
+func Package(t testing.TB) string {
+	return filepath.Join(Dir(t), "node_modules", "@agentclientprotocol", "sdk")
+}
+
+// Command returns a command that runs the node script at path (relative
+// to the test's package directory) with args, killed when the test ends.
+// The script runs from a temporary directory of the test's, beside a
+// link to the SDK's node_modules, so that its imports resolve and scripts
+// of the same name in other packages, run at the same time, do not
+// collide.
+func Command(t testing.TB, script string, args ...string) *exec.Cmd {
+	t.Helper()
+	sdk := Dir(t)
+	dir := t.TempDir()
+	if err := os.Symlink(filepath.Join(sdk, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, filepath.Base(script))
+	if err := os.WriteFile(name, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), "node", append([]string{name}, args...)...)
+	cmd.Dir = dir
+	return cmd
+}
+
+// install installs the packages unless they are, and returns the prefix.
+// Test binaries of several packages may install at once: each installs
+// into a directory of its own and renames it into place, and the first
+// rename wins.
+func install() (string, error) {
+	dir := os.Getenv("ACPKIT_TS_SDK_DIR")
+	if dir == "" {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			return "", err
+		}
+		dir = filepath.Join(cache, "acpkit", "ts-sdk-"+Version)
+	}
+	if installed(dir) {
+		return dir, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
+		return "", err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp")
+	if err != nil {
+		return "", err
+	}
+	defer os.RemoveAll(tmp)
+	cmd := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)...)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("npm install: %v\n%s", err, out)
+	}
+	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
+		// dir exists but is not an installation: an older layout.
+		if err := os.RemoveAll(dir); err != nil {
+			return "", err
+		}
+		if err := os.Rename(tmp, dir); err != nil {
+			return "", err
+		}
+	}
+	if !installed(dir) {
+		return "", fmt.Errorf("npm installed no SDK %s into %s", Version, dir)
+	}
+	return dir, nil
+}
+
+// installed reports whether dir holds every package.
+func installed(dir string) bool {
+	for _, p := range []string{"@agentclientprotocol/sdk", "zod", "ws"} {
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
+			return false
+		}
+	}
+	return true
+}
