@@ -143,8 +143,8 @@ func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSess
 // openingV2 is what a session is opened with, from v2's params, checked
 // as v1's are.
 func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (opening, error) {
-	if servers == nil {
-		servers = []acpv2.MCPServer{}
+	if len(servers) == 0 {
+		return opening{id: id, cwd: cwd, dirs: dirs}, nil
 	}
 	// v2's MCP servers are v1's, with one transport more (acp), which the
 	// CLIs do not take: read as v1's, they are refused as v1's unknown
