@@ -19,7 +19,10 @@
 //     notifications, frames lines with a bounded reader and a safe writer,
 //     and runs a JSON-RPC connection ([github.com/acpkit/acpkit/acp.Conn])
 //     over any reader and writer, with concurrent requests, ordered
-//     notifications and cancellation. [github.com/acpkit/acpkit/acp/acptest] joins a client
+//     notifications and cancellation. [github.com/acpkit/acpkit/acp/acpv2]
+//     is the ACP v2 draft beside it, on the same connection: its types, and
+//     a router that serves a v1 and a v2 agent, chosen at initialize.
+//     [github.com/acpkit/acpkit/acp/acptest] joins a client
 //     and an agent in memory for tests, and
 //     [github.com/acpkit/acpkit/acp/goose] holds goose's extensions (steer,
 //     run metadata, its usage payload).
@@ -69,7 +72,7 @@
 // The examples directory holds small programs to copy from:
 // examples/minimal-agent, an agent in fifty lines; examples/echo-agent, a
 // complete agent with sessions, cancellation, goose's extensions and usage
-// reports; examples/claude-acp, package bridge behind an editor, in flags,
+// reports, in ACP v1 and v2; examples/claude-acp, package bridge behind an editor, in flags,
 // signals and logging; and examples/fakeclaude, examples/fakecodex and
 // examples/fakegemini, stand-ins for the claude, codex and gemini binaries
 // that replay recorded transcripts.
@@ -80,5 +83,6 @@
 // (goose's _goose/unstable methods and _meta.goose keys, the legacy
 // session/set_model, and the parts of ACP found only in its unstable
 // schema, such as session/fork, providers/*, mcp/message and the prompt
-// response's usage) say "Unstable" in their doc comments.
+// response's usage) say "Unstable" in their doc comments; everything in
+// acp/acpv2, which follows the v2 draft, says "Experimental".
 package acpkit

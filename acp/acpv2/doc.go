@@ -46,42 +46,100 @@
 //
 // # Where the SDK and the docs differ
 //
-// The official TypeScript SDK 2.4.0 ships a newer draft than the v2
-// docs published in agentclientprotocol/agent-client-protocol
-// (docs/protocol/v2/draft, August 2026). Where they disagree this package
-// follows the SDK, whose schema it is generated from and whose client and
-// router are its peers:
+// The official TypeScript SDK 2.4.0 (November 2026) ships a newer draft
+// than the v2 docs published in agentclientprotocol/agent-client-protocol
+// (docs/protocol/v2, its draft/ edition and docs/rfds/v2, with the
+// schema/v2 files they document, as of August 2026). Where they disagree
+// this package follows the SDK, whose schema it is generated from and
+// whose client and router are its peers. In behaviour:
 //
 //   - The prompt's response is not {}: it carries the messageId of the
-//     user message the agent inserted, and the SDK's client refuses a
-//     response without it.
+//     user message the agent inserted ([PromptResult]), and the SDK's
+//     client refuses a response without it. The prompt must hold at
+//     least one content block; an agent may refuse an empty one -32602
+//     without inserting it.
 //   - A prompt sent while the agent is working may be held and inserted
 //     later, in the order received; its response waits for its
-//     insertion, and session/cancel or session/close answer a held
-//     prompt -32800. The docs answer a prompt once it is accepted.
-//   - Stop reasons include "error", whose idle update carries the
-//     [acp.Error]; the docs list five stop reasons.
+//     insertion; session/cancel or session/close answer a held prompt
+//     -32800, and $/cancel_request withdraws it. The docs answer a
+//     prompt once it is accepted.
+//   - Stop reasons include "error", whose idle update may carry the
+//     [acp.Error] ([IdleStateUpdate].Error); the docs list five stop
+//     reasons, and their StopReason type is gone into the idle update.
 //   - JSON arrays (batches) are refused with one -32600 whose id is
 //     null, as in v1; the docs adopt JSON-RPC 2.0 batches.
+//   - Request ids are strings or integers; the docs allow null too. (An
+//     [acp.Conn] takes any JSON-RPC id; see [Router].)
 //   - Message ids are unique among the messages of one type within a
 //     session: user messages, agent messages and agent thoughts each have
 //     an id space of their own, and may share an id. The docs speak of
 //     one messageId.
-//   - Tool call statuses include "paused"; the idle update may list the
-//     work that goes on in the background ([BackgroundWork]); and the
-//     cancellable tool calls and terminals of tool_call/cancel and
-//     terminal/cancel, with their capabilities and a terminal's size, are
-//     in no published doc.
 //   - Every successful session/resume reports the session's state before
 //     its response, replay or not; the docs do not ask for it.
+//   - The error code -32022 answers an initialize for no version the
+//     agent serves, with an [UnsupportedProtocolVersionErrorData]; the
+//     data of an [acp.Error] has typed shapes ([ErrorData],
+//     [SessionNotFoundErrorData]); the docs leave error data free.
+//
+// In the schema, stable edition:
+//
+//   - New in the SDK: tool_call/cancel and terminal/cancel, with the
+//     cancel capabilities of a [ToolCallUpdate] and a [TerminalUpdate]
+//     and a terminal's size; a tool call's programmatic name; the
+//     "paused" tool call status; the background work a state update may
+//     list ([BackgroundWork]); the available commands of session/new's
+//     and session/resume's results (and of session/fork's, unstable);
+//     _meta on an icon, a
+//     diff's patch, a tool call permission subject and a cancelled
+//     permission outcome.
+//   - Stable in the SDK, unstable in the docs: the notice, compaction
+//     update and compaction summary chunk updates.
+//   - Changed shapes: an [AvailableCommand] is a union tagged by its
+//     "type" ("command", or another kind), where the docs have one
+//     object; an elicitation's content value may be any JSON value; the
+//     docs reserve the plan update contents "file" and "markdown", the
+//     SDK does not; an unknown auth method keeps no _meta or
+//     description of its own.
+//   - Changed bounds: a location's line counts from 1 (the docs: 0), a
+//     terminal's exit code is any int64 (the docs: uint32), a resource
+//     link's size is unsigned, a cost's currency and an annotation's
+//     lastModified have no pattern or format, a select option list and
+//     an option group hold at least one option, and an elicitation
+//     schema's type and properties are required (the docs default
+//     them).
+//   - Changed leniency: mcpServers, additionalDirectories and a terminal
+//     auth method's args and env read null as empty and refuse an
+//     invalid item, where the docs default an invalid list and skip
+//     invalid items; an MCP server's args, env and headers read null as
+//     empty, where the docs refuse it; availableCommands, a plan's
+//     entries and the configOptions of config_option_update and of
+//     session/set_config_option's result skip invalid items but refuse a
+//     list that is not one, which the docs default; nextCursor and
+//     replayFrom are read strictly.
+//
+// In the unstable edition besides: the SDK has session/archive and
+// session/unarchive, session/status, session/set_title, auth/status and
+// auth/status_update, the proxy/* methods, subagents (subagent_update,
+// background subagents), system prompts, session messages and their
+// chunks, and an "unknown" state, and its mcp/message names the server
+// and request; the docs have instead next edit suggestions (nes/*,
+// document/*, positionEncoding), mcp/connect and mcp/disconnect, and an
+// mcp/message naming a connection.
 //
 // # Serving both versions
 //
 // An agent serves v1 and v2 clients on one connection with a [Router]
-// over its two method tables; the first initialize that succeeds fixes
-// the connection's version, and each table sees only its version's
-// params, normalised. A client that speaks both uses a [Client], whose
-// [Client.Initialize] asks for v2 and falls back to v1.
+// over its two method tables; the first initialize it accepts routes the
+// connection to one of them for good, and each table sees only its
+// version's params, normalised. A client that speaks both uses a
+// [Client], whose [Client.Initialize] asks for v2 and falls back to v1.
+//
+// A v2 agent answers a prompt once it has inserted the prompt's user
+// message, not when the turn ends; its turn goes on after that answer,
+// in updates it sends with [SessionUpdate] (each message under its own
+// id), and ends with an idle [SessionStateUpdate]. An agent that owns
+// each session with a goroutine hands the prompt over and answers when
+// the session has inserted it (see the example).
 package acpv2
 
 //go:generate go run ../../internal/acpgen -schema schema -names schema/names.txt -pkg acpv2 -out . -register -experimental

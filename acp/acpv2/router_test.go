@@ -24,10 +24,14 @@ type agents struct {
 	mu       sync.Mutex
 	v1Params []string // the params of each initialize the v1 agent got, re-encoded
 	v2Params []string
-	fail     int // how many initializes to fail before answering
+	fail     int    // how many initializes to fail before answering
+	enter    func() // called in each initialize, if set
 }
 
 func (a *agents) failing() bool {
+	if a.enter != nil {
+		a.enter()
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.fail > 0 {
@@ -285,6 +289,15 @@ func serveTS(t *testing.T, v1, v2 bool, fail int) (*wire, func() (v1, v2 []strin
 	}
 }
 
+// What the agents get, re-encoded, for initialize(1), (2) and (3), and
+// for (2) by a v1 agent.
+const (
+	v1Got     = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`
+	v2Got     = `{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`
+	v3Got     = `{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`
+	v2AsV1Got = `{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`
+)
+
 // TestRouter is the router's behaviour as a matrix: clients of v1, of v2
 // and of an unknown future version, and garbage before initialize,
 // against a router with both agents and with each alone, with this
@@ -308,7 +321,7 @@ func TestRouter(t *testing.T) {
 				{initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
 				{newSession, v1Session, ""},
 			},
-			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
+			v1Params: []string{v1Got},
 		},
 		{
 			name: "v2 client", v1: true, v2: true,
@@ -316,7 +329,7 @@ func TestRouter(t *testing.T) {
 				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":2,"info":{"name":"agent"}}}`, ""},
 				{newSession, v2Session, ""},
 			},
-			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+			v2Params: []string{v2Got},
 		},
 		{
 			name: "future client: v2, its params read as far as they parse", v1: true, v2: true,
@@ -324,7 +337,7 @@ func TestRouter(t *testing.T) {
 				{initialize(3, 0), `{"id":0,"result":{"protocolVersion":2}}`, ""},
 				{newSession, v2Session, ""},
 			},
-			v2Params: []string{`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`},
+			v2Params: []string{v3Got},
 		},
 		{
 			name: "garbage before initialize", v1: true, v2: true,
@@ -344,7 +357,7 @@ func TestRouter(t *testing.T) {
 				{initialize(2, 8), `{"id":8,"result":{"protocolVersion":2}}`, ""},
 				{newSession, v2Session, ""},
 			},
-			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+			v2Params: []string{v2Got},
 		},
 		{
 			name: "a failed initialize leaves the connection open", v1: true, v2: true, fail: 1,
@@ -355,8 +368,8 @@ func TestRouter(t *testing.T) {
 				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
-				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
-				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
+				v2Got,
+				v2Got,
 			},
 		},
 		{
@@ -368,8 +381,8 @@ func TestRouter(t *testing.T) {
 				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
-				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
-				`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`,
+				v2Got,
+				v3Got,
 			},
 		},
 		{
@@ -381,8 +394,8 @@ func TestRouter(t *testing.T) {
 				{newSession, v1Session, ""},
 			},
 			v1Params: []string{
-				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
-				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`,
+				v1Got,
+				v2AsV1Got,
 			},
 		},
 		{
@@ -396,8 +409,8 @@ func TestRouter(t *testing.T) {
 				{newSession, v2Session, ""},
 			},
 			v2Params: []string{
-				`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`,
-				`{"protocolVersion":2,"info":{"name":"unknown","version":"unknown"},"capabilities":{"auth":{"terminal":{}}}}`,
+				v2Got,
+				v3Got,
 			},
 		},
 		{
@@ -410,9 +423,9 @@ func TestRouter(t *testing.T) {
 				{newSession, v1Session, ""},
 			},
 			v1Params: []string{
-				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
-				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`,
-				`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`,
+				v1Got,
+				v2AsV1Got,
+				v1Got,
 			},
 		},
 		{
@@ -421,7 +434,7 @@ func TestRouter(t *testing.T) {
 				{initialize(2, 0), `{"id":0,"result":{"protocolVersion":1}}`, ""},
 				{newSession, v1Session, ""},
 			},
-			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":false,"writeTextFile":false},"terminal":false,"session":{"configOptions":{"boolean":{}}},"plan":{},"auth":{"terminal":true}},"clientInfo":{"name":"editor","version":"2"}}`},
+			v1Params: []string{v2AsV1Got},
 		},
 		{
 			name: "v1 agent alone: a future client gets v1, without a malformed info", v1: true,
@@ -435,7 +448,7 @@ func TestRouter(t *testing.T) {
 			steps: []step{
 				{strings.Replace(initialize(1, 0), `"protocolVersion":1`, `"protocolVersion":0`, 1), `{"id":0,"result":{"protocolVersion":1}}`, ""},
 			},
-			v1Params: []string{`{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true},"terminal":true,"auth":{"terminal":false}},"clientInfo":{"name":"zed","version":"1"}}`},
+			v1Params: []string{v1Got},
 		},
 		{
 			name: "v2 agent alone: a v1 client is refused", v2: true,
@@ -444,7 +457,7 @@ func TestRouter(t *testing.T) {
 				{newSession, refused, ""},
 				{initialize(2, 2), `{"id":2,"result":{"protocolVersion":2}}`, ""},
 			},
-			v2Params: []string{`{"protocolVersion":2,"info":{"name":"editor","version":"2"},"capabilities":{"auth":{"terminal":{}}}}`},
+			v2Params: []string{v2Got},
 		},
 	}
 	for _, router := range routers {
@@ -512,22 +525,8 @@ func TestRouterInitializeInProgress(t *testing.T) {
 					<-release
 				}
 			}
-			var v1, v2 acp.Methods
-			acp.Initialize.Handle(&v1, func(context.Context, *acp.Conn, acp.InitializeParams) (acp.InitializeResult, error) {
-				block()
-				return acp.InitializeResult{ProtocolVersion: 1}, nil
-			})
-			acp.SessionNew.Handle(&v1, func(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
-				return acp.NewSessionResult{SessionID: "v1"}, nil
-			})
-			acpv2.Initialize.Handle(&v2, func(_ context.Context, _ *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
-				block()
-				return acpv2.InitializeResult{ProtocolVersion: p.ProtocolVersion, Info: acpv2.Implementation{Name: "agent", Version: "1"}}, nil
-			})
-			acpv2.SessionNew.Handle(&v2, func(context.Context, *acp.Conn, acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
-				return acpv2.NewSessionResult{SessionID: "v2"}, nil
-			})
-			router := acpv2.NewRouter(v1, v2)
+			a := &agents{enter: block}
+			router := acpv2.NewRouter(a.v1(), a.v2())
 			w := serveRouter(t, router)
 			if tt.repeat {
 				w.exchange(initialize(tt.version, 10), `{"id":10,"result":{}}`)

@@ -362,31 +362,36 @@ func (v *view) permission(p acp.RequestPermissionParams) acp.RequestPermissionRe
 	if title == "" {
 		title = v.callLocked(p.ToolCall.ToolCallID).title
 	}
-	names := make([]string, len(p.Options))
-	choice := -1
-	for i, o := range p.Options {
-		names[i] = o.Name
-		if o.Kind == acp.PermissionAllowOnce && choice < 0 {
-			choice = i
-		}
-	}
-	if !v.askLocked(title, names, choice) {
+	choice := v.askLocked(title, len(p.Options), func(i int) (string, bool) {
+		return p.Options[i].Name, p.Options[i].Kind == acp.PermissionAllowOnce
+	})
+	if choice < 0 {
 		return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionCancelled}}
 	}
 	return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: p.Options[choice].OptionID}}
 }
 
-// askLocked prints a permission question and the answer, option choice
-// of names, or that there is none to allow once (choice -1), and reports
-// whether it allowed.
-func (v *view) askLocked(title string, names []string, choice int) bool {
+// askLocked prints a permission question with its n options, which
+// option says the name of option i and whether it allows once, and the
+// answer: the first option that allows once, whose index it returns, or
+// -1 when there is none.
+func (v *view) askLocked(title string, n int, option func(i int) (name string, allowOnce bool)) int {
+	names := make([]string, n)
+	choice := -1
+	for i := range n {
+		name, once := option(i)
+		names[i] = name
+		if once && choice < 0 {
+			choice = i
+		}
+	}
 	v.printlnLocked("    ? Allow %s? [%s]", title, strings.Join(names, " / "))
 	if choice < 0 {
 		v.printlnLocked("    → no option to allow once: cancelled")
-		return false
+	} else {
+		v.printlnLocked("    → %s", names[choice])
 	}
-	v.printlnLocked("    → %s", names[choice])
-	return true
+	return choice
 }
 
 // endTurn prints how the turn ended, with the usage so far.

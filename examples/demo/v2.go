@@ -140,15 +140,10 @@ func textsV2(content []acpv2.ToolCallContent) []string {
 func (v *view) permissionV2(p acpv2.RequestPermissionParams) acpv2.RequestPermissionResult {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	names := make([]string, len(p.Options))
-	choice := -1
-	for i, o := range p.Options {
-		names[i] = o.Name
-		if o.Kind == acpv2.PermissionAllowOnce && choice < 0 {
-			choice = i
-		}
-	}
-	if !v.askLocked(p.Title, names, choice) {
+	choice := v.askLocked(p.Title, len(p.Options), func(i int) (string, bool) {
+		return p.Options[i].Name, p.Options[i].Kind == acpv2.PermissionAllowOnce
+	})
+	if choice < 0 {
 		return acpv2.RequestPermissionResult{Outcome: acpv2.PermissionOutcome{Outcome: acpv2.PermissionCancelled}}
 	}
 	return acpv2.RequestPermissionResult{Outcome: acpv2.PermissionOutcome{Outcome: acpv2.PermissionSelected, OptionID: p.Options[choice].OptionID}}
