@@ -210,9 +210,10 @@ type v2Prompt struct {
 
 // inserted starts the v2 prompt req's turn: its user message and the
 // running state go to the editor, then its response. Nothing for a v1
-// prompt.
+// prompt, or for one already inserted whose turn goes on in a new CLI
+// (the last one ended before the prompt reached it).
 func (s *session) inserted(req *promptReq) {
-	if req.v2 == nil {
+	if req.v2 == nil || req.v2.messageID != "" {
 		return
 	}
 	m := s.render().userMessage(req.blocks)
