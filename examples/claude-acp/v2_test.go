@@ -24,7 +24,7 @@ import (
 // v1 and over v2, side by side (testdata/turn-v1.golden and
 // turn-v2.golden; testdata/README.md says what a v2 editor gains).
 
-// sdkRun is what testdata/interop/client.mjs saw.
+// sdkRun is what testdata/sdk-client.mjs saw.
 type sdkRun struct {
 	ProtocolVersion int
 	Agent           string
@@ -85,7 +85,7 @@ func TestSDKClients(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			home := t.TempDir()
 			args := append([]string{tt.client, t.TempDir(), agentBin, "-claude", fakeclaudeBin}, tt.args...)
-			cmd := tssdk.Command(t, "testdata/interop/client.mjs", args...)
+			cmd := tssdk.Command(t, "testdata/sdk-client.mjs", args...)
 			cmd.Env = append(os.Environ(),
 				claudetest.EnvTranscript+"="+transcript,
 				"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
@@ -100,16 +100,16 @@ func TestSDKClients(t *testing.T) {
 			select {
 			case err := <-done:
 				if err != nil {
-					t.Fatalf("client.mjs: %v\n%s", err, stderr.String())
+					t.Fatalf("sdk-client.mjs: %v\n%s", err, stderr.String())
 				}
 			case <-time.After(waitLimit):
 				cmd.Process.Kill()
 				<-done
-				t.Fatalf("client.mjs did not end within %v\n%s", waitLimit, stderr.String())
+				t.Fatalf("sdk-client.mjs did not end within %v\n%s", waitLimit, stderr.String())
 			}
 			var got sdkRun
 			if err := json.Unmarshal(normaliseIDs(stdout.Bytes()), &got); err != nil {
-				t.Fatalf("client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
+				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())

@@ -1,7 +1,7 @@
-// client.mjs drives claude-acp as a client of the official TypeScript SDK
+// sdk-client.mjs drives claude-acp as a client of the official TypeScript SDK
 // would, for claude-acp's interop tests:
 //
-//	node client.mjs v1|v2 CWD AGENT [ARG...]
+//	node sdk-client.mjs v1|v2 CWD AGENT [ARG...]
 //
 // It starts AGENT with ARGs, plays one turn in a session in CWD with the
 // SDK's client of the version it names (experimental/v2's for v2),
