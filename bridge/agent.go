@@ -88,6 +88,7 @@ type Agent struct {
 	order    []string // session ids in the order they were opened
 	caps     acp.ClientCapabilities
 	models   []Model // the CLI's models, once one listed them
+	v2       v2Conns // the connections that speak ACP v2
 	closed   bool
 }
 

@@ -85,6 +85,43 @@
 // (Gemini), which the next turn takes, and session/cancel interrupts the
 // turn's process.
 //
+// # ACP v2
+//
+// [Agent.RegisterV2] serves the draft ACP v2 (see package acpv2) with the
+// same sessions, CLIs and translation; an [acpv2.Router] over both
+// method tables gives each connection the version it asks for. The
+// translators write one neutral form, package acp's v1 updates, and the
+// session renders it for the version of the connection each update goes
+// to. For a v2 editor:
+//
+//   - a prompt is answered once its turn starts (a prompt that comes
+//     during a turn is held until then, and session/cancel answers it
+//     -32800), with the messageId of the user_message it inserted, and a
+//     running state_update follows; the idle state_update ends the turn
+//     with its stop reason and usage, or with stop reason "error" and the
+//     prompt's *acp.Error, [ErrorData] and all;
+//   - each run of agent text, thought or user text between other items of
+//     the conversation is one message with an id, unique per session and
+//     message type and across the bridge's processes;
+//   - tool calls are tool_call_update upserts patched by id;
+//   - an edit is a structured file change: an Edit or MultiEdit a
+//     "modify" of its file (the edit's excerpt has no line numbers, which
+//     a git patch needs; it stays in rawInput), a Write a new file, an
+//     "add" with a git patch of its text, as v1's diff without oldText
+//     says it is;
+//   - a permission question carries the tool call's title as its own and
+//     the tool call as its subject;
+//   - session/resume with replayFrom replays the stored conversation
+//     through session/load's replay, and every resume reports the
+//     session's state before it answers.
+//
+// Codex and Gemini CLI turns reach a v2 editor the same way, with ids
+// and the lifecycle; they ask no permission. Their file changes reach it
+// as they reach v1, as tool calls naming the files: Gemini CLI's events
+// hold no change, and Codex's file_change names each file's kind (add,
+// delete, update) but no text, which v1's diff, the neutral form,
+// requires.
+//
 // # Translation
 //
 // [ClaudeTranslator] is Claude Code's mapping alone, one per session, for

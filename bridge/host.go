@@ -33,10 +33,7 @@ func (s *session) ask(t *turn, q Question) {
 	conn := t.req.conn
 	s.a.wg.Go(func() {
 		defer cancel()
-		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
-			SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options,
-		})
-		aq.outcome, aq.err = res.Outcome, err
+		aq.outcome, aq.err = s.requestPermission(ctx, conn, q)
 		close(aq.done)
 		s.post(answered{aq})
 	})
@@ -114,7 +111,7 @@ func (s *session) settle(ev settled) {
 // and as a config option.
 func (s *session) modeChanged(conn *acp.Conn, mode string) {
 	s.mode = mode
-	s.a.notify(conn, s.id, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
+	s.notify(conn, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
 }
 
 // view is what the editor sees of a session's settings.
@@ -160,7 +157,7 @@ func (h *host) conn() *acp.Conn {
 	return h.s.conn
 }
 
-func (h *host) Notify(updates ...acp.Update) { h.s.a.notify(h.conn(), h.s.id, updates) }
+func (h *host) Notify(updates ...acp.Update) { h.s.notify(h.conn(), updates) }
 
 func (h *host) Ask(q Question) {
 	if h.t == nil {

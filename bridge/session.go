@@ -65,6 +65,7 @@ type session struct {
 	mode, model string
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
+	v2          *v2Render    // names the messages a v2 editor sees; nil before one
 
 	// What session/list shows of the session, as run last published it;
 	// guarded by a.mu.
@@ -103,6 +104,7 @@ type promptReq struct {
 	conn   *acp.Conn
 	blocks []acp.ContentBlock
 	reply  chan promptReply // buffered: the session never waits to answer
+	v2     *v2Prompt        // nil for a v1 prompt
 }
 
 type promptReply struct {
@@ -111,6 +113,14 @@ type promptReply struct {
 }
 
 func (r *promptReq) answer(res acp.PromptResult, err error) { r.reply <- promptReply{res, err} }
+
+// end answers req, or, for a v2 prompt whose turn started, ends the turn
+// with the idle state.
+func (s *session) end(req *promptReq, res acp.PromptResult, err error) {
+	if !s.endV2(req, res, err) {
+		req.answer(res, err)
+	}
+}
 
 // abandon is a prompt whose request ended before its answer: the editor
 // withdrew it, or the connection ended.
@@ -443,7 +453,12 @@ func (s *session) run() {
 		if _, ok := st.(closed); ok {
 			return
 		}
-		st = st.on(s, <-s.inbox)
+		ev := <-s.inbox
+		if q, ok := ev.(status); ok {
+			q.reply <- inTurn(st)
+			continue
+		}
+		st = st.on(s, ev)
 	}
 }
 
@@ -513,6 +528,7 @@ func (s *session) begin(req *promptReq, p *proc) state {
 	}
 	t.ctx, t.end = context.WithCancel(context.Background())
 	p.startWatch(s.a.cfg.TurnTimeout)
+	s.inserted(req)
 	return running{p, t}
 }
 
@@ -637,7 +653,7 @@ func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, canc
 	if err == nil {
 		s.a.notifyUsage(t.req.conn, s.id, s.conv.Usage())
 	}
-	t.req.answer(res, err)
+	s.end(t.req, res, err)
 	s.publish(func(l *openSession) {
 		l.storedID, l.touched = storedID(s.conv), s.a.cfg.Clock.Now()
 		if l.prompt == "" {

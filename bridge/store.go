@@ -521,7 +521,7 @@ func (s *session) title(ev retitled) {
 	})
 	if changed {
 		at := timestamp(ev.at)
-		s.a.notify(s.conn, s.id, []acp.Update{acp.SessionInfoUpdate{Title: &ev.title, UpdatedAt: &at}})
+		s.notify(s.conn, []acp.Update{acp.SessionInfoUpdate{Title: &ev.title, UpdatedAt: &at}})
 	}
 }
 

@@ -285,6 +285,20 @@ func newEditor(t testing.TB, bare bool, claudePath, transcript string, args ...s
 
 func newEditorAt(t testing.TB, bare bool, p *agentProc) *editor {
 	t.Helper()
+	return newEditorWith(t, bare, p, func(e *editor, m *acp.Methods) {
+		acp.SessionRequestPermission.Handle(m, e.requestPermission)
+		if bare {
+			m.Notifications = map[string]acp.NotificationFunc{acp.SessionUpdate.Name: func(context.Context, *acp.Conn, json.RawMessage) {}}
+		} else {
+			acp.SessionUpdate.Handle(m, e.sessionUpdate)
+		}
+	})
+}
+
+// newEditorWith connects an editor whose handlers register adds to p,
+// a claude-acp just started.
+func newEditorWith(t testing.TB, bare bool, p *agentProc, register func(*editor, *acp.Methods)) *editor {
+	t.Helper()
 	e := &editor{
 		t: t, p: p,
 		chunks:    make(chan struct{}, 1000),
@@ -293,13 +307,10 @@ func newEditorAt(t testing.TB, bare bool, p *agentProc) *editor {
 		cwd:       t.TempDir(),
 	}
 	var m acp.Methods
-	acp.SessionRequestPermission.Handle(&m, e.requestPermission)
+	register(e, &m)
 	var r io.Reader = p.stdout
 	var w io.Writer = p.stdin
-	if bare {
-		m.Notifications = map[string]acp.NotificationFunc{acp.SessionUpdate.Name: func(context.Context, *acp.Conn, json.RawMessage) {}}
-	} else {
-		acp.SessionUpdate.Handle(&m, e.sessionUpdate)
+	if !bare {
 		r, w = io.TeeReader(r, &e.wire), io.MultiWriter(w, &e.sent)
 	}
 	e.conn = acp.NewConn(context.Background(), r, w, m, nil)

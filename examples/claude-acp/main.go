@@ -9,7 +9,7 @@
 //
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
 //		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS']
-//		[-listen ADDR [-token-file F]] [-- CLI ARGS]
+//		[-protocol auto|v1|v2] [-listen ADDR [-token-file F]] [-- CLI ARGS]
 //	claude-acp -version
 //
 // With -listen it serves editors remotely at http://ADDR/acp instead of
@@ -25,6 +25,14 @@
 // CLI through a launcher such as an OS sandbox: its words come first, with
 // {cwd} replaced by the session's directory, then the CLI and its
 // arguments; for example -wrap 'bwrap --dev-bind / / --chdir {cwd} --'.
+//
+// -protocol says which versions of ACP it speaks: v1, v2 (the draft; see
+// package acpv2), or auto (the default), which gives an editor that asks
+// for version 2 or later v2 and every other editor v1. In v2 a prompt is
+// acknowledged at once and its turn reported in updates patched by
+// message id, ending with an idle state; edits are structured file
+// changes, and permission questions carry their own title. With auto or
+// v2 an editor must initialize before anything else, as ACP asks.
 //
 // Logs go to stderr; stdout carries only ACP messages. The agent exits
 // when the editor closes its stdin, or on SIGINT or SIGTERM, after
@@ -44,6 +52,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/bridge/bridgeos"
 	"golang.org/x/sync/errgroup"
@@ -63,6 +72,7 @@ func main() {
 	verbose := flag.Bool("v", false, "log debug messages")
 	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
 	tokenFile := flag.String("token-file", "", "with -listen, require \"Authorization: Bearer\" and this `file`'s contents")
+	protocol := flag.String("protocol", "auto", "the ACP versions to speak: `auto` (v2 to an editor that asks for 2 or later, v1 otherwise), v1 or v2")
 	showVersion := flag.Bool("version", false, "print claude-acp's version and the CLI releases it was tested with, and exit")
 	flag.Parse()
 	if *showVersion {
@@ -76,6 +86,11 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
+	handler, ok := handlers[*protocol]
+	if !ok {
+		log.Error("claude-acp: -protocol must be auto, v1 or v2", "protocol", *protocol)
+		os.Exit(2)
+	}
 	cli := map[string]bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
 	if cli == nil {
 		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
@@ -100,21 +115,41 @@ func main() {
 		log.Error("claude-acp", "error", err)
 		os.Exit(1)
 	}
+	h := handler(agent)
 	if *listen != "" {
-		os.Exit(serveRemote(agent, *listen, *tokenFile, log))
+		os.Exit(serveRemote(agent, h, *listen, *tokenFile, log))
 	}
-	os.Exit(serve(agent, log))
+	os.Exit(serve(agent, h, log))
+}
+
+// handlers make what serves a connection in the versions -protocol names.
+var handlers = map[string]func(*bridge.Agent) acp.Handler{
+	"v1": func(a *bridge.Agent) acp.Handler { return v1Methods(a) },
+	"v2": func(a *bridge.Agent) acp.Handler { return acpv2.NewRouter(nil, v2Methods(a)) },
+	"auto": func(a *bridge.Agent) acp.Handler {
+		return acpv2.NewRouter(v1Methods(a), v2Methods(a))
+	},
+}
+
+func v1Methods(a *bridge.Agent) acp.Methods {
+	var m acp.Methods
+	a.Register(&m)
+	return m
+}
+
+func v2Methods(a *bridge.Agent) acp.Methods {
+	var m acp.Methods
+	a.RegisterV2(&m)
+	return m
 }
 
 // serve answers the editor on stdin and stdout until it closes stdin or a
 // signal comes, and returns the exit status.
-func serve(agent *bridge.Agent, log *slog.Logger) int {
+func serve(agent *bridge.Agent, h acp.Handler, log *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	var methods acp.Methods
-	agent.Register(&methods)
-	conn := acp.NewConn(context.Background(), os.Stdin, os.Stdout, methods, &acp.ConnOptions{Logger: log})
+	conn := acp.NewConn(context.Background(), os.Stdin, os.Stdout, h, &acp.ConnOptions{Logger: log})
 	var g errgroup.Group
 	g.Go(func() error {
 		defer stop() // the editor is gone: stop waiting for a signal

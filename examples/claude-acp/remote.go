@@ -19,12 +19,10 @@ import (
 // editor's connection reaches only the sessions it opened. On a signal,
 // prompts in progress are answered "cancelled" and every CLI is stopped
 // before it exits, with status 0; it exits 1 when it cannot serve.
-func serveRemote(agent *bridge.Agent, addr, tokenFile string, log *slog.Logger) int {
+func serveRemote(agent *bridge.Agent, h acp.Handler, addr, tokenFile string, log *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var methods acp.Methods
-	agent.Register(&methods)
-	err := serveacp.Serve(ctx, serveacp.Config{Addr: addr, TokenFile: tokenFile, Agent: methods, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
+	err := serveacp.Serve(ctx, serveacp.Config{Addr: addr, TokenFile: tokenFile, Agent: h, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
 	agent.Close()
 	if err != nil {
 		log.Error("claude-acp: serving", "error", err)

@@ -9,8 +9,9 @@
 //
 // -protocol says which version of ACP the editor speaks: v1, v2 (the
 // draft; see package acpv2), or auto (the default), which asks for v2 and
-// speaks v1 with an agent that answers 1. claude-acp serves v1 only so
-// far, so auto speaks v1 with it, and v2 stops with an error.
+// speaks v1 with an agent that answers 1; v2 stops with an error at an
+// agent that answers 1. claude-acp serves both, so auto and v2 speak v2
+// with it, and the session reads the same in either version.
 //
 // It needs the go command, to build the two programs, and removes
 // everything it wrote when it ends. The recording's lines have the shapes,
@@ -144,7 +145,7 @@ func play(ctx context.Context, conn *acp.Conn, client *acpv2.Client, v *view, pr
 		case agent.Version == acpv2.ProtocolVersion:
 			e = &editorV2{conn: conn, v: v}
 		case protocol == "v2":
-			return errors.New("claude-acp speaks ACP v1 only: it answered protocol version 1 to an editor asking for 2")
+			return errors.New("claude-acp speaks ACP v1 only (-protocol v1): it answered protocol version 1 to an editor asking for 2")
 		}
 	} else if _, err := acp.Initialize.Call(ctx, conn, v1Params); err != nil {
 		return fmt.Errorf("initialize: %w", err)

@@ -1,0 +1,358 @@
+package bridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"runtime"
+	"strings"
+	"weak"
+
+	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acpv2"
+)
+
+// This file serves ACP v2 (a draft; see package acpv2) beside v1: the
+// same sessions, CLIs and translation, with v2's methods and prompt
+// lifecycle. A v2 prompt is acknowledged once its turn starts (its user
+// message inserted), with the user message's id; the turn's updates then
+// follow, rendered by the session's v2Render, and an idle state update,
+// with the stop reason (or "error" and the error), ends it. A prompt sent
+// while a turn runs is held until its turn, as v1's waits; session/cancel
+// answers the held ones -32800.
+
+// RegisterV2 adds the Agent's ACP v2 handlers to m: initialize,
+// session/new, resume (whose replayFrom replays a stored session as v1's
+// session/load does), list, delete, close, set_config_option, prompt and
+// cancel. Serve m and the v1 methods of [Agent.Register] with an
+// [acpv2.Router], which gives each connection the version it asks for.
+//
+// Experimental: ACP v2 is a draft, and this follows it: it may change
+// incompatibly, or be removed, in any release.
+func (a *Agent) RegisterV2(m *acp.Methods) {
+	acpv2.Initialize.Handle(m, a.initializeV2)
+	acpv2.SessionNew.Handle(m, a.newSessionV2)
+	acpv2.SessionResume.Handle(m, a.resumeV2)
+	acpv2.SessionList.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
+		res, err := a.list(ctx, conn, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
+		out := acpv2.ListSessionsResult{Sessions: []acpv2.SessionInfo{}, NextCursor: res.NextCursor}
+		for _, s := range res.Sessions {
+			out.Sessions = append(out.Sessions, acpv2.SessionInfo{
+				SessionID: s.SessionID, Cwd: s.Cwd, AdditionalDirectories: s.AdditionalDirectories, Title: s.Title, UpdatedAt: s.UpdatedAt, Meta: s.Meta,
+			})
+		}
+		return out, err
+	})
+	acpv2.SessionDelete.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.DeleteSessionParams) (acpv2.DeleteSessionResult, error) {
+		_, err := a.delete(ctx, conn, acp.DeleteSessionParams{SessionID: p.SessionID})
+		return acpv2.DeleteSessionResult{}, err
+	})
+	acpv2.SessionClose.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.CloseSessionParams) (acpv2.CloseSessionResult, error) {
+		_, err := a.close(ctx, conn, acp.CloseSessionParams{SessionID: p.SessionID})
+		return acpv2.CloseSessionResult{}, err
+	})
+	acpv2.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.SetSessionConfigOptionParams) (acpv2.SetSessionConfigOptionResult, error) {
+		s, err := a.session(p.SessionID)
+		if err != nil {
+			return acpv2.SetSessionConfigOptionResult{}, err
+		}
+		v, err := s.set(ctx, conn, p.ConfigID, p.Value)
+		return acpv2.SetSessionConfigOptionResult{ConfigOptions: configOptionsV2(v.options)}, err
+	})
+	acpv2.SessionPrompt.Handle(m, a.promptV2)
+	acpv2.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.CancelParams) {
+		if s, err := a.session(p.SessionID); err == nil {
+			s.cancel()
+		}
+	})
+}
+
+func (a *Agent) initializeV2(ctx context.Context, conn *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
+	a.markV2(conn)
+	// v2 clients take notices without declaring it; the rest of v1's
+	// client capabilities have no v2 counterpart the bridge uses.
+	res, err := a.initialize(ctx, conn, acp.InitializeParams{
+		ProtocolVersion:    1,
+		ClientCapabilities: acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}},
+	})
+	if err != nil {
+		return acpv2.InitializeResult{}, err
+	}
+	sc := &acpv2.SessionCapabilities{
+		Prompt:                &acpv2.PromptCapabilities{Image: &acpv2.PromptImageCapabilities{}, EmbeddedContext: &acpv2.PromptEmbeddedContextCapabilities{}},
+		MCP:                   &acpv2.MCPCapabilities{Stdio: &acpv2.MCPStdioCapabilities{}, HTTP: &acpv2.MCPHTTPCapabilities{}},
+		AdditionalDirectories: &acpv2.SessionAdditionalDirectoriesCapabilities{},
+	}
+	if a.canLoad() {
+		sc.Delete = &acpv2.SessionDeleteCapabilities{}
+	}
+	info := res.AgentInfo
+	return acpv2.InitializeResult{
+		ProtocolVersion: acpv2.ProtocolVersion,
+		Info:            acpv2.Implementation{Name: info.Name, Title: info.Title, Version: info.Version, Meta: info.Meta},
+		Capabilities:    &acpv2.AgentCapabilities{Session: sc},
+	}, nil
+}
+
+func (a *Agent) newSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+	o, err := openingV2(a.cfg.NewSessionID(), p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	if err != nil {
+		return acpv2.NewSessionResult{}, err
+	}
+	s, err := a.open(conn, o)
+	if err != nil {
+		return acpv2.NewSessionResult{}, err
+	}
+	v, err := s.describe()
+	s.warm()
+	return acpv2.NewSessionResult{SessionID: s.id, ConfigOptions: configOptionsV2(v.options)}, err
+}
+
+// resumeV2 is session/resume: with replayFrom, v1's session/load, which
+// shows the stored conversation first; without, v1's session/resume. As
+// the SDK's agents do, it reports the session's state before it answers.
+func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
+	o, err := openingV2(p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
+	if err != nil {
+		return acpv2.ResumeSessionResult{}, err
+	}
+	var res acp.LoadSessionResult
+	switch p.ReplayFrom.(type) {
+	case nil:
+		res, err = a.resume(conn, o)
+	case acpv2.ReplayFromStart:
+		res, err = a.load(conn, o)
+	default:
+		return acpv2.ResumeSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "replayFrom: only start is supported")
+	}
+	if err != nil {
+		return acpv2.ResumeSessionResult{}, err
+	}
+	s, err := a.session(o.id)
+	if err != nil {
+		return acpv2.ResumeSessionResult{}, err
+	}
+	var state acpv2.StateUpdate = acpv2.IdleStateUpdate{}
+	if s.busy() {
+		state = acpv2.RunningStateUpdate{}
+	}
+	s.notifyV2(conn, acpv2.SessionStateUpdate{State: state})
+	return acpv2.ResumeSessionResult{ConfigOptions: configOptionsV2(res.ConfigOptions)}, nil
+}
+
+// openingV2 is what a session is opened with, from v2's params, checked
+// as v1's are.
+func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (opening, error) {
+	if len(servers) == 0 {
+		return opening{id: id, cwd: cwd, dirs: dirs}, nil
+	}
+	// v2's MCP servers are v1's, with one transport more (acp), which the
+	// CLIs do not take: read as v1's, they are refused as v1's unknown
+	// ones are.
+	raw, err := json.Marshal(acpv2.NewSessionParams{Cwd: cwd, MCPServers: servers})
+	if err != nil {
+		return opening{}, err
+	}
+	p, err := acp.DecodeParams[acp.NewSessionParams](raw)
+	if err != nil {
+		return opening{}, err
+	}
+	return opening{id: id, cwd: cwd, dirs: dirs, servers: p.MCPServers}, nil
+}
+
+// promptV2 is v2's session/prompt: it answers once the prompt's turn has
+// started, with the id of its user message, and the turn reports itself
+// in updates.
+func (a *Agent) promptV2(ctx context.Context, conn *acp.Conn, p acpv2.PromptParams) (acpv2.PromptResult, error) {
+	s, err := a.session(p.SessionID)
+	if err != nil {
+		return acpv2.PromptResult{}, err
+	}
+	req := &promptReq{conn: conn, blocks: contentBlocksV1(p.Prompt), reply: make(chan promptReply, 1), v2: &v2Prompt{ack: make(chan string, 1)}}
+	if !s.post(prompt{req}) {
+		return acpv2.PromptResult{}, s.closedError()
+	}
+	select {
+	case id := <-req.v2.ack:
+		return acpv2.PromptResult{MessageID: id}, nil
+	case r := <-req.reply:
+		return acpv2.PromptResult{}, heldError(r)
+	case <-ctx.Done(): // withdrawn ($/cancel_request), or the connection ended
+		s.post(abandon{req})
+	}
+	select {
+	case id := <-req.v2.ack: // its turn came first, and was interrupted
+		return acpv2.PromptResult{MessageID: id}, nil
+	case r := <-req.reply:
+		return acpv2.PromptResult{}, heldError(r)
+	case <-s.done:
+		return acpv2.PromptResult{}, s.closedError()
+	}
+}
+
+// errHeldCancelled answers a v2 prompt withdrawn before its turn came.
+var errHeldCancelled = acp.Errorf(acp.CodeRequestCancelled, "Request cancelled: the session's work was cancelled before this prompt's turn")
+
+// heldError is the error a v2 prompt whose turn never started is answered
+// with: why it did not start, or -32800 when it was cancelled.
+func heldError(r promptReply) error {
+	if r.err != nil {
+		return r.err
+	}
+	return errHeldCancelled
+}
+
+// v2Prompt is what a v2 prompt adds to its promptReq.
+type v2Prompt struct {
+	ack       chan string // the user message's id, once inserted; buffered
+	messageID string      // "" until the turn starts
+}
+
+// inserted starts the v2 prompt req's turn: its user message and the
+// running state go to the editor, then its response. Nothing for a v1
+// prompt, or for one already inserted whose turn goes on in a new CLI
+// (the last one ended before the prompt reached it).
+func (s *session) inserted(req *promptReq) {
+	if req.v2 == nil || req.v2.messageID != "" {
+		return
+	}
+	m := s.render().userMessage(req.blocks)
+	req.v2.messageID = m.MessageID
+	s.notifyV2(req.conn, m, acpv2.SessionStateUpdate{State: acpv2.RunningStateUpdate{}})
+	req.v2.ack <- m.MessageID
+}
+
+// endV2 ends the turn of the v2 prompt req with the idle state, its stop
+// reason, usage and error, and reports whether it did: a v2 prompt whose
+// turn never started is answered instead.
+func (s *session) endV2(req *promptReq, res acp.PromptResult, err error) bool {
+	if req.v2 == nil || req.v2.messageID == "" {
+		return false
+	}
+	idle := acpv2.IdleStateUpdate{StopReason: acpv2.StopReason(res.StopReason)}
+	if res.Usage != nil {
+		idle.Usage = convert[*acpv2.Usage](res.Usage)
+	}
+	if err != nil {
+		var e *acp.Error
+		if !errors.As(err, &e) {
+			e = acp.Errorf(acp.CodeInternalError, "%v", err)
+		}
+		idle.StopReason, idle.Error = acpv2.StopReasonError, e
+	}
+	s.render().endMessages()
+	s.notifyV2(req.conn, acpv2.SessionStateUpdate{State: idle})
+	return true
+}
+
+// render returns the session's v2Render, made the first time.
+func (s *session) render() *v2Render {
+	if s.v2 == nil {
+		s.v2 = &v2Render{nonce: nonce(s.a.cfg.NewSessionID())}
+	}
+	return s.v2
+}
+
+// nonce is the start of a fresh id: eight of its letters and digits.
+func nonce(id string) string {
+	id = strings.ReplaceAll(id, "-", "")
+	return id[:min(8, len(id))]
+}
+
+// notify sends updates to the editor at conn in its version of ACP.
+func (s *session) notify(conn *acp.Conn, updates []acp.Update) {
+	if !s.a.isV2(conn) {
+		s.a.notify(conn, s.id, updates)
+		return
+	}
+	var out []acpv2.Update
+	for _, u := range updates {
+		out = s.render().render(out, u)
+	}
+	s.notifyV2(conn, out...)
+}
+
+// notifyV2 sends v2 updates, logging what could not be sent.
+func (s *session) notifyV2(conn *acp.Conn, updates ...acpv2.Update) {
+	for _, u := range updates {
+		if err := acpv2.SessionUpdate.Notify(context.Background(), conn, acpv2.SessionNotification{SessionID: s.id, Update: u}); err != nil {
+			s.log.Warn("session update not sent", "error", err)
+			return
+		}
+	}
+}
+
+// requestPermission puts question q to the editor at conn, in its
+// version: in v2, with a title of its own and the tool call as the
+// subject.
+func (s *session) requestPermission(ctx context.Context, conn *acp.Conn, q Question) (acp.PermissionOutcome, error) {
+	if !s.a.isV2(conn) {
+		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options})
+		return res.Outcome, err
+	}
+	res, err := acpv2.SessionRequestPermission.Call(ctx, conn, permissionV2(s.id, q))
+	if err != nil {
+		return acp.PermissionOutcome{}, err
+	}
+	o := res.Outcome
+	if o.Outcome != acpv2.PermissionSelected {
+		return acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil
+	}
+	return acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: o.OptionID}, nil
+}
+
+// status asks whether a turn runs.
+type status struct{ reply chan bool }
+
+func (status) isEvent() {}
+
+// busy reports whether the session is in a turn.
+func (s *session) busy() bool {
+	reply := make(chan bool, 1)
+	if !s.post(status{reply}) {
+		return false
+	}
+	b, _ := await(s, reply)
+	return b
+}
+
+// inTurn reports whether st is a state with a turn under way.
+func inTurn(st state) bool {
+	switch st := st.(type) {
+	case running, cancelling:
+		return true
+	case closing:
+		return st.t != nil
+	}
+	return false
+}
+
+// v2Conns are the connections of an Agent initialized for ACP v2, each
+// forgotten once the Conn is garbage.
+type v2Conns map[weak.Pointer[acp.Conn]]struct{}
+
+// markV2 records that conn speaks ACP v2.
+func (a *Agent) markV2(conn *acp.Conn) {
+	key := weak.Make(conn)
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.v2 == nil {
+		a.v2 = v2Conns{}
+	}
+	if _, ok := a.v2[key]; !ok {
+		a.v2[key] = struct{}{}
+		runtime.AddCleanup(conn, func(key weak.Pointer[acp.Conn]) {
+			a.mu.Lock()
+			defer a.mu.Unlock()
+			delete(a.v2, key)
+		}, key)
+	}
+}
+
+// isV2 reports whether conn speaks ACP v2.
+func (a *Agent) isV2(conn *acp.Conn) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	_, ok := a.v2[weak.Make(conn)]
+	return ok
+}
