@@ -15,6 +15,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/acp/goose"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/internal/lines"
@@ -224,6 +225,11 @@ type env struct {
 	closed  func() error
 	starts  int
 	log     []string // what the editor saw end, in order (see note)
+
+	// What a v2 editor (see dialV2) got, and how it answers.
+	updatesV2 []acpv2.Update
+	askedV2   []acpv2.RequestPermissionParams
+	answerV2  func(ctx context.Context, p acpv2.RequestPermissionParams) (acpv2.RequestPermissionResult, error)
 }
 
 // note records that something the test watches ended.
@@ -242,6 +248,20 @@ func (e *env) notes() []string {
 // newEnv starts an Agent configured by cfg, with Start, Clock and
 // NewSessionID filled in, and an editor that declares caps.
 func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
+	e := newAgentEnv(t, cfg)
+	var agent acp.Methods
+	e.a.Register(&agent)
+	client, _, closePair := acptest.NewPair(context.Background(), e.editorV1(), agent, nil)
+	e.client, e.closed = client, closePair
+	if _, err := acp.Initialize.Call(context.Background(), client, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// newAgentEnv starts an Agent configured by cfg, with Start, Clock and
+// NewSessionID (unless cfg has one) filled in, and no editor yet.
+func newAgentEnv(t *testing.T, cfg bridge.Config) *env {
 	e := &env{t: t, started: make(chan *script, 10)}
 	cfg.Start = func(dir string, args []string) (bridge.Process, error) {
 		e.mu.Lock()
@@ -256,14 +276,19 @@ func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
 		return s, nil
 	}
 	cfg.Clock = bubbleClock{}
-	cfg.NewSessionID = func() string { return "11111111-2222-4333-8444-555555555555" }
+	if cfg.NewSessionID == nil {
+		cfg.NewSessionID = func() string { return "11111111-2222-4333-8444-555555555555" }
+	}
 	a, err := bridge.NewAgent(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.a = a
-	var agent acp.Methods
-	a.Register(&agent)
+	return e
+}
+
+// editorV1 is the methods of a v1 editor that records what it gets in e.
+func (e *env) editorV1() acp.Methods {
 	var editor acp.Methods
 	acp.SessionUpdate.Handle(&editor, func(ctx context.Context, c *acp.Conn, n acp.SessionNotification) {
 		e.mu.Lock()
@@ -283,12 +308,7 @@ func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
 		}
 		return answer(ctx, p)
 	})
-	client, _, closePair := acptest.NewPair(context.Background(), editor, agent, nil)
-	e.client, e.closed = client, closePair
-	if _, err := acp.Initialize.Call(context.Background(), client, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
-		t.Fatal(err)
-	}
-	return e
+	return editor
 }
 
 // close closes the Agent and the connection, as a program does at its end.
