@@ -506,14 +506,16 @@ type turn struct {
 
 // begin starts req's turn in p, the CLI that runs (nil to start one), and
 // returns the running state; nil when the turn did not start, its prompt
-// then answered with why.
+// then answered with why. A v2 prompt whose turn started already, in a
+// CLI that was gone, has been acknowledged: its turn ends instead, in the
+// idle state with the error.
 func (s *session) begin(req *promptReq, p *proc) state {
 	t := &turn{req: req, open: map[string]*question{}}
 	if p != nil {
 		t.mark, t.lines = p.in.queued(), p.lines
 	}
 	if err := s.conv.Prompt(req.blocks); err != nil {
-		req.answer(acp.PromptResult{}, err)
+		s.end(req, acp.PromptResult{}, err)
 		return nil
 	}
 	s.conn = req.conn
@@ -521,7 +523,7 @@ func (s *session) begin(req *promptReq, p *proc) state {
 		var err error
 		if p, err = s.start(s.conv.CommandLine(s.mode, s.model)); err != nil {
 			s.conv.Exited(&host{s: s}, err) // lets go of the prompt
-			req.answer(acp.PromptResult{}, acp.Errorf(acp.CodeInternalError, "starting %s: %v", s.a.info.Name, err).WithData(ErrorData{Kind: KindCrash}))
+			s.end(req, acp.PromptResult{}, acp.Errorf(acp.CodeInternalError, "starting %s: %v", s.a.info.Name, err).WithData(ErrorData{Kind: KindCrash}))
 			return nil
 		}
 		t.fresh = true

@@ -641,3 +641,34 @@ func TestV1AndV2Editors(t *testing.T) {
 		}
 	})
 }
+
+// A v2 turn whose CLI was gone before the prompt reached it, and whose
+// new CLI cannot start, ends in the idle state with the error: its
+// prompt was acknowledged already.
+func TestV2CLIGoneAndNoneStarts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnvV2(t, bridge.Config{})
+		defer e.close()
+		sid := e.newSessionV2()
+		p1 := e.process()
+		acked(t, gotV2(t, e.promptV2(bg, sid, "one")), userID1)
+		p1.turn(resultLine)
+		synctest.Wait()
+		p1.inR.Close()
+		e.failing = map[int]bool{2: true}
+		acked(t, gotV2(t, e.promptV2(bg, sid, "two")), "user-11111111-2")
+		p1.exit(0)
+		synctest.Wait()
+		idle := e.lastIdle()
+		var data bridge.ErrorData
+		if idle.Error != nil {
+			json.Unmarshal(idle.Error.Data, &data)
+		}
+		if idle.StopReason != acpv2.StopReasonError || data.Kind != bridge.KindCrash {
+			t.Errorf("the turn ended %+v (error %v), want stop reason error, a crash", idle, idle.Error)
+		}
+		if notes := e.notes(); notes[len(notes)-1] != "idle error" {
+			t.Errorf("the editor got %q, want the idle state last", notes)
+		}
+	})
+}
