@@ -298,6 +298,9 @@ func (e *editorV2) resume(id string, replay acpv2.ReplayFrom) {
 	if _, err := acpv2.SessionResume.Call(ctx, e.conn, acpv2.ResumeSessionParams{SessionID: id, Cwd: e.cwd, ReplayFrom: replay}); err != nil {
 		e.t.Fatalf("session/resume: %v", err)
 	}
+	// The resumed session, idle, says so before the response; taken
+	// here, that state cannot pass for the end of the next turn.
+	within(e.t, e.idle, "the resumed session's state")
 }
 
 // prompt sends a prompt, checks that its acknowledgement names the user
