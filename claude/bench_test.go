@@ -103,6 +103,7 @@ type stdLine struct {
 	StopReason     string          `json:"stop_reason"`
 	Usage          json.RawMessage `json:"usage"`
 	ModelUsage     json.RawMessage `json:"modelUsage"`
+	ToolUseResult  json.RawMessage `json:"tool_use_result"`
 	Denials        []struct {
 		ToolName  string          `json:"tool_name"`
 		ToolUseID string          `json:"tool_use_id"`
@@ -178,6 +179,13 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 			}
 			events = append(events, r)
 		}
+		if n := len(events); n > 0 && len(l.ToolUseResult) > 0 {
+			if r, ok := events[n-1].(claude.ToolResult); ok && (n == 1 || !isToolResult(events[n-2])) {
+				r.Details = l.ToolUseResult
+				r.FileChange = stdFileChange(l.ToolUseResult)
+				events[n-1] = r
+			}
+		}
 	case "rate_limit_event":
 		var rl claude.RateLimit
 		var info struct {
@@ -217,6 +225,30 @@ func stdParseLine(line []byte, events []claude.Event) ([]claude.Event, string, e
 		events = append(events, r)
 	}
 	return events, l.SessionID, nil
+}
+
+func isToolResult(e claude.Event) bool { _, ok := e.(claude.ToolResult); return ok }
+
+// stdFileChange decodes a tool_use_result that describes a change to a
+// file, as encoding/json reads it.
+func stdFileChange(raw json.RawMessage) *claude.FileChange {
+	var v struct {
+		FilePath        *string        `json:"filePath"`
+		Type            string         `json:"type"`
+		OriginalFile    *string        `json:"originalFile"`
+		Content         *string        `json:"content"`
+		StructuredPatch *[]claude.Hunk `json:"structuredPatch"`
+	}
+	if json.Unmarshal(raw, &v) != nil || v.FilePath == nil || v.StructuredPatch == nil {
+		return nil
+	}
+	c := &claude.FileChange{Path: *v.FilePath, Type: v.Type, Original: v.OriginalFile, Content: v.Content, Hunks: *v.StructuredPatch}
+	for i, h := range c.Hunks {
+		if h.Lines == nil {
+			c.Hunks[i].Lines = []string{}
+		}
+	}
+	return c
 }
 
 // TestStdBaselineAgrees keeps the baseline honest: on the benchmark's

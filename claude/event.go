@@ -149,7 +149,55 @@ type ToolResult struct {
 	IsError         bool
 	Text            string
 	ParentToolUseID string
-	Timestamp       int64 `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+	// Details is the CLI's own account of the call, raw JSON as it sent
+	// it ("tool_use_result" on the stream, "toolUseResult" in a stored
+	// session): an object whose shape depends on the tool, or a string
+	// (an error's text); nil when the line has none. The CLI puts one on
+	// a line, so a line of several results (which Claude Code 2.1.328
+	// does not write) gives it to none of them.
+	Details json.RawMessage `json:",omitempty"`
+	// FileChange is what a file-editing tool (Write, Edit, MultiEdit)
+	// says it did, read from Details; nil when Details does not describe
+	// a change to a file.
+	FileChange *FileChange `json:",omitempty"`
+	Timestamp  int64       `json:",omitempty"` // epoch ms the line was written; 0 if unstamped (see [Event])
+}
+
+// FileChange is a change a tool made to one file, as the CLI reports it
+// in a result's Details: an object with a "filePath" and a
+// "structuredPatch".
+type FileChange struct {
+	// Path is the file's path ("filePath"), absolute.
+	Path string
+	// Type is "create" or "update" as Write reports it ("type"): whether
+	// the file was new or overwritten. Edit and MultiEdit, which always
+	// change a file that exists, report none: "".
+	Type string `json:",omitempty"`
+	// Original is the file's whole text before the change
+	// ("originalFile"); nil when absent or null, as for a file Write
+	// created.
+	Original *string `json:",omitempty"`
+	// Content is the file's whole text after the change, as Write
+	// reports it ("content"); nil when absent: Edit and MultiEdit report
+	// the strings they replaced, and Hunks.
+	Content *string `json:",omitempty"`
+	// Hunks are the change as the hunks of a unified diff, in order
+	// ("structuredPatch"); empty when the file did not change in lines
+	// the CLI counts (a created file has none), and nil when a hunk is
+	// not readable, since a part of a patch would be a wrong one.
+	Hunks []Hunk `json:",omitempty"`
+}
+
+// Hunk is one hunk of a unified diff: the OldLines lines from line
+// OldStart of the old text became the NewLines lines from line NewStart
+// of the new one (lines counted from 1; a start is 0 only for an empty
+// side). Lines are the hunk's lines without their line ends, each
+// starting with ' ' (kept), '-' (removed) or '+' (added), or '\' (the
+// "\ No newline at end of file" marker), as the CLI sent them.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Lines              []string
 }
 
 // PartialText is a streamed piece of a text block (a "text_delta" of a

@@ -3,6 +3,7 @@ package claude
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 
@@ -92,6 +93,8 @@ type topFields struct {
 	durationMS, durationAPIMS, totalCostUSD           gjson.Result
 	stopReason, usage, modelUsage, permissionDenials  gjson.Result
 	runModelUsage                                     gjson.Result
+	// user
+	toolUseResult gjson.Result
 }
 
 func (f *topFields) set(key string, v gjson.Result) {
@@ -162,6 +165,8 @@ func (f *topFields) set(key string, v gjson.Result) {
 		f.runModelUsage = v
 	case "permission_denials":
 		f.permissionDenials = v
+	case "tool_use_result":
+		f.toolUseResult = v
 	}
 }
 
@@ -357,6 +362,7 @@ func (p *lineParser) user(f *topFields) {
 		return
 	}
 	parent := str(f.parentToolUseID)
+	first := len(p.events)
 	content.ForEach(func(_, b gjson.Result) bool {
 		if !b.IsObject() {
 			return true
@@ -375,6 +381,72 @@ func (p *lineParser) user(f *topFields) {
 		p.emit(r)
 		return true
 	})
+	// The line's account of the call belongs to its one result; of
+	// several, nothing says whose it is.
+	if len(p.events) == first+1 && f.toolUseResult.Exists() {
+		r := p.events[first].(ToolResult)
+		r.Details = members.Raw(f.toolUseResult)
+		r.FileChange = fileChange(f.toolUseResult)
+		p.events[first] = r
+	}
+}
+
+// fileChange reads the change to a file that a tool_use_result describes:
+// an object with a string "filePath" and a "structuredPatch" array; nil
+// for any other value.
+func fileChange(v gjson.Result) *FileChange {
+	m := members.GetAll(v, "filePath", "structuredPatch", "type", "originalFile", "content")
+	path, patch, typ, orig, content := m[0], m[1], m[2], m[3], m[4]
+	if path.Type != gjson.String || !patch.IsArray() {
+		return nil
+	}
+	c := &FileChange{Path: str(path), Hunks: hunks(patch)}
+	if typ.Type == gjson.String {
+		c.Type = str(typ)
+	}
+	if orig.Type == gjson.String {
+		s := str(orig)
+		c.Original = &s
+	}
+	if content.Type == gjson.String {
+		s := str(content)
+		c.Content = &s
+	}
+	return c
+}
+
+// hunks reads a structuredPatch array; nil when any hunk is not an object
+// of counts and a list of line strings.
+func hunks(patch gjson.Result) []Hunk {
+	out := []Hunk{}
+	ok := true
+	patch.ForEach(func(_, h gjson.Result) bool {
+		m := members.GetAll(h, "oldStart", "oldLines", "newStart", "newLines", "lines")
+		for _, n := range m[:4] {
+			if n.Type != gjson.Number || n.Num < 0 || n.Num > math.MaxInt32 || n.Num != math.Trunc(n.Num) {
+				ok = false
+			}
+		}
+		if !ok || !m[4].IsArray() {
+			ok = false
+			return false
+		}
+		k := Hunk{OldStart: int(m[0].Num), OldLines: int(m[1].Num), NewStart: int(m[2].Num), NewLines: int(m[3].Num), Lines: []string{}}
+		m[4].ForEach(func(_, l gjson.Result) bool {
+			if l.Type != gjson.String {
+				ok = false
+				return false
+			}
+			k.Lines = append(k.Lines, str(l))
+			return true
+		})
+		out = append(out, k)
+		return ok
+	})
+	if !ok {
+		return nil
+	}
+	return out
 }
 
 // joinText returns the text of the text blocks in a content array, joined

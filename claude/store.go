@@ -214,6 +214,8 @@ func (f *entryFields) set(name string, val []byte) {
 		"attempt", "max_retries", "retry_delay_ms", "error_status", "tool_name", "tool_use_id",
 		"api_error_status", "api_error_type", "api_error", "api_error_params":
 		f.top.set(name, v())
+	case "toolUseResult": // the stream's "tool_use_result"
+		f.top.set("tool_use_result", v())
 	case "uuid":
 		f.uuid = v()
 	case "parentUuid":
