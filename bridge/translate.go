@@ -210,7 +210,22 @@ func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []a
 	if r.Text != "" {
 		u.Content, u.RawOutput = []acp.ToolCallContent{textContent(r.Text)}, rawText(r.Text)
 	}
+	if d, ok := overwrite(t.tools[r.ToolUseID], r); ok {
+		u.Content = append([]acp.ToolCallContent{d}, u.Content...)
+	}
 	return append(dst, u)
+}
+
+// overwrite is the diff of a Write that replaced a file, which its
+// announcement showed as a new one (its input has no old text): the
+// file's original text against the new. ok is false for any other
+// result, or one that does not say what the file held.
+func overwrite(st *toolState, r claude.ToolResult) (acp.ToolCallDiff, bool) {
+	c := r.FileChange
+	if st == nil || st.name != "Write" || r.IsError || c == nil || c.Type != "update" || c.Original == nil || c.Content == nil {
+		return acp.ToolCallDiff{}, false
+	}
+	return acp.ToolCallDiff{Path: c.Path, OldText: c.Original, NewText: *c.Content}, true
 }
 
 // PermissionToolCall returns the tool call a permission request is about,
