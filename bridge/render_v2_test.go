@@ -55,6 +55,17 @@ func TestV2Render(t *testing.T) {
 			},
 		},
 		{
+			name: "text keeps its annotations and _meta",
+			in: []acp.Update{
+				acp.AgentMessageChunk{Content: acp.TextContent{Text: "a", Meta: json.RawMessage(`{"k":1}`)}},
+				acp.AgentMessageChunk{Content: acp.TextContent{Text: "b", Annotations: &acp.Annotations{Audience: []acp.Role{acp.RoleUser}, Priority: ptr(0.5)}}},
+			},
+			want: []acpv2.Update{
+				acpv2.AgentMessageChunk{MessageID: "agent-n-1", Content: acpv2.TextContent{Text: "a", Meta: json.RawMessage(`{"k":1}`)}},
+				acpv2.AgentMessageChunk{MessageID: "agent-n-1", Content: acpv2.TextContent{Text: "b", Annotations: &acpv2.Annotations{Audience: []acpv2.Role{acpv2.RoleUser}, Priority: ptr(0.5)}}},
+			},
+		},
+		{
 			name: "an edit modifies a file; a new file is an add with its patch",
 			in: []acp.Update{
 				acp.ToolCall{ToolCallID: "e", Title: "Edit /w/a.go", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusPending,
