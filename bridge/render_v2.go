@@ -243,6 +243,11 @@ func configOptionsV2(opts []acp.SessionConfigOption) []acpv2.SessionConfigOption
 
 // contentV2 is a content block in v2, where its shapes are v1's.
 func contentV2(b acp.ContentBlock) acpv2.ContentBlock {
+	// Plain text, what nearly every streamed chunk holds, is copied
+	// rather than sent through JSON, which cost a chunk twice as much.
+	if t, ok := b.(acp.TextContent); ok && t.Annotations == nil {
+		return acpv2.TextContent{Text: t.Text, Meta: t.Meta}
+	}
 	return contentBlocksV2([]acp.ContentBlock{b})[0]
 }
 
