@@ -61,6 +61,10 @@ type session struct {
 	turn    *turnV2
 	held    []*heldPrompt
 	history []message
+	// reporting is held, before mu, by whoever changes where the v2 turn
+	// stands and reports it, and by a resume reading that and reporting
+	// it: the client then sees the states in the order they changed.
+	reporting sync.Mutex
 }
 
 // run is one prompt turn: the chunks still to echo and how to stop it.

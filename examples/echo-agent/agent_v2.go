@@ -16,9 +16,10 @@ import (
 // message's id; the turn then runs on its own goroutine and reports
 // itself in updates (the user message, running, the echoed words under
 // one message id, usage, and idle with the stop reason). A prompt sent
-// while another is in progress is held, and inserted when that one's idle
-// is sent, in the order received; session/cancel cancels the turn and
-// answers the held prompts -32800.
+// while another is in progress is held, and inserted when that one ends,
+// in the order received, its updates following the idle of the one
+// before; session/cancel cancels the turn and answers the held prompts
+// -32800.
 
 // errHeldCancelled answers a held prompt that session/cancel or
 // session/close withdrew.
@@ -97,15 +98,16 @@ func (a *agent) listSessionsV2(_ context.Context, _ *acp.Conn, p acpv2.ListSessi
 func (a *agent) resumeSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
 	a.mu.Lock()
 	s, err := a.session(p.SessionID)
-	var history []message
-	busy := false
-	if err == nil {
-		history, busy = slices.Clone(s.history), s.turn != nil
-	}
 	a.mu.Unlock()
 	if err != nil {
 		return acpv2.ResumeSessionResult{}, err
 	}
+	// No turn starts or ends between reading the state and reporting it.
+	s.reporting.Lock()
+	defer s.reporting.Unlock()
+	a.mu.Lock()
+	history, busy := slices.Clone(s.history), s.turn != nil
+	a.mu.Unlock()
 	if _, ok := p.ReplayFrom.(acpv2.ReplayFromStart); ok {
 		for _, m := range history {
 			if m.user {
@@ -162,8 +164,11 @@ func (a *agent) promptV2(ctx context.Context, conn *acp.Conn, p acpv2.PromptPara
 		cancel(err)
 		return acpv2.PromptResult{}, err
 	}
+	// After the idle of the turn before, which holds reporting until sent.
+	s.reporting.Lock()
 	a.notifyV2(ctx, conn, s.id, acpv2.UserMessage{MessageID: r.id, Content: r.prompt})
 	a.notifyV2(ctx, conn, s.id, acpv2.SessionStateUpdate{State: acpv2.RunningStateUpdate{}})
+	s.reporting.Unlock()
 	a.turns.Add(1)
 	go func() {
 		defer a.turns.Done()
@@ -217,6 +222,7 @@ func (a *agent) awaitTurn(ctx context.Context, p acpv2.PromptParams, cancel cont
 	} else if err := <-h.done; err == nil {
 		s.history = s.history[:len(s.history)-1]
 		a.passTurnLocked(s)
+		close(r.ended)
 	}
 	return nil, nil, ctx.Err()
 }
@@ -243,32 +249,36 @@ func (a *agent) runTurnV2(ctx context.Context, conn *acp.Conn, s *session, r *tu
 		})
 	})
 	a.endRun(s, r.run)
+	reason := acpv2.StopReasonEndTurn
+	if errors.Is(context.Cause(ctx), errSessionCancelled) {
+		reason = acpv2.StopReasonCancelled
+	}
+
+	// The turn ends, and the next begins, before its idle update is sent,
+	// so that a client acting on the idle finds the session idle; the
+	// next turn's updates wait for reporting.
+	s.reporting.Lock()
+	defer s.reporting.Unlock()
 	a.mu.Lock()
 	std, _ := s.addTurn(r.input, echoed)
 	if echoed > 0 {
 		s.history = append(s.history, message{id: messageID, content: acpv2.ContentBlocks{acpv2.TextContent{Text: text.String()}}})
 	}
+	a.passTurnLocked(s)
 	a.mu.Unlock()
 
-	reason := acpv2.StopReasonEndTurn
-	if errors.Is(context.Cause(ctx), errSessionCancelled) {
-		reason = acpv2.StopReasonCancelled
-	}
 	// Sent with a context the turn's end does not cancel: the idle update
 	// reports that end.
 	report := context.WithoutCancel(ctx)
 	a.notifyV2(report, conn, s.id, acpv2.UsageUpdate{Used: std.Used, Size: std.Size})
 	a.notifyV2(report, conn, s.id, acpv2.SessionStateUpdate{State: acpv2.IdleStateUpdate{StopReason: reason}})
-
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.passTurnLocked(s)
+	close(r.ended)
 }
 
 // passTurnLocked ends the session's turn and gives the next to the first
-// held prompt. Call with mu held.
+// held prompt. Its caller closes the ended turn's ended once it has sent
+// what it must. Call with mu held.
 func (a *agent) passTurnLocked(s *session) {
-	close(s.turn.ended)
 	s.turn, s.run = nil, nil
 	if len(s.held) > 0 {
 		h := s.held[0]

@@ -360,3 +360,25 @@ func TestRefusalsV2(t *testing.T) {
 		}
 	})
 }
+
+// TestResumeAfterIdleV2 checks that the idle update is sent only once the
+// turn has ended: a resume sent the moment the client sees idle reports
+// idle, never running. The window it guards is short, so it is tried
+// many times, in real time, without a synctest bubble to order the
+// goroutines.
+func TestResumeAfterIdleV2(t *testing.T) {
+	c := pairV2(t, 0)
+	sid := c.newSession()
+	for i := range 200 {
+		if _, err := c.prompt(context.Background(), sid, "hi"); err != nil {
+			t.Fatal(err)
+		}
+		c.takeUntil(sid, "idle end_turn")
+		if _, err := acpv2.SessionResume.Call(context.Background(), c.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: "/w"}); err != nil {
+			t.Fatal(err)
+		}
+		if got := c.take(sid); !slices.Equal(got, []string{"idle "}) {
+			t.Fatalf("turn %d: a resume right after idle reported %q, want idle", i, got)
+		}
+	}
+}
