@@ -454,8 +454,8 @@ func (s *session) run() {
 			return
 		}
 		ev := <-s.inbox
-		if q, ok := ev.(status); ok {
-			q.reply <- inTurn(st)
+		if r, ok := ev.(stateReport); ok {
+			r.send(s, st)
 			continue
 		}
 		st = st.on(s, ev)

@@ -132,11 +132,7 @@ func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSess
 	if err != nil {
 		return acpv2.ResumeSessionResult{}, err
 	}
-	var state acpv2.StateUpdate = acpv2.IdleStateUpdate{}
-	if s.busy() {
-		state = acpv2.RunningStateUpdate{}
-	}
-	s.notifyV2(conn, acpv2.SessionStateUpdate{State: state})
+	s.reportState(conn)
 	return acpv2.ResumeSessionResult{ConfigOptions: configOptionsV2(res.ConfigOptions)}, nil
 }
 
@@ -301,19 +297,33 @@ func (s *session) requestPermission(ctx context.Context, conn *acp.Conn, q Quest
 	return acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: o.OptionID}, nil
 }
 
-// status asks whether a turn runs.
-type status struct{ reply chan bool }
+// stateReport asks the session's goroutine to tell the v2 editor at
+// conn whether a turn runs. Sent by the goroutine that ends turns, the
+// report cannot follow the idle update of a turn it saw running.
+type stateReport struct {
+	conn *acp.Conn
+	done chan struct{} // closed once the report is queued
+}
 
-func (status) isEvent() {}
+func (stateReport) isEvent() {}
 
-// busy reports whether the session is in a turn.
-func (s *session) busy() bool {
-	reply := make(chan bool, 1)
-	if !s.post(status{reply}) {
-		return false
+// reportState sends the editor at conn the session's state, idle or
+// running, and returns once it is queued.
+func (s *session) reportState(conn *acp.Conn) {
+	done := make(chan struct{})
+	if s.post(stateReport{conn, done}) {
+		await(s, done)
 	}
-	b, _ := await(s, reply)
-	return b
+}
+
+// send queues the report of st.
+func (r stateReport) send(s *session, st state) {
+	defer close(r.done)
+	var update acpv2.StateUpdate = acpv2.IdleStateUpdate{}
+	if inTurn(st) {
+		update = acpv2.RunningStateUpdate{}
+	}
+	s.notifyV2(r.conn, acpv2.SessionStateUpdate{State: update})
 }
 
 // inTurn reports whether st is a state with a turn under way.

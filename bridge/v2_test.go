@@ -672,3 +672,33 @@ func TestV2CLIGoneAndNoneStarts(t *testing.T) {
 		}
 	})
 }
+
+// A resume racing with the end of a turn reports the state the turn
+// left, never running after the turn's idle: the editor's last state
+// update is idle. Each round lets the two race afresh.
+func TestV2ResumeAtTurnEnd(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnvV2(t, bridge.Config{})
+		defer e.close()
+		sid := e.newSessionV2()
+		p := e.process()
+		for i := range 100 {
+			ch := e.promptV2(bg, sid, "again")
+			if i == 0 {
+				p.turn()
+			}
+			gotV2(t, ch)
+			resumed := make(chan error, 1)
+			go func() {
+				_, err := acpv2.SessionResume.Call(bg, e.client, acpv2.ResumeSessionParams{SessionID: sid, Cwd: "/work"})
+				resumed <- err
+			}()
+			p.write(resultLine)
+			synctest.Wait()
+			must(t, <-resumed)
+			if notes := e.notes(); notes[len(notes)-1] != "idle end_turn" && notes[len(notes)-1] != "idle " {
+				t.Fatalf("round %d: the editor's last update is %q, after %q", i, notes[len(notes)-1], notes[max(0, len(notes)-4):])
+			}
+		}
+	})
+}
