@@ -561,6 +561,12 @@ func (l Layer) FuzzCodecs(f *testing.F, skip, named func(error) bool) {
 // refuse the instance naming the member. A member the schema reads
 // leniently that no instance checks fails the test.
 //
+// An object type's variations are made in the first method, in name
+// order, whose params or result reach it; later methods hold only its
+// largest instance. Every method decodes a type with the same function,
+// and carrying each variation of a type shared by many methods through
+// each of them multiplied the work without checking more.
+//
 // The normalisations the packages apply are allowed: an optional member
 // may come back absent when it was sent
 //
@@ -590,7 +596,7 @@ func (l Layer) CheckRoundTrip(t *testing.T) {
 			checked := newInstanceGen(defs, nullKept, emptyKept)
 			var instances int
 			for _, root := range schemaRoots(defs) {
-				ref := jsonNode{"$ref": "#/$defs/" + root.def}
+				ref := root.ref()
 				c, ok := l.Codecs[root.key()]
 				if !ok {
 					t.Errorf("%s (%s) has no codec", root.def, root.key())
@@ -606,6 +612,7 @@ func (l Layer) CheckRoundTrip(t *testing.T) {
 				}
 				clear(checked.paths)
 				vals := checked.values(ref, "", "")
+				maps.Copy(checked.varied, checked.varying)
 				if len(vals) == 0 {
 					t.Errorf("%s: no instance generated", root.def)
 				}
@@ -769,11 +776,16 @@ type instanceGen struct {
 	// types reached elsewhere, whose lenient members must be probed.
 	underAny    int
 	probedTypes map[string]bool
+	// varied holds the object types whose variants an earlier root's
+	// instances checked, and varying those the current root's do: the
+	// decoders are the same functions whichever method reaches them, so
+	// a later root holds only their largest instance.
+	varied, varying map[string]bool
 }
 
 func newInstanceGen(defs map[string]jsonNode, nullKept, emptyKept map[string]bool) *instanceGen {
 	return &instanceGen{defs: defs, types: map[string]bool{}, members: map[string]bool{}, paths: map[string]string{}, probed: map[string]bool{},
-		nullKept: nullKept, emptyKept: emptyKept, probedTypes: map[string]bool{}}
+		nullKept: nullKept, emptyKept: emptyKept, probedTypes: map[string]bool{}, varied: map[string]bool{}, varying: map[string]bool{}}
 }
 
 // alternatives resolves n, found in type owner, into its shapes. A type
@@ -1094,6 +1106,13 @@ func (g *instanceGen) objectValues(s shape, path string) []instance {
 		}
 	}
 	out := []instance{{in: in, want: want, label: path}}
+	if len(s.refs) > 0 && g.underAny == 0 && !s.catchAll {
+		name := s.refs[len(s.refs)-1]
+		if g.varied[name] {
+			return out
+		}
+		g.varying[name] = true
+	}
 	variant := func(p schemaProp, v instance) {
 		if v.probe && s.catchAll {
 			return // a variant kept whole: its members are not read
@@ -1295,6 +1314,8 @@ func schemaRoots(defs map[string]jsonNode) []schemaRoot {
 	}
 	return out
 }
+
+func (r schemaRoot) ref() jsonNode { return jsonNode{"$ref": "#/$defs/" + r.def} }
 
 // roundTripDiff is a member that did not come back: its path, as
 // diffPaths gives it, and a message describing the first instance that
