@@ -142,7 +142,7 @@ var scenarios = []scenario{
 	// The CLI ignores the interrupt: after a grace period claude-acp
 	// stops it, and the next prompt resumes the conversation in a new
 	// process.
-	{name: "cancel-stuck", transcript: "cancel-stuck", caps: capabilities{notices: true},
+	{name: "cancel-stuck", transcript: "cancel-stuck", args: []string{"-grace", "200ms"}, caps: capabilities{notices: true},
 		play: func(e *editor) {
 			sid := e.newSession()
 			done := e.promptAsync(sid, "Tell me a long story.")
@@ -370,7 +370,7 @@ func TestStdinClosedMidTurn(t *testing.T) {
 	if err := os.WriteFile(stubborn, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	e := startEditor(t, stubborn, filepath.Join("testdata", "hang"))
+	e := startEditor(t, stubborn, filepath.Join("testdata", "hang"), "-grace", "200ms")
 	e.initialize(capabilities{notices: true})
 	sid := e.newSession()
 	answered := make(chan acp.PromptResult, 1)

@@ -8,7 +8,7 @@
 // handles signals and logs.
 //
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
-//		[-model NAME] [-turn-timeout D] [-idle D] [-wrap 'CMD ARGS']
+//		[-model NAME] [-turn-timeout D] [-idle D] [-grace D] [-wrap 'CMD ARGS']
 //		[-protocol auto|v1|v2] [-listen ADDR [-token-file F]] [-- CLI ARGS]
 //	claude-acp -version
 //
@@ -68,6 +68,7 @@ func main() {
 	model := flag.String("model", "", "the `model` new sessions start with; empty means the CLI's default")
 	turnTimeout := flag.Duration("turn-timeout", 10*time.Minute, "end a turn with an error when the CLI writes nothing for this long; 0 means never")
 	idle := flag.Duration("idle", 5*time.Minute, "stop a session's CLI after this long without a prompt; 0 means never")
+	grace := flag.Duration("grace", 5*time.Second, "how long the CLI has to end a cancelled turn, or to exit once its input is closed, before it is signalled")
 	wrap := flag.String("wrap", "", "a launcher every CLI start goes through, as `'CMD ARGS'`; {cwd} is replaced by the session's directory")
 	verbose := flag.Bool("v", false, "log debug messages")
 	listen := flag.String("listen", "", "serve remotely at http://`ADDR`/acp instead of on stdin and stdout")
@@ -108,6 +109,7 @@ func main() {
 		ExtraArgs:   flag.Args(),
 		TurnTimeout: *turnTimeout,
 		Idle:        *idle,
+		Grace:       *grace,
 		AllowBypass: cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
 		Logger:      log,
 	})
