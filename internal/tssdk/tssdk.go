@@ -3,23 +3,40 @@
 // installs it with npm at test time, once, into the user's cache
 // directory (never into the repository), and runs a test's node scripts
 // beside it. Only tests import it.
+//
+// A machine without node, or whose npm cannot reach the registry, skips
+// the interop tests, saying why and how to run them; with
+// ACPKIT_REQUIRE_INTEROP=1 in the environment (CI sets it) they fail
+// instead, so that they are never skipped silently.
 package tssdk
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 )
 
 // Version is the SDK's version, whose schemas acp/schema and
 // acp/acpv2/schema hold.
 const Version = "2.4.0"
 
+// RequireEnv names the environment variable that, set to 1, makes an
+// interop test whose peer cannot be had fail rather than skip.
+const RequireEnv = "ACPKIT_REQUIRE_INTEROP"
+
 // packages are the SDK and what the scripts import beside it, pinned.
 var packages = []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"}
+
+// installLimit bounds an npm install, which on a machine whose network
+// drops packets would otherwise retry for many minutes.
+const installLimit = 3 * time.Minute
 
 var (
 	once   sync.Once
@@ -29,18 +46,37 @@ var (
 
 // Dir returns the npm prefix holding the SDK's node_modules, installing
 // it the first time: into $ACPKIT_TS_SDK_DIR when set, else under the
-// user's cache directory. It skips the test when node is not installed,
-// that and only that; a failure to install fails it.
+// user's cache directory. When node is not installed or the install
+// fails, it skips the test, or fails it under ACPKIT_REQUIRE_INTEROP=1
+// (see [Unavailable]).
 func Dir(t testing.TB) string {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
 	once.Do(func() { prefix, err = install() })
 	if err != nil {
-		t.Fatalf("installing the TypeScript SDK: %v", err)
+		Unavailable(t, "the TypeScript SDK "+Version, err)
 	}
 	return prefix
+}
+
+// TB is the part of testing.TB that [Unavailable] uses.
+type TB interface {
+	Helper()
+	Skip(args ...any)
+	Fatal(args ...any)
+}
+
+// Unavailable ends a test that needs a peer, what, that it could not
+// have, for the reason err: it skips the test, saying why and how to run
+// it, or, with ACPKIT_REQUIRE_INTEROP=1, fails it.
+func Unavailable(t TB, what string, err error) {
+	t.Helper()
+	msg := fmt.Sprintf("%s is not available: %v; "+
+		"(this interop test needs node and npm, and the npm registry the first time; %s=1 makes this a failure)", what, err, RequireEnv)
+	if os.Getenv(RequireEnv) == "1" {
+		t.Fatal(msg)
+		return
+	}
+	t.Skip(msg)
 }
 
 // Package returns the directory of the SDK's own package, for a script
@@ -80,6 +116,9 @@ func Command(t testing.TB, script string, args ...string) *exec.Cmd {
 // into a directory of its own and renames it into place, and the first
 // rename wins.
 func install() (string, error) {
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", errors.New("node is not installed")
+	}
 	dir := os.Getenv("ACPKIT_TS_SDK_DIR")
 	if dir == "" {
 		cache, err := os.UserCacheDir()
@@ -99,9 +138,11 @@ func install() (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)...)
+	ctx, cancel := context.WithTimeout(context.Background(), installLimit)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--fetch-retries=1", "--prefix", tmp}, packages...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install: %v\n%s", err, out)
+		return "", fmt.Errorf("npm install: %v\n%s", err, tail(out, 5))
 	}
 	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
 		// dir exists but is not an installation: an older layout.
@@ -126,4 +167,10 @@ func installed(dir string) bool {
 		}
 	}
 	return true
+}
+
+// tail returns the last n lines of out, where npm says what went wrong.
+func tail(out []byte, n int) []byte {
+	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
+	return bytes.Join(lines[max(0, len(lines)-n):], []byte("\n"))
 }
