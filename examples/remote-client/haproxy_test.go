@@ -18,6 +18,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/internal/interop"
 )
 
 // haproxyConfig balances two backends round robin, with the affinity
@@ -50,7 +51,7 @@ backend agents
 func TestHAProxyAffinity(t *testing.T) {
 	haproxy, err := exec.LookPath("haproxy")
 	if err != nil {
-		t.Skip("haproxy is not installed")
+		interop.Unavailable(t, "haproxy", err) // .ci/run installs it
 	}
 	backends := []string{startPlainAgent(t), startPlainAgent(t)}
 	port := freePort(t)

@@ -5,9 +5,8 @@
 // beside it. Only tests import it.
 //
 // A machine without node, or whose npm cannot reach the registry, skips
-// the interop tests, saying why and how to run them; with
-// ACPKIT_REQUIRE_INTEROP=1 in the environment (CI sets it) they fail
-// instead, so that they are never skipped silently.
+// the interop tests, or fails them under ACPKIT_REQUIRE_INTEROP=1 (see
+// package interop).
 package tssdk
 
 import (
@@ -21,15 +20,13 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/acpkit/acpkit/internal/interop"
 )
 
 // Version is the SDK's version, whose schemas acp/schema and
 // acp/acpv2/schema hold.
 const Version = "2.4.0"
-
-// RequireEnv names the environment variable that, set to 1, makes an
-// interop test whose peer cannot be had fail rather than skip.
-const RequireEnv = "ACPKIT_REQUIRE_INTEROP"
 
 // packages are the SDK and what the scripts import beside it, pinned.
 var packages = []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"}
@@ -47,36 +44,14 @@ var (
 // Dir returns the npm prefix holding the SDK's node_modules, installing
 // it the first time: into $ACPKIT_TS_SDK_DIR when set, else under the
 // user's cache directory. When node is not installed or the install
-// fails, it skips the test, or fails it under ACPKIT_REQUIRE_INTEROP=1
-// (see [Unavailable]).
+// fails, it ends the test with [interop.Unavailable].
 func Dir(t testing.TB) string {
 	t.Helper()
 	once.Do(func() { prefix, err = install() })
 	if err != nil {
-		Unavailable(t, "the TypeScript SDK "+Version, err)
+		interop.Unavailable(t, "the TypeScript SDK "+Version+" (it needs node, and the npm registry the first time)", err)
 	}
 	return prefix
-}
-
-// TB is the part of testing.TB that [Unavailable] uses.
-type TB interface {
-	Helper()
-	Skip(args ...any)
-	Fatal(args ...any)
-}
-
-// Unavailable ends a test that needs a peer, what, that it could not
-// have, for the reason err: it skips the test, saying why and how to run
-// it, or, with ACPKIT_REQUIRE_INTEROP=1, fails it.
-func Unavailable(t TB, what string, err error) {
-	t.Helper()
-	msg := fmt.Sprintf("%s is not available: %v; "+
-		"(this interop test needs node and npm, and the npm registry the first time; %s=1 makes this a failure)", what, err, RequireEnv)
-	if os.Getenv(RequireEnv) == "1" {
-		t.Fatal(msg)
-		return
-	}
-	t.Skip(msg)
 }
 
 // Package returns the directory of the SDK's own package, for a script

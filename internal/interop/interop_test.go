@@ -1,4 +1,4 @@
-package tssdk
+package interop
 
 import (
 	"fmt"
