@@ -186,10 +186,19 @@ func invalidParams(err error) *Error {
 	if !ok {
 		return &Error{Code: CodeInvalidParams, Message: "invalid params: " + err.Error()}
 	}
+	return InvalidParam(fe.Path, "invalid params: %s", fe.Error())
+}
+
+// InvalidParam returns an invalid-params error (-32602) naming the member
+// field of the params ("cwd", "prompt[1]"), as the decoder's own are
+// named, with a message formatted as with [fmt.Sprintf]: for params that
+// decode but that a handler refuses, such as a relative path. Its Data is
+// {"field": field}, which [InvalidField] reads.
+func InvalidParam(field, format string, args ...any) *Error {
 	data, _ := json.Marshal(struct {
 		Field string `json:"field"`
-	}{fe.Path}) // a struct of one string always marshals
-	return &Error{Code: CodeInvalidParams, Message: "invalid params: " + fe.Error(), Data: data}
+	}{field}) // a struct of one string always marshals
+	return &Error{Code: CodeInvalidParams, Message: fmt.Sprintf(format, args...), Data: data}
 }
 
 // jsonFieldError converts an error of encoding/json decoding the value

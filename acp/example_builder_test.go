@@ -1,8 +1,10 @@
 package acp_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"path"
 
 	"github.com/acpkit/acpkit/acp"
 )
@@ -63,6 +65,24 @@ func ExampleDecodeParams() {
 	// stdio server: fs /bin/mcp-fs
 	// system prompt set: true
 	// {"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params: \"cwd\" is required","data":{"field":"cwd"}}}
+}
+
+// A handler refuses params that decode but that it cannot take with an
+// error naming the member, as the decoder names those it cannot read.
+func ExampleInvalidParam() {
+	newSession := func(_ context.Context, _ *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
+		if !path.IsAbs(p.Cwd) {
+			return acp.NewSessionResult{}, acp.InvalidParam("cwd", "cwd %q is not an absolute path", p.Cwd)
+		}
+		return acp.NewSessionResult{SessionID: "sess-1"}, nil
+	}
+	_, err := newSession(context.Background(), nil, acp.NewSessionParams{Cwd: "work"})
+	field, _ := acp.InvalidField(err)
+	fmt.Println(errors.Is(err, acp.ErrInvalidParams), field)
+	fmt.Println(err)
+	// Output:
+	// true cwd
+	// acp: error -32602: cwd "work" is not an absolute path (data: {"field":"cwd"})
 }
 
 func ExampleSessionNotification() {
