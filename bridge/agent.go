@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"slices"
@@ -60,6 +61,13 @@ type Config struct {
 	// Info names the agent in the initialize result; nil means
 	// "claude-acp".
 	Info *acp.Implementation
+	// CheckDir checks that a directory a session names, its cwd or one of
+	// its additional directories, is one the CLI can work in: session/new,
+	// load and resume refuse it otherwise, with -32602 naming the member
+	// and the directory, and the error's words. Nil checks only what ACP
+	// requires of every such path, that it is absolute; package bridgeos
+	// gives one that requires an existing directory.
+	CheckDir func(dir string) error
 	// Store is the folder where the CLI, a [Keeper], keeps its sessions
 	// (see [Keeper.StoreDir]): session/list lists them, session/load
 	// replays one, session/delete removes one. Nil means none: the Agent
@@ -236,6 +244,9 @@ func (a *Agent) resumeSession(conn *acp.Conn, o opening) (s *session, opened boo
 	if o.id == "" {
 		return nil, false, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
+	if err := a.checkDirs(o); err != nil {
+		return nil, false, err
+	}
 	o.resumeID = o.id
 	if s = a.lookup(o.id); s != nil {
 		if !slices.Equal(s.dirs, cleanDirs(o.cwd, o.dirs)) {
@@ -265,7 +276,7 @@ type opening struct {
 
 // open adds a session and starts its goroutine.
 func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
-	if err := checkDirs(o.dirs); err != nil {
+	if err := a.checkDirs(o); err != nil {
 		return nil, err
 	}
 	a.mu.Lock()
@@ -306,12 +317,27 @@ func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
 	return s, nil
 }
 
-// checkDirs checks a session's additionalDirectories, which ACP requires
-// to be absolute paths.
-func checkDirs(dirs []string) error {
-	for _, d := range dirs {
-		if !filepath.IsAbs(d) {
-			return acp.Errorf(acp.CodeInvalidParams, "additionalDirectories: %q is not an absolute path", d)
+// checkDirs checks the directories a session is opened with: ACP requires
+// absolute paths, and Config.CheckDir may ask more.
+func (a *Agent) checkDirs(o opening) error {
+	check := func(field, dir string) error {
+		if !filepath.IsAbs(dir) {
+			return acp.InvalidParam(field, "%s %q is not an absolute path", field, dir)
+		}
+		if a.cfg.CheckDir == nil {
+			return nil
+		}
+		if err := a.cfg.CheckDir(dir); err != nil {
+			return acp.InvalidParam(field, "%s %q: %v", field, dir, err)
+		}
+		return nil
+	}
+	if err := check("cwd", o.cwd); err != nil {
+		return err
+	}
+	for i, d := range o.dirs {
+		if err := check(fmt.Sprintf("additionalDirectories[%d]", i), d); err != nil {
+			return err
 		}
 	}
 	return nil

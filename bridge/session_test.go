@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"testing/synctest"
 	"time"
 
@@ -979,4 +980,59 @@ func TestWarmResumeFailed(t *testing.T) {
 		p2.turn(resultLine)
 		stopReason(t, got(t, ch), acp.StopReasonEndTurn)
 	})
+}
+
+// A session's cwd must be an absolute path, and, when the Config has a
+// CheckDir, one it accepts: session/new, load and resume refuse another
+// with -32602 naming cwd and saying which directory, and start nothing.
+func TestSessionDirectoryRefused(t *testing.T) {
+	const id = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
+	missing := errors.New("no such directory")
+	checkDir := func(dir string) error {
+		if dir == "/gone" {
+			return missing
+		}
+		return nil
+	}
+	calls := map[string]func(c *acp.Conn, cwd string) error{
+		"session/new": func(c *acp.Conn, cwd string) error {
+			_, err := acp.SessionNew.Call(bg, c, acp.NewSessionParams{Cwd: cwd})
+			return err
+		},
+		"session/load": func(c *acp.Conn, cwd string) error {
+			_, err := acp.SessionLoad.Call(bg, c, acp.LoadSessionParams{SessionID: id, Cwd: cwd})
+			return err
+		},
+		"session/resume": func(c *acp.Conn, cwd string) error {
+			_, err := acp.SessionResume.Call(bg, c, acp.ResumeSessionParams{SessionID: id, Cwd: cwd})
+			return err
+		},
+		"session/new additionalDirectories": func(c *acp.Conn, cwd string) error {
+			_, err := acp.SessionNew.Call(bg, c, acp.NewSessionParams{Cwd: "/work", AdditionalDirectories: []string{cwd}})
+			return err
+		},
+	}
+	for name, call := range calls {
+		for _, cwd := range []string{"relative/dir", "/gone"} {
+			t.Run(name+" "+cwd, func(t *testing.T) {
+				synctest.Test(t, func(t *testing.T) {
+					store := memStore{fstest.MapFS{}}
+					store.add("-work/"+id+".jsonl", claudeSession(id, "/work", "Fix the bug.", epoch))
+					e := newEnv(t, bridge.Config{Store: store, CheckDir: checkDir}, acp.ClientCapabilities{})
+					defer e.close()
+					err := call(e.client, cwd)
+					code(t, name, err, acp.CodeInvalidParams)
+					field, _ := acp.InvalidField(err)
+					want := "cwd"
+					if strings.Contains(name, "additional") {
+						want = "additionalDirectories[0]"
+					}
+					if field != want || err == nil || !strings.Contains(err.Error(), cwd) {
+						t.Errorf("%s with %q: %v, naming %q; want it to name %s and the directory", name, cwd, err, field, want)
+					}
+					e.noProcess()
+				})
+			})
+		}
+	}
 }

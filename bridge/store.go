@@ -389,6 +389,9 @@ func (a *Agent) load(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
 	if o.id == "" {
 		return acp.LoadSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
+	if err := a.checkDirs(o); err != nil {
+		return acp.LoadSessionResult{}, err
+	}
 	stored := o.id
 	if s := a.lookup(o.id); s != nil {
 		stored = s.storedID() // "" when it has no file yet: nothing to show

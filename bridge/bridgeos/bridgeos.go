@@ -17,8 +17,8 @@ import (
 // NewAgent returns a bridge.Agent configured by cfg, with the operating
 // system's defaults for what cfg leaves zero: Start runs the CLI's
 // program found in PATH ([Starter]), NewSessionID returns [NewSessionID]'s
-// ids, Clock is [Clock], Location the local time zone, Zones
-// time.LoadLocation, and Store, for a CLI that is a bridge.Keeper, the
+// ids, Clock is [Clock], CheckDir is [CheckDir], Location the local time
+// zone, Zones time.LoadLocation, and Store, for a CLI that is a bridge.Keeper, the
 // folder where it keeps its sessions for the user running the program
 // ([Store] of its StoreDir). It fails when cfg leaves Start to it and the
 // CLI is not in PATH.
@@ -41,6 +41,9 @@ func NewAgent(cfg bridge.Config) (*bridge.Agent, error) {
 	}
 	if cfg.NewSessionID == nil {
 		cfg.NewSessionID = NewSessionID
+	}
+	if cfg.CheckDir == nil {
+		cfg.CheckDir = CheckDir
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = Clock{}
@@ -92,6 +95,21 @@ func Starter(program string, wrap []string) (bridge.Starter, error) {
 		}
 		return p, nil
 	}, nil
+}
+
+// CheckDir is a [bridge.Config] CheckDir: it requires dir to be an
+// existing directory.
+func CheckDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such directory")
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return errors.New("not a directory")
+	}
+	return nil
 }
 
 // waitDelay bounds how long Wait waits for the CLI's stderr to close

@@ -131,3 +131,27 @@ func TestClock(t *testing.T) {
 		t.Error("stop did not cancel the call")
 	}
 }
+
+// TestCheckDir checks that bridgeos.CheckDir takes an existing directory only.
+func TestCheckDir(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		dir, want string
+	}{
+		{dir, ""},
+		{filepath.Join(dir, "gone"), "no such directory"},
+		{file, "not a directory"},
+	} {
+		got := ""
+		if err := bridgeos.CheckDir(tt.dir); err != nil {
+			got = err.Error()
+		}
+		if got != tt.want {
+			t.Errorf("CheckDir(%q) = %q, want %q", tt.dir, got, tt.want)
+		}
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -570,4 +571,30 @@ func checkWritten(t *testing.T, e *editor, stdinLog, golden string) {
 		t.Fatal(err)
 	}
 	checkGolden(t, filepath.Join("testdata", golden), written)
+}
+
+// TestSessionDirectory checks that claude-acp refuses a session whose cwd
+// is relative, or a directory that does not exist, at session/new, load
+// and resume, with -32602 naming cwd and the directory, rather than
+// failing the first prompt as though the CLI were missing.
+func TestSessionDirectory(t *testing.T) {
+	t.Parallel()
+	e := startEditor(t, fakeclaudeBin, filepath.Join("testdata", "text.ndjson"))
+	e.initialize(capabilities{notices: true})
+	const id = "0b6f3d0e-8a4c-4f7e-b2d1-5c9a7e3f1a20"
+	gone := filepath.Join(t.TempDir(), "gone")
+	ctx, cancel := bounded()
+	defer cancel()
+	for _, cwd := range []string{"relative/dir", gone} {
+		calls := map[string]error{}
+		_, calls["session/new"] = acp.SessionNew.Call(ctx, e.conn, acp.NewSessionParams{Cwd: cwd, MCPServers: []acp.MCPServer{}})
+		_, calls["session/load"] = acp.SessionLoad.Call(ctx, e.conn, acp.LoadSessionParams{SessionID: id, Cwd: cwd, MCPServers: []acp.MCPServer{}})
+		_, calls["session/resume"] = acp.SessionResume.Call(ctx, e.conn, acp.ResumeSessionParams{SessionID: id, Cwd: cwd})
+		for method, err := range calls {
+			field, _ := acp.InvalidField(err)
+			if !errors.Is(err, acp.ErrInvalidParams) || field != "cwd" || !strings.Contains(err.Error(), cwd) {
+				t.Errorf("%s with cwd %q: %v; want -32602 naming cwd and the directory", method, cwd, err)
+			}
+		}
+	}
 }

@@ -6,13 +6,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/gemini"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -98,6 +101,7 @@ func TestLoadAfterRestart(t *testing.T) {
 		name, cli, bin, transcript string
 		prompts                    []string
 		store, dst                 string // the CLI's store of the run, and where it goes in the home folder
+		storeCwd                   string // the directory the run was in, which the copy moves to a real one
 		title                      string
 	}{
 		{name: "claude", cli: "claude", bin: fakeclaudeBin, transcript: filepath.Join("testdata", "tools.ndjson"),
@@ -105,11 +109,13 @@ func TestLoadAfterRestart(t *testing.T) {
 		{name: "codex", cli: "codex", bin: fakecodexBin, transcript: filepath.Join(codexStore, "tool-call", "live-r1.jsonl"),
 			prompts: []string{"Run echo hi in the shell and tell me what it printed."},
 			store:   filepath.Join(codexStore, "tool-call", "sessions"), dst: filepath.Join(".codex", "sessions"),
-			title: "Run echo hi in the shell and tell me what it printed."},
+			storeCwd: "/tmp/cx-store/tool-call/work",
+			title:    "Run echo hi in the shell and tell me what it printed."},
 		{name: "gemini", cli: "gemini", bin: fakegeminiBin, transcript: filepath.Join(geminiStore, "tool-call", "live-r1.jsonl"),
 			prompts: []string{"Run echo hi in the shell and tell me what it printed."},
 			store:   filepath.Join(geminiStore, "tool-call"), dst: ".gemini",
-			title: "Run echo hi in the shell and tell me what it printed."},
+			storeCwd: "/tmp/gm-store/tool-call/work",
+			title:    "Run echo hi in the shell and tell me what it printed."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,10 +132,12 @@ func TestLoadAfterRestart(t *testing.T) {
 			}
 			live.quit()
 			if tt.store != "" {
-				// The files the real CLI wrote in the run the fake replayed.
-				if err := os.CopyFS(filepath.Join(home, tt.dst), os.DirFS(tt.store)); err != nil {
-					t.Fatal(err)
-				}
+				// The files the real CLI wrote in the run the fake replayed,
+				// in a directory that exists here, as claude-acp requires.
+				// Gemini CLI's files name their directory's hash too.
+				cwd := t.TempDir()
+				copyStore(t, tt.store, filepath.Join(home, tt.dst), strings.NewReplacer(
+					tt.storeCwd, cwd, gemini.ProjectHash(tt.storeCwd), gemini.ProjectHash(cwd)))
 			}
 
 			e := newEditorIn(t, home, fakeclaudeBin, tt.transcript, args...)
@@ -152,6 +160,30 @@ func TestLoadAfterRestart(t *testing.T) {
 			// What the list shows changes from run to run; the load does not.
 			checkGolden(t, filepath.Join("testdata", "load-"+tt.name+".golden"), e.transcript(acp.SessionList.Name))
 		})
+	}
+}
+
+// copyStore copies the CLI store src to dst, its files' contents
+// rewritten by r.
+func copyStore(t *testing.T, src, dst string, r *strings.Replacer) {
+	t.Helper()
+	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		out := filepath.Join(dst, rel)
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, []byte(r.Replace(string(b))), 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
 
