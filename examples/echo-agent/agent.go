@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,11 @@ var errSessionCancelled = errors.New("session/cancel")
 type agent struct {
 	delay time.Duration // waited before each echoed word
 	log   *slog.Logger
+	// checkDir checks a session's directory, already known to be
+	// absolute; nil checks nothing more. The program requires an existing
+	// directory (main.go); the in-process tests name directories that
+	// need not exist.
+	checkDir func(dir string) error
 
 	mu sync.Mutex
 	// gooseNotify is set when the client declared
@@ -120,7 +126,24 @@ func (a *agent) initialize(_ context.Context, _ *acp.Conn, p acp.InitializeParam
 // newSession creates a session. The echo agent uses no MCP server, so
 // mcpServers is accepted (absent counts as empty) and ignored.
 func (a *agent) newSession(_ context.Context, _ *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
+	if err := a.checkCwd(p.Cwd); err != nil {
+		return acp.NewSessionResult{}, err
+	}
 	return acp.NewSessionResult{SessionID: a.addSession(p.Cwd)}, nil
+}
+
+// checkCwd checks a session's cwd: ACP requires an absolute path, and
+// checkDir may ask more.
+func (a *agent) checkCwd(cwd string) error {
+	if !filepath.IsAbs(cwd) {
+		return acp.InvalidParam("cwd", "cwd %q is not an absolute path", cwd)
+	}
+	if a.checkDir != nil {
+		if err := a.checkDir(cwd); err != nil {
+			return acp.InvalidParam("cwd", "cwd %q: %v", cwd, err)
+		}
+	}
+	return nil
 }
 
 // addSession creates a session in cwd and returns its id.

@@ -74,6 +74,9 @@ func (a *agent) initializeV2(context.Context, *acp.Conn, acpv2.InitializeParams)
 }
 
 func (a *agent) newSessionV2(_ context.Context, _ *acp.Conn, p acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+	if err := a.checkCwd(p.Cwd); err != nil {
+		return acpv2.NewSessionResult{}, err
+	}
 	return acpv2.NewSessionResult{SessionID: a.addSession(p.Cwd)}, nil
 }
 
@@ -96,6 +99,9 @@ func (a *agent) listSessionsV2(_ context.Context, _ *acp.Conn, p acpv2.ListSessi
 // none on disk), replaying its messages when replayFrom asks, then
 // reporting its state, as every successful resume does.
 func (a *agent) resumeSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
+	if err := a.checkCwd(p.Cwd); err != nil {
+		return acpv2.ResumeSessionResult{}, err
+	}
 	a.mu.Lock()
 	s, err := a.session(p.SessionID)
 	a.mu.Unlock()

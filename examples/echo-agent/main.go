@@ -45,8 +45,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -77,6 +79,7 @@ func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
 	a := newAgent(*delay, log)
+	a.checkDir = existingDir
 	h, err := a.handler(*protocol)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "echo-agent:", err)
@@ -148,4 +151,18 @@ func serve(a *agent, h acp.Handler, maxLine int, log *slog.Logger) int {
 		}
 		return 1
 	}
+}
+
+// existingDir requires dir to be an existing directory.
+func existingDir(dir string) error {
+	info, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return errors.New("no such directory")
+	case err != nil:
+		return err
+	case !info.IsDir():
+		return errors.New("not a directory")
+	}
+	return nil
 }

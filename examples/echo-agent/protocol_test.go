@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -145,7 +146,8 @@ func TestEndToEndV2(t *testing.T) {
 	for _, args := range [][]string{{"-delay", "20ms"}, {"-delay", "20ms", "-protocol", "v2"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			c := startClientV2(t, args...)
-			sid := c.newSession()
+			dir := t.TempDir()
+			sid := c.newSessionIn(dir)
 			ack, err := c.prompt(t.Context(), sid, "hello there")
 			if err != nil {
 				t.Fatal(err)
@@ -167,7 +169,7 @@ func TestEndToEndV2(t *testing.T) {
 			}
 			c.takeUntil(sid, "idle cancelled")
 
-			_, err = acpv2.SessionResume.Call(t.Context(), c.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: "/w", ReplayFrom: acpv2.ReplayFromStart{}})
+			_, err = acpv2.SessionResume.Call(t.Context(), c.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: dir, ReplayFrom: acpv2.ReplayFromStart{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,5 +178,28 @@ func TestEndToEndV2(t *testing.T) {
 				t.Errorf("the replay: %q", got)
 			}
 		})
+	}
+}
+
+// TestSessionDirectory checks that the agent refuses a session whose cwd
+// is relative or does not exist, in v1 and v2, with -32602 naming cwd
+// and the directory.
+func TestSessionDirectory(t *testing.T) {
+	gone := filepath.Join(t.TempDir(), "gone")
+	v1 := startClient(t)
+	v1.initialize(false)
+	v2 := startClientV2(t)
+	for _, cwd := range []string{"relative/dir", gone} {
+		calls := map[string]error{}
+		_, calls["v1 session/new"] = acp.SessionNew.Call(t.Context(), v1.conn, acp.NewSessionParams{Cwd: cwd, MCPServers: []acp.MCPServer{}})
+		_, calls["v2 session/new"] = acpv2.SessionNew.Call(t.Context(), v2.conn, acpv2.NewSessionParams{Cwd: cwd})
+		sid := v2.newSessionIn(t.TempDir())
+		_, calls["v2 session/resume"] = acpv2.SessionResume.Call(t.Context(), v2.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: cwd})
+		for method, err := range calls {
+			field, _ := acp.InvalidField(err)
+			if !errors.Is(err, acp.ErrInvalidParams) || field != "cwd" || !strings.Contains(err.Error(), cwd) {
+				t.Errorf("%s with cwd %q: %v; want -32602 naming cwd and the directory", method, cwd, err)
+			}
+		}
 	}
 }
