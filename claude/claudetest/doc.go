@@ -55,6 +55,16 @@
 // scripts the pauses: the interrupt transcript stops mid-stream until the
 // client sends its interrupt.
 //
+// Given instead a transcript of -p runs (the CLI's lines alone, such as
+// claude/testdata/multiblock.jsonl), the streaming-input fake plays one
+// turn of it for each user message the client writes, each turn the lines
+// up to and including the next result line, and answers every control
+// request with success and an empty response; it exits 0 when the
+// client's input ends, and with [ExitError] at a user message after the
+// last turn. So any recorded -p run can stand behind a program that
+// drives the CLI in streaming-input mode, such as claude-acp, without
+// recording the client's side.
+//
 // The fake names its session by the id it was given (--session-id or
 // --resume), as the real CLI does, in place of the recorded run's. With a
 // Store in its [Env], it also keeps the session on disk as Claude Code

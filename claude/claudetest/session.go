@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"cmp"
 	"io"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -33,9 +35,17 @@ func (r *runner) session(inv invocation) int {
 	if !ok {
 		return ExitError
 	}
-	records, err := ReadRecords(f)
+	data, err := io.ReadAll(f)
 	f.Close()
 	if err != nil {
+		r.Errorf("fakeclaude: %s: %v", name, err)
+		return ExitError
+	}
+	printed := isPrintTranscript(data)
+	var records []Record
+	if printed {
+		records = printRecords(data)
+	} else if records, err = ReadRecords(bytes.NewReader(data)); err != nil {
 		r.Errorf("fakeclaude: %s: %v", name, err)
 		return ExitError
 	}
@@ -51,7 +61,97 @@ func (r *runner) session(inv invocation) int {
 	p.recorded, p.id = recordedSessionID(records), cmp.Or(inv.sessionID, inv.resume)
 	p.store = newStoreWriter(r.env, cmp.Or(p.id, p.recorded))
 	defer p.store.close()
+	if printed {
+		return p.playTurns(records)
+	}
 	return p.play(records)
+}
+
+// isPrintTranscript reports whether data is a transcript of a -p run,
+// the CLI's lines alone, rather than of both directions: its first line
+// that is a JSON object is one of the CLI's, with a type and no dir.
+func isPrintTranscript(data []byte) bool {
+	for line := range bytes.Lines(data) {
+		if v := gjson.ParseBytes(line); v.IsObject() {
+			return members.Get(v, "type").Exists() && !members.Get(v, "dir").Exists()
+		}
+	}
+	return false
+}
+
+// printRecords returns the lines of a -p transcript as the CLI's records,
+// blank lines left out.
+func printRecords(data []byte) []Record {
+	var out []Record
+	for line := range bytes.Lines(data) {
+		if line = bytes.TrimRight(line, "\r\n"); len(bytes.TrimSpace(line)) > 0 {
+			out = append(out, Record{Dir: DirOut, Line: string(line)})
+		}
+	}
+	return out
+}
+
+// playTurns plays the CLI's records of a -p transcript in streaming-input
+// mode: a turn for each user message, each turn the records up to and
+// including the next result line (the last turn also those after it). It
+// answers every control request with success and an empty response, and
+// exits 0 when the client closes its input; a user message after the
+// last turn fails the run.
+func (p *player) playTurns(records []Record) int {
+	for i := 1; ; i++ {
+		in, code, ok := p.next()
+		switch {
+		case !ok:
+			return code
+		case in.err == io.EOF:
+			return ExitOK
+		case in.err != nil:
+			return p.unexpected(i, "a line", in)
+		}
+		switch kind := Kind(in.line); {
+		case kind == "":
+			p.Errorf("fakeclaude: %s: stdin line %d is not a JSON object (%d bytes); the real CLI exits here", p.name, i, len(in.line))
+			return ExitError
+		case kind == "user":
+			if len(records) == 0 {
+				p.Errorf("fakeclaude: %s: a turn after the transcript's last: %s", p.name, clip(in.line))
+				return ExitError
+			}
+			p.store.user(in.line, 0)
+			n := turnLength(records)
+			for _, rec := range records[:n] {
+				line := []byte(rec.Line)
+				if p.id != "" && p.recorded != "" {
+					line = bytes.ReplaceAll(line, []byte(p.recorded), []byte(p.id))
+				}
+				if err := p.Emit(append(line, '\n'), p.delay); err != nil {
+					return p.Exit(err)
+				}
+				p.store.out(line, 0)
+			}
+			records = records[n:]
+		case strings.HasPrefix(kind, "control_request/"):
+			id, _ := requestIDs(in.line)
+			answer := `{"type":"control_response","response":{"subtype":"success","request_id":` + strconv.Quote(id) + `,"response":{}}}`
+			if err := p.Emit([]byte(answer+"\n"), 0); err != nil {
+				return p.Exit(err)
+			}
+		}
+	}
+}
+
+// turnLength returns how many of records make the next turn: up to and
+// including the first result line, or all when no result line follows.
+func turnLength(records []Record) int {
+	for i, rec := range records {
+		if Kind([]byte(rec.Line)) == "result" {
+			if i+1 < len(records) && !slices.ContainsFunc(records[i+1:], func(r Record) bool { return Kind([]byte(r.Line)) == "result" }) {
+				return len(records) // the last turn keeps what follows its result
+			}
+			return i + 1
+		}
+	}
+	return len(records)
 }
 
 // recordedSessionID returns the session id the transcript's first CLI

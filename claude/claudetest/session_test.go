@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,6 +18,7 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/scripted"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 var sessionArgs = claude.SessionCommandLine(claude.Options{Model: "claude-sonnet-4-5"})
@@ -247,5 +249,66 @@ func TestKind(t *testing.T) {
 		if got := claudetest.Kind([]byte(line)); got != want {
 			t.Errorf("Kind(%s) = %q, want %q", line, got, want)
 		}
+	}
+}
+
+// TestRunSessionPrintTranscript checks that, in streaming-input mode, the
+// fake plays a transcript of -p runs (the CLI's lines alone): it answers
+// each control request with success, plays a turn for each user message,
+// up to its result line, and exits 0 when its input ends; a turn after
+// the last fails the run.
+func TestRunSessionPrintTranscript(t *testing.T) {
+	const (
+		initLine = `{"type":"system","subtype":"init","session_id":"s-1"}`
+		text1    = `{"type":"assistant","message":{"content":[{"type":"text","text":"one"}]},"session_id":"s-1"}`
+		result1  = `{"type":"result","subtype":"success","is_error":false,"session_id":"s-1"}`
+		text2    = `{"type":"assistant","message":{"content":[{"type":"text","text":"two"}]},"session_id":"s-1"}`
+		result2  = `{"type":"result","subtype":"success","is_error":false,"session_id":"s-1"}`
+		trailer  = `{"type":"unknown_trailer"}`
+		initReq  = `{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}`
+		initResp = `{"type":"control_response","response":{"subtype":"success","request_id":"req_1","response":{}}}`
+		user     = `{"type":"user","message":{"role":"user","content":"hi"},"parent_tool_use_id":null,"session_id":"default"}`
+	)
+	transcript := strings.Join([]string{initLine, text1, result1, "", text2, result2, trailer}, "\n") + "\n"
+	open := fstest.MapFS{"p.jsonl": {Data: []byte(transcript)}}.Open
+	tests := []struct {
+		name   string
+		input  []string
+		want   []string // the fake's lines
+		code   int
+		stderr string
+	}{
+		{"two turns", []string{initReq, user, user}, []string{initResp, initLine, text1, result1, text2, result2, trailer}, 0, ""},
+		{"the session id given", []string{user}, []string{strings.ReplaceAll(initLine, "s-1", "given"), strings.ReplaceAll(text1, "s-1", "given"), strings.ReplaceAll(result1, "s-1", "given")}, 0, ""},
+		{"a turn too many", []string{user, user, user}, []string{initLine, text1, result1, text2, result2, trailer}, claudetest.ExitError, "a turn after the transcript's last"},
+		{"not JSON", []string{"hello"}, nil, claudetest.ExitError, "stdin line 1 is not a JSON object"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			args := sessionArgs
+			if tt.name == "the session id given" {
+				args = append(clone(sessionArgs), "--session-id", "given")
+			}
+			f := startFake(t, t.Context(), open, "p.jsonl", args...)
+			out := make(chan string, 1)
+			go func() { b, _ := io.ReadAll(f.stdout); out <- string(b) }()
+			for _, l := range tt.input {
+				if _, err := io.WriteString(f.stdin, l+"\n"); err != nil {
+					break // the fake stopped reading
+				}
+			}
+			f.stdin.Close()
+			code := <-f.done
+			got := strings.Split(strings.TrimSuffix(<-out, "\n"), "\n")
+			if len(tt.want) == 0 {
+				got = slices.DeleteFunc(got, func(s string) bool { return s == "" })
+			}
+			if diff := cmp.Diff(tt.want, got, cmpopts.EquateEmpty()); diff != "" {
+				t.Errorf("the fake wrote (-want +got):\n%s", diff)
+			}
+			if code != tt.code || !strings.Contains(f.stderr.String(), tt.stderr) || tt.stderr == "" && f.stderr.Len() > 0 {
+				t.Errorf("exit status %d, stderr %q; want %d and %q", code, f.stderr.String(), tt.code, tt.stderr)
+			}
+		})
 	}
 }

@@ -598,3 +598,20 @@ func TestSessionDirectory(t *testing.T) {
 		}
 	}
 }
+
+// TestPrintTranscript checks that fakeclaude, behind claude-acp, plays a
+// transcript recorded with -p, as its doc shows one
+// (claude/testdata/multiblock.jsonl), a turn for each prompt.
+func TestPrintTranscript(t *testing.T) {
+	t.Parallel()
+	e := startEditor(t, fakeclaudeBin, filepath.Join("..", "..", "claude", "testdata", "multiblock.jsonl"))
+	e.initialize(capabilities{notices: true})
+	sid := e.newSession()
+	res, err := e.prompt(sid, "write a haiku")
+	if err != nil || res.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("session/prompt: %+v, %v; want end_turn", res, err)
+	}
+	if !bytes.Contains(e.transcript(), []byte("agent_message_chunk")) {
+		t.Errorf("the editor got no text:\n%s", e.transcript())
+	}
+}

@@ -15,7 +15,9 @@
 // two-direction transcript of the streaming-input mode instead, such as
 // claude/testdata/control/interrupt.ndjson: it answers what the client
 // writes on stdin with the recorded output, and exits 1 with a message on
-// stderr when the client writes what the transcript does not expect. With
+// stderr when the client writes what the transcript does not expect. A
+// transcript of -p runs, such as multiblock.jsonl, plays there too, one
+// turn for each user message. With
 // CLAUDE_CONFIG_DIR set, it keeps the session there as Claude Code does,
 // in projects/<folder of the cwd>/<session id>.jsonl; it touches no
 // ~/.claude of its own.
