@@ -49,7 +49,9 @@
 // and checks it loosely — the same [Kind], a fresh request id for a
 // request, the right id in an answer — and fails with a message on stderr
 // and status [ExitError] when the client writes anything else, closes its
-// input too soon, or writes more after the transcript's end. Answers to
+// input mid-turn, or writes more after the transcript's end. Input that
+// ends where the client could start a turn ends the run with status 0,
+// as it does the real CLI's. Answers to
 // the client's requests are rewritten to carry the ids the client chose.
 // Because the fake waits at every recorded client line, a transcript
 // scripts the pauses: the interrupt transcript stops mid-stream until the

@@ -129,7 +129,7 @@ func TestRunUnexpectedInput(t *testing.T) {
 		{"not JSON", []string{"hello"}, "record 1: stdin line is not a JSON object (5 bytes)"},
 		{"a request without an id", []string{`{"type":"control_request","request":{"subtype":"initialize"}}`},
 			"record 1: control request without a fresh request_id"},
-		{"stdin closed early", []string{initialize}, "record 3 expects user from the client, got the end of stdin"},
+		{"stdin closed mid-turn", []string{initialize, user}, "record 5 expects control_response/success from the client, got the end of stdin"},
 		{"a reused request id", []string{initialize, user, `{"type":"control_request","request_id":"req_1","request":{"subtype":"interrupt"}}`},
 			"record 5 expects control_response/success from the client, got control_request/interrupt"},
 		{"an answer to another request", []string{initialize, user,
@@ -157,6 +157,21 @@ func TestRunUnexpectedInput(t *testing.T) {
 				t.Errorf("exit status %d, stderr %q; want 1 and %q", code, f.stderr.String(), tt.stderr)
 			}
 		})
+	}
+}
+
+// TestRunSessionInputEndsBetweenTurns checks that the fake, like the real
+// CLI, exits 0 when the client closes its input where a turn could
+// start.
+func TestRunSessionInputEndsBetweenTurns(t *testing.T) {
+	const initialize = `{"type":"control_request","request_id":"req_1","request":{"subtype":"initialize","hooks":null}}`
+	open := fstest.MapFS{"s.ndjson": {Data: []byte(script)}}.Open
+	f := startFake(t, t.Context(), open, "s.ndjson", sessionArgs...)
+	go io.Copy(io.Discard, f.stdout)
+	io.WriteString(f.stdin, initialize+"\n")
+	f.stdin.Close()
+	if code := <-f.done; code != claudetest.ExitOK || f.stderr.Len() != 0 {
+		t.Errorf("exit status %d, stderr %q; want 0 and nothing", code, f.stderr.String())
 	}
 }
 
