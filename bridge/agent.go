@@ -454,7 +454,7 @@ func (a *Agent) notify(conn *acp.Conn, id string, updates []acp.Update) {
 	for _, u := range updates {
 		err := acp.SessionUpdate.Notify(context.Background(), conn, acp.SessionNotification{SessionID: id, Update: u})
 		if err != nil {
-			a.log.Warn("session update not sent", "session", id, "error", err)
+			notSent(a.log, "session update not sent", err, "session", id)
 			return
 		}
 	}
@@ -470,6 +470,17 @@ func (a *Agent) notifyUsage(conn *acp.Conn, id string, snap usage.Snapshot) {
 	}
 	err := goose.SessionUpdate.Notify(context.Background(), conn, goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})
 	if err != nil {
-		a.log.Warn("goose usage update not sent", "session", id, "error", err)
+		notSent(a.log, "goose usage update not sent", err, "session", id)
 	}
+}
+
+// notSent logs a message that could not be sent: at debug level when the
+// connection has ended, which is how every editor leaves, as a warning
+// otherwise.
+func notSent(log *slog.Logger, msg string, err error, args ...any) {
+	level := slog.LevelWarn
+	if errors.Is(err, acp.ErrClosed) {
+		level = slog.LevelDebug
+	}
+	log.Log(context.Background(), level, msg, append(args, "error", err)...)
 }

@@ -272,7 +272,7 @@ func (s *session) notify(conn *acp.Conn, updates []acp.Update) {
 func (s *session) notifyV2(conn *acp.Conn, updates ...acpv2.Update) {
 	for _, u := range updates {
 		if err := acpv2.SessionUpdate.Notify(context.Background(), conn, acpv2.SessionNotification{SessionID: s.id, Update: u}); err != nil {
-			s.log.Warn("session update not sent", "error", err)
+			notSent(s.log, "session update not sent", err)
 			return
 		}
 	}

@@ -448,3 +448,32 @@ func (e *editor) live(notices bool) []map[string]any {
 	}
 	return conversation(out)
 }
+
+// TestQuietExit checks that an orderly end, the editor closing its input
+// after a prompt and after a session/load, logs nothing above info.
+func TestQuietExit(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	transcript := filepath.Join("testdata", "tools.ndjson")
+	live := newEditorIn(t, home, fakeclaudeBin, transcript)
+	live.initialize(capabilities{notices: true})
+	sid := live.newSession()
+	if _, err := live.prompt(sid, "Fix the bug in main.go and run the tests."); err != nil {
+		t.Fatal(err)
+	}
+	live.quit()
+
+	e := newEditorIn(t, home, fakeclaudeBin, transcript)
+	e.initialize(capabilities{notices: true})
+	e.cwd = live.cwd
+	e.known(sid)
+	e.loadIn(sid, live.cwd)
+	e.quit() // before the load's CLI has started, or after: both are orderly
+	for _, p := range []*agentProc{live.p, e.p} {
+		for line := range strings.Lines(p.stderr.String()) {
+			if strings.Contains(line, "level=WARN") || strings.Contains(line, "level=ERROR") {
+				t.Errorf("claude-acp logged at an orderly exit: %s", line)
+			}
+		}
+	}
+}

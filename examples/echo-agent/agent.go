@@ -212,7 +212,7 @@ func (a *agent) prompt(ctx context.Context, conn *acp.Conn, p acp.PromptParams) 
 	a.mu.Unlock()
 	if gooseNotify {
 		if err := goose.SessionUpdate.Notify(ctx, conn, goose.SessionNotification{SessionID: s.id, Update: gooseUsage}); err != nil {
-			a.log.Warn("goose usage update not sent", "session", s.id, "error", err)
+			a.notSent("goose usage update not sent", s.id, err)
 		}
 	}
 	a.notify(ctx, conn, s.id, std)
@@ -418,8 +418,19 @@ func (a *agent) queueSteer(p goose.SteerParams) (goose.SteerResult, error) {
 // answer its request, which is all that can be done.
 func (a *agent) notify(ctx context.Context, conn *acp.Conn, sessionID string, u acp.Update) {
 	if err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{SessionID: sessionID, Update: u}); err != nil {
-		a.log.Warn("session update not sent", "session", sessionID, "error", err)
+		a.notSent("session update not sent", sessionID, err)
 	}
+}
+
+// notSent logs an update that could not be sent: at debug level when the
+// connection has ended, which is how every client leaves, as a warning
+// otherwise.
+func (a *agent) notSent(msg, sessionID string, err error) {
+	level := slog.LevelWarn
+	if errors.Is(err, acp.ErrClosed) {
+		level = slog.LevelDebug
+	}
+	a.log.Log(context.Background(), level, msg, "session", sessionID, "error", err)
 }
 
 // promptWords returns the words of the prompt's text blocks. Other blocks

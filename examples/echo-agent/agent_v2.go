@@ -319,7 +319,7 @@ func (a *agent) cancelLocked(s *session) {
 // notifyV2 sends a v2 session/update, logging a failure, as notify does.
 func (a *agent) notifyV2(ctx context.Context, conn *acp.Conn, sessionID string, u acpv2.Update) {
 	if err := acpv2.SessionUpdate.Notify(ctx, conn, acpv2.SessionNotification{SessionID: sessionID, Update: u}); err != nil {
-		a.log.Warn("session update not sent", "session", sessionID, "error", err)
+		a.notSent("session update not sent", sessionID, err)
 	}
 }
 
