@@ -20,6 +20,7 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/gemini/geminitest"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // These tests run each CLI's fake in-process as the bridge.Process the
@@ -233,7 +234,7 @@ func TestTurnTranscripts(t *testing.T) {
 // play runs the scenario and compares what the editor saw with its golden
 // file.
 func (tt scenario) play(t *testing.T) {
-	ctx := context.Background()
+	ctx := testwait.Context(t)
 	var args [][]string
 	a, err := bridge.NewAgent(bridge.Config{
 		CLI:          tt.cli,
@@ -274,8 +275,13 @@ func (tt scenario) play(t *testing.T) {
 			if st.cancelAfter == 0 {
 				return
 			}
-			for range st.cancelAfter {
-				<-rec.chunk
+			for i := range st.cancelAfter {
+				select {
+				case <-rec.chunk:
+				case <-ctx.Done():
+					t.Errorf("waiting for %d agent message chunks to cancel after, %d came", st.cancelAfter, i)
+					return
+				}
 			}
 			if err := acp.SessionCancel.Notify(ctx, client, acp.CancelParams{SessionID: s.SessionID}); err != nil {
 				t.Error(err)
@@ -283,7 +289,7 @@ func (tt scenario) play(t *testing.T) {
 		}()
 		res, err := acp.SessionPrompt.Call(ctx, client, acp.PromptParams{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextContent{Text: st.prompt}}})
 		rec.result(res, err)
-		<-done
+		testwait.For(t, done, "the cancelling goroutine")
 		for len(rec.chunk) > 0 {
 			<-rec.chunk
 		}
