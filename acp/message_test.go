@@ -62,7 +62,7 @@ func TestConnMessageReader(t *testing.T) {
 	}
 	want := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"a":"x\ny"}}` + "\n",
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: line of 161 bytes exceeds the maximum of 100"}}` + "\n",
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid request: line of 161 bytes exceeds the maximum of 100"}}` + "\n",
 		`{"jsonrpc":"2.0","id":3,"result":[3]}` + "\n",
 	}
 	if diff := cmp.Diff(want, m.writes); diff != "" {
