@@ -19,6 +19,7 @@ import (
 	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/acpkit/acpkit/internal/msghead"
+	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/tidwall/gjson"
 )
 
@@ -822,12 +823,17 @@ func (c *Conn) handle(line []byte, err error) (stop bool, cause error) {
 	default:
 	}
 	if err != nil {
-		// The line reader's own error, told by its type: the caller's
-		// reader may return any error, with any Is or As method.
+		// The line reader's own error, or a transport's of this module,
+		// told by its type: the caller's reader may return any error,
+		// with any Is or As method.
 		tooLong, isTooLong := err.(*lines.TooLongError)
+		failed, isFailed := err.(*transport.RequestError)
 		switch {
 		case isTooLong:
 			c.tooLong(tooLong)
+			return false, nil
+		case isFailed:
+			c.failRequest(failed)
 			return false, nil
 		case err == io.EOF:
 			return true, nil
@@ -1173,6 +1179,16 @@ func (c *Conn) tooLong(tooLong *lines.TooLongError) {
 		}
 	}
 	c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
+}
+
+// failRequest fails the pending request a transport could not deliver
+// or get the answer of.
+func (c *Conn) failRequest(failed *transport.RequestError) {
+	if _, ch := c.claim(failed.ID); ch != nil {
+		ch <- response{err: failed.Err}
+		return
+	}
+	c.log.Debug("acp: transport failure of no pending request, dropped", "id", echo(string(failed.ID)), "error", failed.Err)
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal
