@@ -21,9 +21,7 @@
 // for WebSockets. The RFD's routing, with the status of every refusal:
 //
 //	GET with Upgrade: websocket  a WebSocket; one message per text frame.
-//	                             101 with Acp-Connection-Id; 403 for an
-//	                             Origin of another host (see
-//	                             ServerOptions.OriginPatterns); 503 past
+//	                             101 with Acp-Connection-Id; 503 past
 //	                             MaxConnections. Close codes: 1002 for a
 //	                             first message other than initialize,
 //	                             1009 for a message over MaxMessageBytes,
@@ -54,6 +52,8 @@
 //
 // Every request first passes ServerOptions.Authenticate: 401 if it
 // refuses, before anything else is read. [BearerToken] is ready-made.
+// Then its Origin: 403 for a page of another host than the request's,
+// over both profiles (see ServerOptions.OriginPatterns).
 //
 // # Isolation
 //
@@ -132,7 +132,8 @@
 //     They are ignored here too, and answered with a -32600 error with a
 //     null id, so that the sender learns why.
 //   - The RFD leaves origin checks to a later phase; the SDK makes none.
-//     A cross-origin upgrade is refused here by default.
+//     A request from a page of another origin, upgrade or Streamable
+//     HTTP, is refused here by default.
 //   - The SDK refuses (400) a client's response to the agent's request
 //     when its Acp-Session-Id is not the request's session; it is let
 //     through here, since the Conn matches the response to its request.

@@ -190,7 +190,8 @@ func FuzzConnectionID(f *testing.F) {
 	})
 }
 
-// FuzzHeaders reads the headers the server routes on.
+// FuzzHeaders reads the headers the server routes on, and the Origin it
+// checks.
 func FuzzHeaders(f *testing.F) {
 	f.Add("Upgrade", "websocket, h2c", "text/event-stream;q=1, */*")
 	f.Add("upgrade", "WebSocket", "TEXT/*")
@@ -200,5 +201,8 @@ func FuzzHeaders(f *testing.F) {
 		h.Add("Accept", accept)
 		headerHasToken(h, "Upgrade", "websocket")
 		acceptsEventStream(h)
+		h.Set("Origin", upgrade)
+		s := &Server{opts: ServerOptions{OriginPatterns: []string{accept}}}
+		s.originAllowed(&http.Request{Host: name, Header: h})
 	})
 }

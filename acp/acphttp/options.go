@@ -77,11 +77,12 @@ type ServerOptions struct {
 	Clock Clock
 
 	// OriginPatterns are the host patterns (path.Match syntax, such as
-	// "*.example.com") whose pages may open a WebSocket. By default an
-	// upgrade whose Origin header names another host than the request's
-	// is refused 403, so that a web page cannot drive the agent through a
-	// visitor's browser. A request without Origin, as programs send, is
-	// not a browser's and is let through.
+	// "*.example.com"; with "://", scheme and host) whose pages may reach
+	// the agent. By default a request whose Origin header names another
+	// host than the request's is refused 403, a WebSocket upgrade or
+	// Streamable HTTP alike, so that a web page cannot drive the agent
+	// through a visitor's browser. A request without Origin, as programs
+	// send, is not a browser's and is let through.
 	OriginPatterns []string
 
 	// MaxMessageBytes bounds one message from the client: a POST body
