@@ -65,8 +65,11 @@ func (o *DialOptions) resolve() (DialOptions, error) {
 // connection, whose peer is served by client (nil answers every request
 // with [acp.ErrMethodNotFound]). The first request must be initialize. ctx
 // bounds the upgrade only; the connection lasts until it is closed or the
-// server closes it. Close sends close code 1000; Wait returns nil when
-// the server closes with 1000 or 1001, and otherwise an error from which
+// server closes it. An upgrade the server answers with another status
+// than 101 fails with a [*StatusError]: 401 ([ErrUnauthorized]) for
+// credentials it refuses, 403 ([ErrForbidden]) from a page of another
+// origin. Close sends close code 1000; Wait returns nil when the server
+// closes with 1000 or 1001, and otherwise an error from which
 // [websocket.CloseStatus] reads the code.
 //
 // ACP v1 does not resume a connection. To reconnect, as the RFD gives
@@ -80,8 +83,11 @@ func DialWebSocket(ctx context.Context, url string, client acp.Handler, opts *Di
 	if err != nil {
 		return nil, err
 	}
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: o.Header})
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: o.Header})
 	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			return nil, newStatusError(resp) // the library keeps 1 KiB of its body
+		}
 		return nil, err
 	}
 	ws.SetReadLimit(int64(o.MaxMessageBytes))

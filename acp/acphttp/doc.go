@@ -55,6 +55,11 @@
 // Then its Origin: 403 for a page of another host than the request's,
 // over both profiles (see ServerOptions.OriginPatterns).
 //
+// A refusal that concerns one request carries the JSON-RPC error that
+// the same refusal gets over a WebSocket, with the request's id: 409
+// with a -32002 error (Resource not found), 429 with the limit's. So a
+// client sees the same error over either profile.
+//
 // # Isolation
 //
 // One agent serves every connection, but a connection reaches only the
@@ -134,6 +139,11 @@
 //   - The RFD leaves origin checks to a later phase; the SDK makes none.
 //     A request from a page of another origin, upgrade or Streamable
 //     HTTP, is refused here by default.
+//   - The SDK's Streamable HTTP client fails a request whose POST is
+//     refused with a -32603 error whose data is {"status", "body"}.
+//     Here it fails with the JSON-RPC error in the body, as over a
+//     WebSocket, or a [*StatusError] when the body holds none; a failed
+//     initialize ends the connection, as in the SDK.
 //   - The SDK refuses (400) a client's response to the agent's request
 //     when its Acp-Session-Id is not the request's session; it is let
 //     through here, since the Conn matches the response to its request.

@@ -2,7 +2,6 @@ package acphttp
 
 import (
 	"crypto/subtle"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -43,9 +42,6 @@ type Clock interface {
 // Streamable HTTP, and the WebSocket upgrade. The error's text is not
 // sent. It must be safe for concurrent use.
 type Authenticator func(r *http.Request) error
-
-// ErrUnauthorized is the error [BearerToken]'s Authenticator returns.
-var ErrUnauthorized = errors.New("acphttp: unauthorized")
 
 // BearerToken returns an Authenticator that admits a request whose
 // Authorization header is "Bearer " followed by token, compared in

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"slices"
@@ -206,7 +207,7 @@ func TestAuthentication(t *testing.T) {
 		if p == 1 {
 			conn, _ := profiles[p].dial(t.Context(), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
 			_, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1})
-			if e := (*acp.Error)(nil); !errorsAs(err, &e) || !strings.Contains(e.Message, "401") {
+			if !errors.Is(err, acphttp.ErrUnauthorized) {
 				t.Errorf("%s without the token: initialize: %v", profiles[p].name, err)
 			}
 			conn.Close()
