@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/coder/websocket"
 )
 
@@ -26,9 +27,11 @@ type DialOptions struct {
 	// "Authorization: Bearer …".
 	Header http.Header
 	// MaxMessageBytes bounds one message from the server: 0 means
-	// [DefaultMaxMessageBytes]. A longer one ends the connection, with
-	// close code 1009 on a WebSocket, and an error matching
-	// [ErrMessageTooLarge] over Streamable HTTP.
+	// [DefaultMaxMessageBytes]. A longer one is skipped, and answered as
+	// [acp.Conn] answers a line too long (see
+	// [acp.ConnOptions].MaxLineLength): a response fails the request it
+	// answers with an error matching [acp.ErrLineTooLong]. The
+	// connection goes on.
 	MaxMessageBytes int
 	// Conn configures the returned [acp.Conn]; nil gives its defaults.
 	// Its MaxLineLength is replaced by MaxMessageBytes.
@@ -90,14 +93,15 @@ func DialWebSocket(ctx context.Context, url string, client acp.Handler, opts *Di
 		}
 		return nil, err
 	}
-	ws.SetReadLimit(int64(o.MaxMessageBytes))
-	c := &wsClient{ws: ws}
+	ws.SetReadLimit(-1) // readMessage bounds what it keeps, and goes on
+	c := &wsClient{ws: ws, max: o.MaxMessageBytes}
 	return acp.NewConn(context.WithoutCancel(ctx), c, c, client, o.Conn), nil
 }
 
 // wsClient is the MessageReader and writer of a client's WebSocket.
 type wsClient struct {
 	ws   *websocket.Conn
+	max  int // bytes of one message
 	buf  *bytes.Buffer
 	once sync.Once
 }
@@ -107,7 +111,8 @@ func (c *wsClient) Read([]byte) (int, error) {
 }
 
 // ReadMessage returns the next text frame; binary frames are skipped, as
-// the RFD says.
+// the RFD says. A message over the maximum is skipped and reported as a
+// *lines.TooLongError, which the Conn answers.
 func (c *wsClient) ReadMessage() ([]byte, error) {
 	if c.buf == nil {
 		c.buf = bufs.Get().(*bytes.Buffer)
@@ -115,8 +120,15 @@ func (c *wsClient) ReadMessage() ([]byte, error) {
 	for {
 		c.buf.Reset()
 		typ, r, err := c.ws.Reader(context.Background())
+		if err == nil && typ != websocket.MessageText {
+			_, err = io.Copy(io.Discard, r)
+			if err == nil {
+				continue
+			}
+		}
+		var tooLong *lines.TooLongError
 		if err == nil {
-			_, err = c.buf.ReadFrom(r)
+			tooLong, err = readMessage(r, c.buf, c.max)
 		}
 		if err != nil {
 			c.putBuf()
@@ -126,9 +138,10 @@ func (c *wsClient) ReadMessage() ([]byte, error) {
 			}
 			return nil, err
 		}
-		if typ == websocket.MessageText {
-			return c.buf.Bytes(), nil
+		if tooLong != nil {
+			return nil, tooLong
 		}
+		return c.buf.Bytes(), nil
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/tidwall/gjson"
 )
@@ -37,13 +38,13 @@ const inboxLength = 64
 // error, and so does initialize, wrapped in [acp.ErrClosed]; a status is
 // a [*StatusError]. A request the server refuses with a JSON-RPC error
 // (as a [Server] refuses a message for a session the connection does
-// not hold, or past a limit) fails with that [*acp.Error], as over a
-// WebSocket; one refused with any other body fails with a
+// not hold, past a limit, or too large) fails with that [*acp.Error], as
+// over a WebSocket; one refused with any other body fails with a
 // [*StatusError]. A 409 fails the session's requests until
 // session/load or session/resume attaches it again. 401, 403, 404 and
 // 410 mean the connection is gone, and so does any other failure to
-// send a notification or a response but a 409, which drops the one
-// message: the connection ends, and Wait returns the error. Close
+// send a notification or a response but 409 and 413, which drop the
+// one message: the connection ends, and Wait returns the error. Close
 // sends DELETE.
 //
 // The reconnect path is DialWebSocket's.
@@ -97,8 +98,8 @@ type streamClient struct {
 }
 
 // An item is what the inbox holds for the Conn: a message, or an error
-// that does not end the connection, a *transport.RequestError, which
-// fails one request.
+// that does not end the connection: a *transport.RequestError, which
+// fails one request, or a *lines.TooLongError.
 type item struct {
 	msg []byte
 	err error
@@ -345,8 +346,12 @@ func (c *streamClient) Write(line []byte) (int, error) {
 			return len(line), nil
 		}
 	}
-	if isStatus && se.StatusCode == http.StatusConflict {
-		return len(line), nil // a notification for a session that is gone
+	if isStatus && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusRequestEntityTooLarge) {
+		// A notification for a session that is gone, or a message the
+		// server would not take: it is dropped, as over a WebSocket,
+		// where the server's Conn answers it. A response too large
+		// fails the agent's request it answers.
+		return len(line), nil
 	}
 	return 0, err
 }
@@ -383,18 +388,18 @@ func (c *streamClient) initialize(m message, msg []byte) error {
 	if resp.StatusCode != http.StatusOK {
 		return newStatusError(resp)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	body, tooLong, err := readBody(resp.Body, c.max)
 	resp.Body.Close()
-	switch {
-	case err != nil:
+	if err != nil {
 		return fmt.Errorf("acphttp: reading initialize's response: %w", err)
-	case len(body) > c.max:
-		return fmt.Errorf("%w: initialize's response", ErrMessageTooLarge)
-	case inspect(body).kind != kindResponse || inspect(body).id != m.id:
-		return errors.New("acphttp: initialize's response is not its JSON-RPC response")
+	}
+	if tooLong == nil {
+		if h := inspect(body); h.kind != kindResponse || h.id != m.id {
+			return errors.New("acphttp: initialize's response is not its JSON-RPC response")
+		}
 	}
 	id := resp.Header.Get(HeaderConnectionID)
-	if id == "" {
+	if id == "" && tooLong == nil {
 		id = gjson.GetBytes(body, "result.connectionId").Str
 	}
 	if id == "" || len(id) > maxIDLength {
@@ -403,7 +408,13 @@ func (c *streamClient) initialize(m message, msg []byte) error {
 	c.mu.Lock()
 	c.connID = id
 	c.mu.Unlock()
-	c.push(item{msg: body}, false)
+	if tooLong != nil {
+		// Answered as a WebSocket's message too long is: the Conn fails
+		// initialize from the head, and the connection goes on.
+		c.push(item{err: tooLong}, false)
+	} else {
+		c.push(item{msg: body}, false)
+	}
 	opened := make(chan error, 1)
 	c.spawn(func() { c.stream("", opened) })
 	return nil
@@ -542,6 +553,14 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 	sse := newSSEReader(resp.Body, c.max)
 	for {
 		data, err := sse.Next()
+		if tooLong, ok := err.(*lines.TooLongError); ok {
+			// Skipped: the Conn answers it from its head, as it answers
+			// a line too long.
+			if !c.push(item{err: tooLong}, true) {
+				return nil
+			}
+			continue
+		}
 		if err == io.EOF {
 			return nil
 		}

@@ -168,6 +168,23 @@ func TestFailuresAlike(t *testing.T) {
 			want: outcome{is: []error{acp.ErrInternal}, code: acp.CodeInternalError},
 		},
 		{
+			name:   "a request too large for the server",
+			server: acphttp.ServerOptions{MaxMessageBytes: 1000},
+			fail: func(ctx context.Context, t *testing.T, _ *pipeEnv, _ int, conn *acp.Conn) error {
+				_, err := prompt(ctx, conn, session(ctx, t, conn), strings.Repeat("x", 2000))
+				return err
+			},
+			want: outcome{is: []error{acp.ErrInvalidRequest}, code: acp.CodeInvalidRequest},
+		},
+		{
+			name: "a response too large for the client",
+			dial: acphttp.DialOptions{MaxMessageBytes: 1000},
+			fail: func(ctx context.Context, t *testing.T, _ *pipeEnv, _ int, conn *acp.Conn) error {
+				return big(ctx, conn, 2000)
+			},
+			want: outcome{is: []error{acp.ErrLineTooLong}},
+		},
+		{
 			name: "the server closes the connection",
 			fail: func(ctx context.Context, t *testing.T, env *pipeEnv, _ int, conn *acp.Conn) error {
 				synctest.Wait() // the connection's stream is open
@@ -260,4 +277,61 @@ func waitEnd(t *testing.T, conn *acp.Conn) error {
 		t.Fatalf("waited a minute for the connection to end")
 	}
 	return conn.Wait()
+}
+
+// TestResponseTooLargeForServer checks that a client's response over the
+// server's MaxMessageBytes fails the agent's request it answers, rather
+// than leave it waiting, and that the connection goes on, over both
+// transports.
+func TestResponseTooLargeForServer(t *testing.T) {
+	for p, profile := range profiles {
+		t.Run(profile.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				asked := make(chan error, 1)
+				agent := bigAgent()
+				acp.SessionPrompt.Handle(&agent, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+					_, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{
+						SessionID: p.SessionID,
+						ToolCall:  acp.PermissionToolCall{ToolCallID: "t1"},
+						Options:   []acp.PermissionOption{{OptionID: "yes", Name: "Yes", Kind: acp.PermissionAllowOnce}},
+					})
+					asked <- err
+					return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
+				})
+				var client acp.Methods
+				acp.SessionRequestPermission.Handle(&client, func(context.Context, *acp.Conn, acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
+					return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: strings.Repeat("y", 2000)}}, nil
+				})
+				env := newPipeEnv(t, agent, acphttp.ServerOptions{MaxMessageBytes: 1000})
+				ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+				defer cancel()
+				conn, err := profiles[p].dial(ctx, env.url, client, &acphttp.DialOptions{HTTPClient: env.client})
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer conn.Close()
+				if _, err := acp.Initialize.Call(ctx, conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+					t.Fatal(err)
+				}
+				ns, err := acp.SessionNew.Call(ctx, conn, acp.NewSessionParams{Cwd: "/"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := prompt(ctx, conn, ns.SessionID, "ask"); err != nil {
+					t.Errorf("prompt, for a minute: %v", err)
+				}
+				select {
+				case err := <-asked:
+					if !errors.Is(err, acp.ErrLineTooLong) {
+						t.Errorf("the agent's request: %v, want ErrLineTooLong", err)
+					}
+				default:
+					t.Errorf("the agent's request did not return")
+				}
+				if err := big(ctx, conn, 10); err != nil {
+					t.Errorf("the connection after: %v", err)
+				}
+			})
+		})
+	}
 }

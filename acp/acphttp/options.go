@@ -81,8 +81,10 @@ type ServerOptions struct {
 	// send, is not a browser's and is let through.
 	OriginPatterns []string
 
-	// MaxMessageBytes bounds one message from the client: a POST body
-	// (413 over it) or a WebSocket message (close code 1009).
+	// MaxMessageBytes bounds one message from the client, a POST body or
+	// a WebSocket message. A longer one is skipped and answered as
+	// [acp.Conn] answers a line too long, 413 over Streamable HTTP (see
+	// the package doc's Limits); the connection goes on.
 	MaxMessageBytes int
 	// MaxBufferedBytes bounds what a connection makes the server hold, in
 	// each direction: the agent's messages its client has not yet read

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
@@ -106,6 +107,10 @@ func servePipe(t *testing.T, h http.Handler) *pipeEnv {
 		hs.Close()
 		<-served
 		tr.CloseIdleConnections()
+		// A connection whose request body was not read whole (a POST
+		// refused 413) sleeps 500 ms before it closes, to avoid a TCP
+		// reset: in the bubble, that time passes at once.
+		time.Sleep(time.Second)
 	})
 	return &pipeEnv{url: "http://pipe/acp", client: &http.Client{Transport: tr}}
 }
