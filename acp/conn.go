@@ -16,9 +16,10 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
+	"github.com/acpkit/acpkit/internal/msghead"
+	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/tidwall/gjson"
 )
 
@@ -182,12 +183,16 @@ type ConnOptions struct {
 	MaxConcurrentRequests int
 	// MaxLineLength is the longest line accepted, in bytes excluding the
 	// terminator; 0 or less means [DefaultMaxLineLength]. A longer line is
-	// skipped. When its first bytes show a response to a pending
-	// [Conn.Request] (its "id" member comes before "result" or "error", as
-	// peers write them), that Request fails with an error matching
-	// [ErrLineTooLong]; a response written the other way round is
-	// unrecognisable, and its Request waits for its context to end. Any
-	// other long line is answered with [CodeInvalidRequest] and a null id.
+	// skipped, and only its first 256 bytes are read as JSON: ids come
+	// first as peers write messages, and as Conn does. When they show a
+	// response to a pending [Conn.Request] (its "id" member comes before
+	// "result" or "error"), that Request fails with an error matching
+	// [ErrLineTooLong]. When they show a request (its "id" and "method"
+	// members come before the rest), it is answered [CodeInvalidRequest]
+	// with its id, so that the requester learns why at once. Any other
+	// long line is answered [CodeInvalidRequest] with a null id: one whose
+	// id comes after its params or result cannot be told apart, so its
+	// requester, or the Request it answers, waits for its context to end.
 	MaxLineLength int
 	// Logger receives the connection's diagnostics: dropped and malformed
 	// messages at Debug and Warn, handler panics at Error. Nil means silent.
@@ -818,15 +823,17 @@ func (c *Conn) handle(line []byte, err error) (stop bool, cause error) {
 	default:
 	}
 	if err != nil {
-		// The line reader's own error, told by its type: the caller's
-		// reader may return any error, with any Is or As method.
+		// The line reader's own error, or a transport's of this module,
+		// told by its type: the caller's reader may return any error,
+		// with any Is or As method.
 		tooLong, isTooLong := err.(*lines.TooLongError)
+		failed, isFailed := err.(*transport.RequestError)
 		switch {
 		case isTooLong:
-			c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
-			if !c.failTooLong(tooLong) {
-				c.replyError(NullID, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
-			}
+			c.tooLong(tooLong)
+			return false, nil
+		case isFailed:
+			c.failRequest(failed)
 			return false, nil
 		case err == io.EOF:
 			return true, nil
@@ -1149,60 +1156,39 @@ func (c *Conn) failPending(msg Message, line []byte) bool {
 	return true
 }
 
-// failTooLong handles a line too long to read that is a response: it fails
-// the pending request it answers with an error matching [ErrLineTooLong],
-// and reports whether the line was a response, which gets no reply. Only
-// the line's first bytes were kept, so it can tell only when the id comes
-// before the result or error, as peers write them.
-func (c *Conn) failTooLong(tooLong *lines.TooLongError) bool {
-	raw, ok := responseIDInHead(tooLong.Head)
-	if !ok {
-		return false
+// tooLong answers a line too long to read from what its first bytes show
+// (see [ConnOptions].MaxLineLength): a response fails the pending request
+// it answers with an error matching [ErrLineTooLong] and gets no reply; a
+// request is answered [CodeInvalidRequest] with its id; anything else
+// with a null id.
+func (c *Conn) tooLong(tooLong *lines.TooLongError) {
+	c.log.Warn("acp: line too long, skipped", "bytes", tooLong.Length, "max", tooLong.Max)
+	head := msghead.Read(tooLong.Head)
+	if head.Kind == msghead.Response {
+		if n, ch := c.claim(head.ID); ch != nil {
+			ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
+			return
+		}
+		c.log.Debug("acp: response to no pending request, dropped", "id", echo(string(head.ID)))
+		return
 	}
-	if n, ch := c.claim(raw); ch != nil {
-		ch <- response{err: fmt.Errorf("acp: response to request %d: %w", n, frameError(tooLong))}
-		return true
+	id := NullID
+	if head.Kind == msghead.Request {
+		if parsed, err := ParseID(head.ID); err == nil {
+			id = parsed
+		}
 	}
-	c.log.Debug("acp: response to no pending request, dropped", "id", echo(string(raw)))
-	return true
+	c.replyError(id, Errorf(CodeInvalidRequest, "Invalid request: line of %d bytes exceeds the maximum of %d", tooLong.Length, tooLong.Max))
 }
 
-// responseIDInHead reads head, the start of a line, as the start of a
-// response: an object whose members before "result" or "error" (names
-// written without escapes) are complete, include "id" and not "method". It
-// returns the raw id, of which the last wins.
-func responseIDInHead(head []byte) (id []byte, ok bool) {
-	i := jsonscan.SkipSpace(head, 0)
-	if i == len(head) || head[i] != '{' {
-		return nil, false
+// failRequest fails the pending request a transport could not deliver
+// or get the answer of.
+func (c *Conn) failRequest(failed *transport.RequestError) {
+	if _, ch := c.claim(failed.ID); ch != nil {
+		ch <- response{err: failed.Err}
+		return
 	}
-	for i = jsonscan.SkipSpace(head, i+1); ; i = jsonscan.SkipSpace(head, i+1) {
-		if startsMember(head[i:], "result") || startsMember(head[i:], "error") {
-			return id, id != nil
-		}
-		key, escaped, val, next := jsonscan.Member(head, i, jsonscan.MaxDepth-1)
-		if next < 0 || head[next] == '}' {
-			return nil, false
-		}
-		switch {
-		case escaped:
-		case string(key) == "id":
-			id = val
-		case string(key) == "method":
-			return nil, false
-		}
-		i = next
-	}
-}
-
-// startsMember reports whether b starts with the member name, unescaped,
-// and its colon.
-func startsMember(b []byte, name string) bool {
-	if len(b) < len(name)+2 || b[0] != '"' || string(b[1:len(name)+1]) != name || b[len(name)+1] != '"' {
-		return false
-	}
-	i := jsonscan.SkipSpace(b, len(name)+2)
-	return i < len(b) && b[i] == ':'
+	c.log.Debug("acp: transport failure of no pending request, dropped", "id", echo(string(failed.ID)), "error", failed.Err)
 }
 
 // parseRequestID reads an id this Conn generated: a non-negative decimal

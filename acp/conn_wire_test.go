@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
@@ -47,7 +48,10 @@ func TestConnReplies(t *testing.T) {
 		{name: "params a number", line: `{"jsonrpc":"2.0","id":8,"method":"echo","params":5}`, wantID: `8`, wantCode: acp.CodeInvalidRequest},
 		{name: "result and error", line: `{"jsonrpc":"2.0","id":9,"result":1,"error":{"code":1,"message":"x"}}`, wantID: `9`, wantCode: acp.CodeInvalidRequest},
 		{name: "neither method nor id", line: `{"jsonrpc":"2.0","params":{}}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
-		{name: "oversized", line: `{"jsonrpc":"2.0","id":10,"method":"echo","params":"` + strings.Repeat("x", 300) + `"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "oversized", line: `{"jsonrpc":"2.0","id":10,"method":"echo","params":"` + strings.Repeat("x", 300) + `"}`, wantID: `10`, wantCode: acp.CodeInvalidRequest},
+		{name: "oversized, id last", line: `{"jsonrpc":"2.0","method":"echo","params":"` + strings.Repeat("x", 300) + `","id":11}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "oversized, object id", line: `{"jsonrpc":"2.0","id":{},"method":"echo","params":"` + strings.Repeat("x", 300) + `"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
+		{name: "oversized notification", line: `{"jsonrpc":"2.0","method":"echo","params":"` + strings.Repeat("x", 300) + `"}`, wantID: `null`, wantCode: acp.CodeInvalidRequest},
 		{name: "unknown notification", line: `{"jsonrpc":"2.0","method":"nope","params":{}}`},
 		{name: "stray response", line: `{"jsonrpc":"2.0","id":77,"result":{}}`},
 		{name: "stray error response", line: `{"jsonrpc":"2.0","id":"x","error":{"code":-32603,"message":"x"}}`},
@@ -304,7 +308,7 @@ func TestConnBoundsEchoes(t *testing.T) {
 
 // TestConnResponseTooLong checks what becomes of a line longer than the
 // requester's limit: a response whose id comes first fails its request, a
-// request is answered -32600 with a null id, and the Conn goes on.
+// request is answered -32600 with its id, and the Conn goes on.
 func TestConnResponseTooLong(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		noGoroutineLeft(t)
@@ -344,10 +348,11 @@ func TestConnResponseTooLong(t *testing.T) {
 			t.Errorf("Request = %s, %v; want ErrLineTooLong", r.raw, r.err)
 		}
 
-		// A request too long to read is answered with a null id.
-		p.send(`{"jsonrpc":"2.0","id":9,"method":"m","params":["` + big + `"]}`)
-		if got := p.recv(); string(got.ID) != "null" || got.Error == nil || got.Error.Code != acp.CodeInvalidRequest {
-			t.Errorf("reply to a long request %s, want -32600 with a null id", got.line)
+		// A request too long to read is answered with its id, read from
+		// its first bytes.
+		p.send(`{"jsonrpc":"2.0","id":"r9","method":"m","params":["` + big + `"]}`)
+		if got := p.recv(); string(got.ID) != `"r9"` || got.Error == nil || got.Error.Code != acp.CodeInvalidRequest {
+			t.Errorf("reply to a long request %s, want -32600 with its id", got.line)
 		}
 
 		// A response whose result comes before its id cannot be told from
@@ -371,6 +376,26 @@ func TestConnResponseTooLong(t *testing.T) {
 		cancel()
 		if r := <-third; !errors.Is(r.err, context.Canceled) {
 			t.Errorf("Request = %v after its context ended, want context.Canceled", r.err)
+		}
+	})
+}
+
+// TestConnRequestTooLong checks that a typed call whose request is longer
+// than the peer's limit gets the peer's answer, -32600, rather than
+// waiting for ever: the Conn writes the id first, so the peer can read it.
+func TestConnRequestTooLong(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		client, _, closePair := acptest.NewPair(t.Context(), nil, echo, &acp.ConnOptions{MaxLineLength: 1000})
+		defer closePair()
+		// In the bubble the minute passes as soon as everything waits.
+		ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+		defer cancel()
+		_, err := acp.SessionPrompt.Call(ctx, client, acp.PromptParams{
+			SessionID: "s1",
+			Prompt:    acp.ContentBlocks{acp.TextContent{Text: strings.Repeat("x", 2000)}},
+		})
+		if !errors.Is(err, acp.ErrInvalidRequest) || !strings.Contains(err.Error(), "exceeds the maximum of 1000") {
+			t.Errorf("session/prompt of 2000 bytes to a peer taking 1000, waiting a minute for its answer: %v; want -32600 saying why", err)
 		}
 	})
 }

@@ -76,7 +76,10 @@
 // handler's updates always precede its response. Neither writes a message
 // a peer could not read: params must be an object or an array
 // ([ErrParamsNotStructured]) in valid UTF-8 ([ErrNotJSON]). Malformed lines
-// get their JSON-RPC error replies and the connection goes on.
+// get their JSON-RPC error replies and the connection goes on. So do lines
+// too long to read: a request is answered with its id when its first bytes
+// show it, and a response fails its [Conn.Request] ([ErrLineTooLong]); see
+// [ConnOptions].MaxLineLength.
 // [Conn.Shutdown] ends a connection gracefully, answering what it has read;
 // [Conn.Close] ends it at once. [Conn.Wait] waits for the Conn's goroutines
 // and handlers, and for the reader's Read in progress, then reports nil

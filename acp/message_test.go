@@ -3,12 +3,15 @@ package acp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -62,7 +65,7 @@ func TestConnMessageReader(t *testing.T) {
 	}
 	want := []string{
 		`{"jsonrpc":"2.0","id":1,"result":{"a":"x\ny"}}` + "\n",
-		`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: line of 161 bytes exceeds the maximum of 100"}}` + "\n",
+		`{"jsonrpc":"2.0","id":2,"error":{"code":-32600,"message":"Invalid request: line of 161 bytes exceeds the maximum of 100"}}` + "\n",
 		`{"jsonrpc":"2.0","id":3,"result":[3]}` + "\n",
 	}
 	if diff := cmp.Diff(want, m.writes); diff != "" {
@@ -94,4 +97,55 @@ func TestConnWritesWholeMessages(t *testing.T) {
 			t.Errorf("a Write was not one message and its newline: %.80q", w)
 		}
 	}
+}
+
+// failing is a MessageReader that fails every request its Conn writes,
+// as a transport of this module does when it cannot deliver one.
+type failing struct {
+	*messages
+	cause error
+}
+
+func (f failing) Write(p []byte) (int, error) {
+	var req struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if err := json.Unmarshal(p, &req); err == nil && req.ID != nil {
+		f.in <- "fail " + string(req.ID)
+	}
+	return f.messages.Write(p)
+}
+
+func (f failing) ReadMessage() ([]byte, error) {
+	msg, err := f.messages.ReadMessage()
+	if id, ok := strings.CutPrefix(string(msg), "fail "); ok {
+		return nil, &transport.RequestError{ID: []byte(id), Err: f.cause}
+	}
+	return msg, err
+}
+
+// TestConnTransportFailure checks that a transport's RequestError fails
+// the request it names with its error, and the connection goes on.
+func TestConnTransportFailure(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cause := errors.New("502 Bad Gateway")
+		f := failing{newMessages(), cause}
+		conn := acp.NewConn(t.Context(), f, f, nil, nil)
+		for range 2 {
+			if _, err := conn.Request(t.Context(), "m", nil); err != cause {
+				t.Errorf("Request = %v, want the transport's error", err)
+			}
+		}
+		// One for no pending request is dropped.
+		f.in <- "fail 99"
+		select {
+		case <-conn.Done():
+			t.Errorf("the connection ended: %v", conn.Wait())
+		default:
+		}
+		close(f.in)
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait = %v", err)
+		}
+	})
 }

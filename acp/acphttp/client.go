@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/coder/websocket"
 )
 
@@ -26,9 +27,11 @@ type DialOptions struct {
 	// "Authorization: Bearer …".
 	Header http.Header
 	// MaxMessageBytes bounds one message from the server: 0 means
-	// [DefaultMaxMessageBytes]. A longer one ends the connection, with
-	// close code 1009 on a WebSocket, and an error matching
-	// [ErrMessageTooLarge] over Streamable HTTP.
+	// [DefaultMaxMessageBytes]. A longer one is skipped, and answered as
+	// [acp.Conn] answers a line too long (see
+	// [acp.ConnOptions].MaxLineLength): a response fails the request it
+	// answers with an error matching [acp.ErrLineTooLong]. The
+	// connection goes on.
 	MaxMessageBytes int
 	// Conn configures the returned [acp.Conn]; nil gives its defaults.
 	// Its MaxLineLength is replaced by MaxMessageBytes.
@@ -65,8 +68,11 @@ func (o *DialOptions) resolve() (DialOptions, error) {
 // connection, whose peer is served by client (nil answers every request
 // with [acp.ErrMethodNotFound]). The first request must be initialize. ctx
 // bounds the upgrade only; the connection lasts until it is closed or the
-// server closes it. Close sends close code 1000; Wait returns nil when
-// the server closes with 1000 or 1001, and otherwise an error from which
+// server closes it. An upgrade the server answers with another status
+// than 101 fails with a [*StatusError]: 401 ([ErrUnauthorized]) for
+// credentials it refuses, 403 ([ErrForbidden]) from a page of another
+// origin. Close sends close code 1000; Wait returns nil when the server
+// closes with 1000 or 1001, and otherwise an error from which
 // [websocket.CloseStatus] reads the code.
 //
 // ACP v1 does not resume a connection. To reconnect, as the RFD gives
@@ -80,18 +86,22 @@ func DialWebSocket(ctx context.Context, url string, client acp.Handler, opts *Di
 	if err != nil {
 		return nil, err
 	}
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: o.Header})
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPClient: o.HTTPClient, HTTPHeader: o.Header})
 	if err != nil {
+		if resp != nil && resp.StatusCode != http.StatusSwitchingProtocols {
+			return nil, newStatusError(resp) // the library keeps 1 KiB of its body
+		}
 		return nil, err
 	}
-	ws.SetReadLimit(int64(o.MaxMessageBytes))
-	c := &wsClient{ws: ws}
+	ws.SetReadLimit(-1) // readMessage bounds what it keeps, and goes on
+	c := &wsClient{ws: ws, max: o.MaxMessageBytes}
 	return acp.NewConn(context.WithoutCancel(ctx), c, c, client, o.Conn), nil
 }
 
 // wsClient is the MessageReader and writer of a client's WebSocket.
 type wsClient struct {
 	ws   *websocket.Conn
+	max  int // bytes of one message
 	buf  *bytes.Buffer
 	once sync.Once
 }
@@ -101,7 +111,8 @@ func (c *wsClient) Read([]byte) (int, error) {
 }
 
 // ReadMessage returns the next text frame; binary frames are skipped, as
-// the RFD says.
+// the RFD says. A message over the maximum is skipped and reported as a
+// *lines.TooLongError, which the Conn answers.
 func (c *wsClient) ReadMessage() ([]byte, error) {
 	if c.buf == nil {
 		c.buf = bufs.Get().(*bytes.Buffer)
@@ -109,8 +120,15 @@ func (c *wsClient) ReadMessage() ([]byte, error) {
 	for {
 		c.buf.Reset()
 		typ, r, err := c.ws.Reader(context.Background())
+		if err == nil && typ != websocket.MessageText {
+			_, err = io.Copy(io.Discard, r)
+			if err == nil {
+				continue
+			}
+		}
+		var tooLong *lines.TooLongError
 		if err == nil {
-			_, err = c.buf.ReadFrom(r)
+			tooLong, err = readMessage(r, c.buf, c.max)
 		}
 		if err != nil {
 			c.putBuf()
@@ -120,9 +138,10 @@ func (c *wsClient) ReadMessage() ([]byte, error) {
 			}
 			return nil, err
 		}
-		if typ == websocket.MessageText {
-			return c.buf.Bytes(), nil
+		if tooLong != nil {
+			return nil, tooLong
 		}
+		return c.buf.Bytes(), nil
 	}
 }
 

@@ -10,11 +10,13 @@ import (
 	"sync"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/tidwall/gjson"
 )
 
 // maxErrorBody bounds, in bytes, what a client keeps of an error
-// response's body, as the official SDK does.
+// response's body ([StatusError.Body]), as the official SDK does.
 const maxErrorBody = 8 << 10
 
 // inboxLength is how many messages from the server a client holds before
@@ -29,13 +31,21 @@ const inboxLength = 64
 // then. A session's stream opens when a response names the session
 // (session/new's), or before the first message for it (session/load's).
 //
-// Failures are reported as the official SDK reports them. A request the
-// server refuses (a status other than 202) gets a JSON-RPC error response
-// whose data is {"status", "body"}, the body cut to 8 KiB; a 409 for a
-// session fails that session's requests until session/load or
-// session/resume attaches it again. 401, 403, 404 and 410, and any
-// failure to send a notification or a response, mean the connection is
-// gone: it ends, and Wait returns the error. Close sends DELETE.
+// A failure is the same error as over a WebSocket, as far as the
+// transports allow. initialize's POST is the WebSocket's upgrade: if it
+// fails (a status other than 200, a body that is not initialize's
+// response, no connection id), the connection ends, Wait returns the
+// error, and so does initialize, wrapped in [acp.ErrClosed]; a status is
+// a [*StatusError]. A request the server refuses with a JSON-RPC error
+// (as a [Server] refuses a message for a session the connection does
+// not hold, past a limit, or too large) fails with that [*acp.Error], as
+// over a WebSocket; one refused with any other body fails with a
+// [*StatusError]. A 409 fails the session's requests until
+// session/load or session/resume attaches it again. 401, 403, 404 and
+// 410 mean the connection is gone, and so does any other failure to
+// send a notification or a response but 409 and 413, which drop the
+// one message: the connection ends, and Wait returns the error. Close
+// sends DELETE.
 //
 // The reconnect path is DialWebSocket's.
 func DialStreamableHTTP(url string, client acp.Handler, opts *DialOptions) (*acp.Conn, error) {
@@ -74,7 +84,7 @@ type streamClient struct {
 	once   sync.Once
 
 	mu       sync.Mutex
-	inbox    [][]byte
+	inbox    []item
 	wake     chan struct{} // signalled when inbox grows or ends
 	room     chan struct{} // signalled when inbox shrinks
 	end      error         // why the input ended; io.EOF for cleanly
@@ -85,6 +95,14 @@ type streamClient struct {
 	failed   map[string]error  // sessions refused 409, until reattached
 	open     int               // session streams running
 	mainEOF  bool              // the connection's stream ended cleanly
+}
+
+// An item is what the inbox holds for the Conn: a message, or an error
+// that does not end the connection: a *transport.RequestError, which
+// fails one request, or a *lines.TooLongError.
+type item struct {
+	msg []byte
+	err error
 }
 
 // A sessionStream is the GET stream of one session.
@@ -98,21 +116,22 @@ func (c *streamClient) Read([]byte) (int, error) {
 }
 
 // ReadMessage returns the next message from the server: from a stream,
-// initialize's response, or an error the client made for a request the
-// server refused. At the end it waits for the streams to stop.
+// initialize's response, or an error response the client made for a
+// request the server refused; or an error for the Conn that does not end
+// it (see item). At the end it waits for the streams to stop.
 func (c *streamClient) ReadMessage() ([]byte, error) {
 	for {
 		c.mu.Lock()
 		if len(c.inbox) > 0 {
-			msg := c.inbox[0]
-			c.inbox[0] = nil
+			it := c.inbox[0]
+			c.inbox[0] = item{}
 			c.inbox = c.inbox[1:]
 			c.mu.Unlock()
 			select {
 			case c.room <- struct{}{}:
 			default:
 			}
-			return msg, nil
+			return it.msg, it.err
 		}
 		if c.ended {
 			err := c.end
@@ -126,9 +145,9 @@ func (c *streamClient) ReadMessage() ([]byte, error) {
 	}
 }
 
-// push queues a message for the Conn. A stream's push waits while the
+// push queues an item for the Conn. A stream's push waits while the
 // inbox is full; the client's own errors do not.
-func (c *streamClient) push(msg []byte, stream bool) bool {
+func (c *streamClient) push(it item, stream bool) bool {
 	for {
 		c.mu.Lock()
 		if c.ended {
@@ -136,7 +155,7 @@ func (c *streamClient) push(msg []byte, stream bool) bool {
 			return false
 		}
 		if !stream || len(c.inbox) < inboxLength {
-			c.inbox = append(c.inbox, msg)
+			c.inbox = append(c.inbox, it)
 			c.mu.Unlock()
 			c.signal()
 			return true
@@ -233,21 +252,11 @@ func (c *streamClient) request(ctx context.Context, method string, body []byte, 
 	return req, nil
 }
 
-// statusError is a status a server answered with other than the one
-// expected, and the start of its body.
-type statusError struct {
-	status int
-	body   []byte
-}
-
-func (e *statusError) Error() string {
-	return fmt.Sprintf("acphttp: %d %s: %s", e.status, http.StatusText(e.status), bytes.TrimSpace(e.body))
-}
-
-func newStatusError(resp *http.Response) *statusError {
+// newStatusError reads the start of an unexpected response's body.
+func newStatusError(resp *http.Response) *StatusError {
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	resp.Body.Close()
-	return &statusError{status: resp.StatusCode, body: body}
+	return &StatusError{StatusCode: resp.StatusCode, Header: resp.Header, Body: body}
 }
 
 // gone reports whether a status means the whole connection is unusable.
@@ -259,33 +268,26 @@ func gone(status int) bool {
 	return false
 }
 
-// fail answers our request id with err, as a JSON-RPC error the Conn
-// hands to the Request waiting for it.
+// fail fails our request id with err. A refusal whose body is a
+// JSON-RPC error response, as a Server answers every refusal it can put
+// in JSON-RPC terms, fails it with that error, as the same refusal does
+// over a WebSocket; any other error fails it as it is.
 func (c *streamClient) fail(id string, err error) {
-	e := &acp.Error{Code: acp.CodeInternalError, Message: err.Error()}
-	var se *statusError
+	var se *StatusError
 	if errors.As(err, &se) {
-		body := string(se.body)
-		data := map[string]any{"status": se.status, "body": body}
-		if gjson.Valid(body) {
-			data["body"] = gjsonRaw(body)
+		if m := acp.Classify(bytes.TrimSpace(se.Body)); m.Kind == acp.KindResponse && m.Err != nil {
+			if line, merr := acp.MarshalErrorResponse(rawID(id), m.Err); merr == nil {
+				c.push(item{msg: line}, false)
+				return
+			}
 		}
-		e = acp.Errorf(acp.CodeInternalError, "%s", se.Error()).WithData(data)
 	}
-	line, merr := acp.MarshalErrorResponse(rawID(id), e)
-	if merr != nil {
-		line, _ = acp.MarshalErrorResponse(rawID(id), &acp.Error{Code: e.Code, Message: e.Message})
-	}
-	c.push(line, false)
+	c.push(item{err: &transport.RequestError{ID: []byte(id), Err: err}}, false)
 }
 
-// gjsonRaw is a JSON body kept as it is in error data.
-type gjsonRaw string
-
-func (r gjsonRaw) MarshalJSON() ([]byte, error) { return []byte(r), nil }
-
 // Write sends one of the Conn's messages: initialize's POST opens the
-// connection; any other is POSTed with its headers.
+// connection; any other is POSTed with its headers. An error ends the
+// connection.
 func (c *streamClient) Write(line []byte) (int, error) {
 	msg := bytes.Clone(bytes.TrimSuffix(line, []byte("\n")))
 	m := inspect(msg)
@@ -293,7 +295,9 @@ func (c *streamClient) Write(line []byte) (int, error) {
 		if m.kind != kindRequest || m.method != acp.Initialize.Name {
 			return 0, errors.New("acphttp: the first message must be initialize")
 		}
-		c.initialize(m, msg)
+		if err := c.initialize(m, msg); err != nil {
+			return 0, err
+		}
 		return len(line), nil
 	}
 	session := m.session
@@ -325,12 +329,12 @@ func (c *streamClient) Write(line []byte) (int, error) {
 	if err == nil {
 		return len(line), nil
 	}
-	var se *statusError
+	var se *StatusError
 	isStatus := errors.As(err, &se)
-	if isStatus && se.status == http.StatusConflict && session != "" {
+	if isStatus && se.StatusCode == http.StatusConflict && session != "" {
 		c.failSession(session, err)
 	}
-	if m.kind == kindRequest && (!isStatus || !gone(se.status)) {
+	if m.kind == kindRequest && (!isStatus || !gone(se.StatusCode)) {
 		c.mu.Lock()
 		_, still := c.pending[m.id]
 		delete(c.pending, m.id)
@@ -342,8 +346,12 @@ func (c *streamClient) Write(line []byte) (int, error) {
 			return len(line), nil
 		}
 	}
-	if isStatus && se.status == http.StatusConflict {
-		return len(line), nil // a notification for a session that is gone
+	if isStatus && (se.StatusCode == http.StatusConflict || se.StatusCode == http.StatusRequestEntityTooLarge) {
+		// A notification for a session that is gone, or a message the
+		// server would not take: it is dropped, as over a WebSocket,
+		// where the server's Conn answers it. A response too large
+		// fails the agent's request it answers.
+		return len(line), nil
 	}
 	return 0, err
 }
@@ -365,49 +373,51 @@ func (c *streamClient) post(msg []byte, session string) error {
 	return nil
 }
 
-// initialize POSTs the initialize request: a 200 opens the connection and
-// its stream, anything else answers the request with the error.
-func (c *streamClient) initialize(m message, msg []byte) {
+// initialize POSTs the initialize request, which opens the connection
+// and its stream, as a WebSocket's upgrade does. Any failure ends the
+// connection: without a connection id, no other message can be sent.
+func (c *streamClient) initialize(m message, msg []byte) error {
 	req, err := c.request(c.ctx, http.MethodPost, msg, "", "")
 	if err != nil {
-		c.fail(m.id, err)
-		return
+		return err
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		c.fail(m.id, err)
-		return
+		return err
 	}
 	if resp.StatusCode != http.StatusOK {
-		c.fail(m.id, newStatusError(resp))
-		return
+		return newStatusError(resp)
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, int64(c.max)+1))
+	body, tooLong, err := readBody(resp.Body, c.max)
 	resp.Body.Close()
-	switch {
-	case err != nil:
-	case len(body) > c.max:
-		err = fmt.Errorf("%w: initialize's response", ErrMessageTooLarge)
-	case inspect(body).kind != kindResponse || inspect(body).id != m.id:
-		err = errors.New("acphttp: initialize's response is not its JSON-RPC response")
+	if err != nil {
+		return fmt.Errorf("acphttp: reading initialize's response: %w", err)
+	}
+	if tooLong == nil {
+		if h := inspect(body); h.kind != kindResponse || h.id != m.id {
+			return errors.New("acphttp: initialize's response is not its JSON-RPC response")
+		}
 	}
 	id := resp.Header.Get(HeaderConnectionID)
-	if id == "" {
+	if id == "" && tooLong == nil {
 		id = gjson.GetBytes(body, "result.connectionId").Str
 	}
-	if err == nil && (id == "" || len(id) > maxIDLength) {
-		err = errors.New("acphttp: initialize's response has no " + HeaderConnectionID)
-	}
-	if err != nil {
-		c.fail(m.id, err)
-		return
+	if id == "" || len(id) > maxIDLength {
+		return errors.New("acphttp: initialize's response has no " + HeaderConnectionID)
 	}
 	c.mu.Lock()
 	c.connID = id
 	c.mu.Unlock()
-	c.push(body, false)
+	if tooLong != nil {
+		// Answered as a WebSocket's message too long is: the Conn fails
+		// initialize from the head, and the connection goes on.
+		c.push(item{err: tooLong}, false)
+	} else {
+		c.push(item{msg: body}, false)
+	}
 	opened := make(chan error, 1)
 	c.spawn(func() { c.stream("", opened) })
+	return nil
 }
 
 // openSession opens session's stream unless it is open, and waits for it.
@@ -506,12 +516,12 @@ func (c *streamClient) stream(session string, opened chan<- error) {
 	if last {
 		defer c.stop(io.EOF)
 	}
-	var se *statusError
+	var se *StatusError
 	switch {
 	case c.ctx.Err() != nil:
-	case errors.As(err, &se) && se.status == http.StatusConflict:
+	case errors.As(err, &se) && se.StatusCode == http.StatusConflict:
 		c.failSession(session, err)
-	case errors.As(err, &se) && gone(se.status):
+	case errors.As(err, &se) && gone(se.StatusCode):
 		c.stop(err)
 	default:
 		if err == nil {
@@ -543,6 +553,14 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 	sse := newSSEReader(resp.Body, c.max)
 	for {
 		data, err := sse.Next()
+		if tooLong, ok := err.(*lines.TooLongError); ok {
+			// Skipped: the Conn answers it from its head, as it answers
+			// a line too long.
+			if !c.push(item{err: tooLong}, true) {
+				return nil
+			}
+			continue
+		}
 		if err == io.EOF {
 			return nil
 		}
@@ -565,7 +583,7 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 				c.spawn(func() { c.openSession(s.Str) })
 			}
 		}
-		if !c.push(data, true) {
+		if !c.push(item{msg: data}, true) {
 			return nil
 		}
 	}

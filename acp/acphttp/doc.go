@@ -21,19 +21,17 @@
 // for WebSockets. The RFD's routing, with the status of every refusal:
 //
 //	GET with Upgrade: websocket  a WebSocket; one message per text frame.
-//	                             101 with Acp-Connection-Id; 403 for an
-//	                             Origin of another host (see
-//	                             ServerOptions.OriginPatterns); 503 past
+//	                             101 with Acp-Connection-Id; 503 past
 //	                             MaxConnections. Close codes: 1002 for a
 //	                             first message other than initialize,
-//	                             1009 for a message over MaxMessageBytes,
 //	                             1008 past a limit, 1001 at shutdown.
 //	POST                         one message. initialize without
 //	                             Acp-Connection-Id opens a connection: 200
 //	                             with the agent's response and the header.
 //	                             Anything else: 202. 415 unless
 //	                             application/json; 413 over
-//	                             MaxMessageBytes; 400 for JSON that is not
+//	                             MaxMessageBytes (see Limits); 400 for
+//	                             JSON that is not
 //	                             an object, a batch, initialize on a
 //	                             connection, no Acp-Connection-Id, a
 //	                             session request without Acp-Session-Id or
@@ -54,6 +52,13 @@
 //
 // Every request first passes ServerOptions.Authenticate: 401 if it
 // refuses, before anything else is read. [BearerToken] is ready-made.
+// Then its Origin: 403 for a page of another host than the request's,
+// over both profiles (see ServerOptions.OriginPatterns).
+//
+// A refusal that concerns one request carries the JSON-RPC error that
+// the same refusal gets over a WebSocket, with the request's id: 409
+// with a -32002 error (Resource not found), 429 with the limit's, 413
+// with a -32600. So a client sees the same error over either profile.
 //
 // # Isolation
 //
@@ -87,6 +92,14 @@
 //	MaxOutputStall     1 min            maxOutputStallMs 60 s
 //	KeepAlive          15 s             15 s, fixed
 //	id length          1024 bytes       maxIdLength 1024
+//
+// A message over MaxMessageBytes, either way, is skipped, and answered
+// as [acp.Conn] answers a line too long (see
+// [acp.ConnOptions].MaxLineLength) from its first bytes: a request
+// gets a -32600 error with its id (in the 413's body over Streamable
+// HTTP), and a response fails the request it answers with an error
+// matching [acp.ErrLineTooLong]. The connection goes on, where the
+// SDK's client ends it.
 //
 // The SDK bounds no connection count and no idle time: a client that
 // opens connections and goes away holds them until the process ends.
@@ -132,7 +145,15 @@
 //     They are ignored here too, and answered with a -32600 error with a
 //     null id, so that the sender learns why.
 //   - The RFD leaves origin checks to a later phase; the SDK makes none.
-//     A cross-origin upgrade is refused here by default.
+//     A request from a page of another origin, upgrade or Streamable
+//     HTTP, is refused here by default.
+//   - The SDK's Streamable HTTP client fails a request whose POST is
+//     refused with a -32603 error whose data is {"status", "body"}.
+//     Here it fails with the JSON-RPC error in the body, as over a
+//     WebSocket, or a [*StatusError] when the body holds none; a failed
+//     initialize ends the connection, as in the SDK, and a 413 for a
+//     notification or a response drops that message rather than end
+//     the connection.
 //   - The SDK refuses (400) a client's response to the agent's request
 //     when its Acp-Session-Id is not the request's session; it is let
 //     through here, since the Conn matches the response to its request.

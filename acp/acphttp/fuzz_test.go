@@ -3,39 +3,47 @@ package acphttp
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
 )
 
 // FuzzSSE reads an event stream from a server, as a client does: it must
 // never panic, never return more than the maximum, and give the data of
-// every complete event as the standard's parser would.
+// every complete event as the standard's parser would, an event over the
+// maximum as its length and head.
 func FuzzSSE(f *testing.F) {
 	for _, s := range []string{
 		"data: {}\n\n",
 		"data: a\ndata: b\n\n: comment\n\ndata:c\r\n\r\n",
 		"\xef\xbb\xbfdata: x\r\rdata: y\n",
 		"event: e\nid: 1\nretry: 5\ndata\n\n",
-		"data: " + strings.Repeat("x", 100) + "\n\n",
+		"data: " + strings.Repeat("x", 100) + "\n\ndata: after\n\n",
+		"data: " + strings.Repeat("x", 60) + "\ndata: " + strings.Repeat("y", 10) + "\n\n",
 	} {
 		f.Add([]byte(s), 3)
 	}
 	f.Fuzz(func(t *testing.T, stream []byte, chunk int) {
 		const max = 64
 		r := newSSEReader(&chunked{b: stream, n: chunk}, max)
-		var got [][]byte
+		var got []string
 		for {
 			data, err := r.Next()
 			if err == io.EOF {
 				break
 			}
-			if errors.Is(err, ErrMessageTooLarge) {
-				return
+			if tooLong, ok := err.(*lines.TooLongError); ok {
+				if tooLong.Max != max {
+					t.Fatalf("%v: max %d", tooLong, tooLong.Max)
+				}
+				got = append(got, fmt.Sprintf("too long: %d bytes, head %q", tooLong.Length, tooLong.Head))
+				continue
 			}
 			if err != nil {
 				t.Fatalf("Next: %v", err)
@@ -43,24 +51,20 @@ func FuzzSSE(f *testing.F) {
 			if len(data) > max {
 				t.Fatalf("an event of %d bytes, more than %d", len(data), max)
 			}
-			got = append(got, data)
+			got = append(got, string(data))
 		}
-		if want := referenceSSE(stream); !equal(got, want) {
-			t.Errorf("events %q, want %q", got, want)
+		var want []string
+		for _, data := range referenceSSE(stream) {
+			if len(data) > max {
+				want = append(want, fmt.Sprintf("too long: %d bytes, head %q", len(data), data[:min(len(data), lines.HeadLength)]))
+				continue
+			}
+			want = append(want, string(data))
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("events (-want +got):\n%s", diff)
 		}
 	})
-}
-
-func equal(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // referenceSSE parses a whole stream as the HTML standard describes it,
@@ -190,7 +194,8 @@ func FuzzConnectionID(f *testing.F) {
 	})
 }
 
-// FuzzHeaders reads the headers the server routes on.
+// FuzzHeaders reads the headers the server routes on, and the Origin it
+// checks.
 func FuzzHeaders(f *testing.F) {
 	f.Add("Upgrade", "websocket, h2c", "text/event-stream;q=1, */*")
 	f.Add("upgrade", "WebSocket", "TEXT/*")
@@ -200,5 +205,8 @@ func FuzzHeaders(f *testing.F) {
 		h.Add("Accept", accept)
 		headerHasToken(h, "Upgrade", "websocket")
 		acceptsEventStream(h)
+		h.Set("Origin", upgrade)
+		s := &Server{opts: ServerOptions{OriginPatterns: []string{accept}}}
+		s.originAllowed(&http.Request{Host: name, Header: h})
 	})
 }

@@ -2,7 +2,6 @@ package acphttp_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -196,8 +195,6 @@ func dial(t *testing.T, p int, url string, h acp.Handler, o *acphttp.DialOptions
 func prompt(ctx context.Context, conn *acp.Conn, session, text string) (acp.PromptResult, error) {
 	return acp.SessionPrompt.Call(ctx, conn, acp.PromptParams{SessionID: session, Prompt: acp.ContentBlocks{acp.TextContent{Text: text}}})
 }
-
-func errorsAs[T error](err error, target *T) bool { return errors.As(err, target) }
 
 // counter counts the updates a client receives.
 type counter struct{ n atomic.Int64 }

@@ -2,7 +2,6 @@ package acphttp
 
 import (
 	"crypto/subtle"
-	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -44,9 +43,6 @@ type Clock interface {
 // sent. It must be safe for concurrent use.
 type Authenticator func(r *http.Request) error
 
-// ErrUnauthorized is the error [BearerToken]'s Authenticator returns.
-var ErrUnauthorized = errors.New("acphttp: unauthorized")
-
 // BearerToken returns an Authenticator that admits a request whose
 // Authorization header is "Bearer " followed by token, compared in
 // constant time. An empty token admits nothing.
@@ -77,15 +73,18 @@ type ServerOptions struct {
 	Clock Clock
 
 	// OriginPatterns are the host patterns (path.Match syntax, such as
-	// "*.example.com") whose pages may open a WebSocket. By default an
-	// upgrade whose Origin header names another host than the request's
-	// is refused 403, so that a web page cannot drive the agent through a
-	// visitor's browser. A request without Origin, as programs send, is
-	// not a browser's and is let through.
+	// "*.example.com"; with "://", scheme and host) whose pages may reach
+	// the agent. By default a request whose Origin header names another
+	// host than the request's is refused 403, a WebSocket upgrade or
+	// Streamable HTTP alike, so that a web page cannot drive the agent
+	// through a visitor's browser. A request without Origin, as programs
+	// send, is not a browser's and is let through.
 	OriginPatterns []string
 
-	// MaxMessageBytes bounds one message from the client: a POST body
-	// (413 over it) or a WebSocket message (close code 1009).
+	// MaxMessageBytes bounds one message from the client, a POST body or
+	// a WebSocket message. A longer one is skipped and answered as
+	// [acp.Conn] answers a line too long, 413 over Streamable HTTP (see
+	// the package doc's Limits); the connection goes on.
 	MaxMessageBytes int
 	// MaxBufferedBytes bounds what a connection makes the server hold, in
 	// each direction: the agent's messages its client has not yet read

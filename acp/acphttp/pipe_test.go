@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
@@ -69,6 +70,16 @@ type pipeEnv struct {
 // test, which must run inside the bubble.
 func newPipeEnv(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) *pipeEnv {
 	t.Helper()
+	srv := newPipeServer(t, agent, opts)
+	env := servePipe(t, srv)
+	env.srv = srv
+	t.Cleanup(func() { srv.Close() }) // before the http.Server's close
+	return env
+}
+
+// newPipeServer returns a Server for a pipeEnv; the caller closes it.
+func newPipeServer(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) *acphttp.Server {
+	t.Helper()
 	if opts.Authenticate == nil {
 		opts.Authenticate = acphttp.NoAuthentication
 	}
@@ -77,8 +88,15 @@ func newPipeEnv(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) *pi
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv
+}
+
+// servePipe serves h on an http.Server over a pipeListener; the env's
+// srv is left nil.
+func servePipe(t *testing.T, h http.Handler) *pipeEnv {
+	t.Helper()
 	l := newPipeListener()
-	hs := &http.Server{Handler: srv}
+	hs := &http.Server{Handler: h}
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
@@ -86,12 +104,15 @@ func newPipeEnv(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) *pi
 	}()
 	tr := &http.Transport{DialContext: l.dial}
 	t.Cleanup(func() {
-		srv.Close()
 		hs.Close()
 		<-served
 		tr.CloseIdleConnections()
+		// A connection whose request body was not read whole (a POST
+		// refused 413) sleeps 500 ms before it closes, to avoid a TCP
+		// reset: in the bubble, that time passes at once.
+		time.Sleep(time.Second)
 	})
-	return &pipeEnv{srv: srv, url: "http://pipe/acp", client: &http.Client{Transport: tr}}
+	return &pipeEnv{url: "http://pipe/acp", client: &http.Client{Transport: tr}}
 }
 
 // dial connects with profile p and initializes.

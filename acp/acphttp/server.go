@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
+	"path"
 	"strings"
 	"sync"
 
@@ -81,6 +83,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
 		return
 	}
+	if !s.originAllowed(r) {
+		s.log.Info("acphttp: request from a page of another origin refused", "method", r.Method, "remote", r.RemoteAddr)
+		http.Error(w, "Forbidden: a page of another origin", http.StatusForbidden)
+		return
+	}
 	switch r.Method {
 	case http.MethodGet:
 		if headerHasToken(r.Header, "Upgrade", "websocket") {
@@ -96,6 +103,34 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
 	}
+}
+
+// originAllowed reports whether r's Origin may reach the agent: none (a
+// program's request), the request's own host, or one that
+// OriginPatterns admits, by the rules of github.com/coder/websocket's
+// AcceptOptions.OriginPatterns.
+func (s *Server) originAllowed(r *http.Request) bool {
+	origin := r.Header.Get("Origin")
+	if origin == "" {
+		return true
+	}
+	u, err := url.Parse(origin)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(r.Host, u.Host) {
+		return true
+	}
+	for _, pattern := range s.opts.OriginPatterns {
+		target := u.Host
+		if strings.Contains(pattern, "://") {
+			target = u.Scheme + "://" + u.Host
+		}
+		if ok, _ := path.Match(strings.ToLower(pattern), strings.ToLower(target)); ok {
+			return true
+		}
+	}
+	return false
 }
 
 // headerHasToken reports whether a comma-separated header holds token,

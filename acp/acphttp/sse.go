@@ -3,14 +3,11 @@ package acphttp
 import (
 	"bufio"
 	"bytes"
-	"errors"
-	"fmt"
 	"io"
-)
+	"math"
 
-// ErrMessageTooLarge is matched by the error a client's connection ends
-// with when the server sends a message over DialOptions.MaxMessageBytes.
-var ErrMessageTooLarge = errors.New("acphttp: message too large")
+	"github.com/acpkit/acpkit/internal/lines"
+)
 
 // An sseReader reads the data of Server-Sent Events, as the HTML
 // standard's event stream format gives them: lines end in CRLF, LF or
@@ -21,8 +18,8 @@ type sseReader struct {
 	r      *bufio.Reader
 	max    int // bytes of one event's data
 	skipLF bool
-	start  bool // at the start of the stream, where a BOM may be
-	line   []byte
+	start  bool   // at the start of the stream, where a BOM may be
+	line   []byte // the start of the line last read
 }
 
 func newSSEReader(r io.Reader, max int) *sseReader {
@@ -31,19 +28,24 @@ func newSSEReader(r io.Reader, max int) *sseReader {
 
 // Next returns the data of the next event that has any, in a slice of
 // its own. It returns io.EOF at the end of the stream (an event cut off
-// by the end is dropped, as the standard says), and an error matching
-// ErrMessageTooLarge for an event over the maximum, after which the
-// stream is unusable.
+// by the end is dropped, as the standard says). An event whose data is
+// over the maximum is skipped to its end and reported as a
+// *lines.TooLongError, with its length and the head of its data; Next
+// then goes on with the next event. Memory stays bounded by the maximum.
 func (s *sseReader) Next() ([]byte, error) {
 	var data []byte
 	have := false
+	var over *lines.TooLongError // set once the event's data is too long
 	for {
-		line, err := s.readLine()
+		line, n, err := s.readLine()
 		if err != nil {
 			return nil, err
 		}
-		if len(line) == 0 {
-			if have {
+		if n == 0 {
+			switch {
+			case over != nil:
+				return nil, over
+			case have:
 				return data, nil
 			}
 			continue
@@ -58,27 +60,49 @@ func (s *sseReader) Next() ([]byte, error) {
 		if string(name) != "data" {
 			continue
 		}
-		n := len(value)
+		// The field's whole value: line holds only the line's start.
+		size := n - int64(len(line)-len(value))
 		if have {
-			n++
+			size++ // the "\n" joining it to the data before
 		}
-		if len(data)+n > s.max {
-			return nil, fmt.Errorf("%w: an event of more than %d bytes", ErrMessageTooLarge, s.max)
+		switch {
+		case over != nil:
+			over.Length += size
+			over.Head = appendHead(over.Head, value, have)
+		case int64(len(data))+size > int64(s.max):
+			head := bytes.Clone(data[:min(len(data), lines.HeadLength)])
+			over = &lines.TooLongError{Length: int64(len(data)) + size, Max: s.max, Head: appendHead(head, value, have)}
+			data = nil
+		default:
+			if have {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
 		}
-		if have {
-			data = append(data, '\n')
-		}
-		data = append(data, value...)
 		have = true
 	}
 }
 
-// readLine returns the next line without its terminator; the slice is
-// valid until the next call. A line longer than the maximum plus room
-// for its field name fails.
-func (s *sseReader) readLine() ([]byte, error) {
+// appendHead appends to head, the first bytes of an event's data, as
+// much as fits in lines.HeadLength of the field value that follows: the
+// "\n" that joins it to the data before, if any, then the value.
+func appendHead(head, value []byte, joined bool) []byte {
+	if joined && len(head) < lines.HeadLength {
+		head = append(head, '\n')
+	}
+	return append(head, value[:min(len(value), lines.HeadLength-len(head))]...)
+}
+
+// readLine returns the start of the next line, without its terminator,
+// and the line's length, 0 for a blank line. It keeps no more than the
+// maximum (or lines.HeadLength if more) plus room for the field's name:
+// the rest of a longer line is read and counted, not kept. The slice is valid until the next call.
+func (s *sseReader) readLine() (line []byte, n int64, err error) {
 	s.line = s.line[:0]
-	limit := s.max + len("data: ")
+	keep := max(s.max, lines.HeadLength) // the head of a long line, too
+	if keep < math.MaxInt-len("data: ") {
+		keep += len("data: ")
+	}
 	if s.start {
 		s.start = false
 		// Peek waits for the BOM's three bytes, which may come in more
@@ -90,7 +114,7 @@ func (s *sseReader) readLine() ([]byte, error) {
 	for {
 		if s.r.Buffered() == 0 {
 			if _, err := s.r.Peek(1); err != nil {
-				return nil, err // a line cut off by the end is dropped
+				return nil, 0, err // a line cut off by the end is dropped
 			}
 		}
 		chunk, _ := s.r.Peek(s.r.Buffered())
@@ -106,16 +130,16 @@ func (s *sseReader) readLine() ([]byte, error) {
 		if i < 0 {
 			end = len(chunk)
 		}
-		if len(s.line)+end > limit {
-			return nil, fmt.Errorf("%w: a line of more than %d bytes", ErrMessageTooLarge, limit)
+		if room := keep - len(s.line); room > 0 {
+			s.line = append(s.line, chunk[:min(end, room)]...)
 		}
-		s.line = append(s.line, chunk[:end]...)
+		n += int64(end)
 		if i < 0 {
 			s.r.Discard(end)
 			continue
 		}
 		s.skipLF = chunk[i] == '\r'
 		s.r.Discard(i + 1)
-		return s.line, nil
+		return s.line, n, nil
 	}
 }

@@ -4,11 +4,14 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
@@ -132,6 +135,9 @@ func TestStreamableStatuses(t *testing.T) {
 		{"POST not an object", http.MethodPost, `7`, []string{acphttp.HeaderConnectionID, a}, 400},
 		{"initialize again", http.MethodPost, `{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"protocolVersion":1}}`, []string{acphttp.HeaderConnectionID, a}, 400},
 		{"POST without a connection", http.MethodPost, `{"jsonrpc":"2.0","method":"x"}`, nil, 400},
+		{"POST from another origin", http.MethodPost, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`, []string{"Origin", "https://evil.example"}, 403},
+		{"GET from another origin", http.MethodGet, "", []string{"Accept", "text/event-stream", acphttp.HeaderConnectionID, a, "Origin", "http://evil.example"}, 403},
+		{"POST from the same origin", http.MethodPost, `{"jsonrpc":"2.0","method":"x"}`, []string{acphttp.HeaderConnectionID, a, "Origin", strings.TrimSuffix(url, "/acp")}, 202},
 		{"POST to an unknown connection", http.MethodPost, `{"jsonrpc":"2.0","method":"x"}`, []string{acphttp.HeaderConnectionID, "nope"}, 404},
 		{"session request without its header", http.MethodPost, prompt, []string{acphttp.HeaderConnectionID, a}, 400},
 		{"session header not the params'", http.MethodPost, prompt, []string{acphttp.HeaderConnectionID, a, acphttp.HeaderSessionID, "other"}, 400},
@@ -203,7 +209,7 @@ func TestAuthentication(t *testing.T) {
 		if p == 1 {
 			conn, _ := profiles[p].dial(t.Context(), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
 			_, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1})
-			if e := (*acp.Error)(nil); !errorsAs(err, &e) || !strings.Contains(e.Message, "401") {
+			if !errors.Is(err, acphttp.ErrUnauthorized) {
 				t.Errorf("%s without the token: initialize: %v", profiles[p].name, err)
 			}
 			conn.Close()
@@ -304,16 +310,31 @@ func TestWebSocketFaults(t *testing.T) {
 		}
 	})
 	t.Run("too large", func(t *testing.T) {
+		// A message too large is answered as a line too long is, from its
+		// first bytes, and the connection goes on.
 		ws := initialize(t)
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","method":"x","params":"`+strings.Repeat("x", 1000)+`"}`))
-		if _, err := read(t, ws); websocket.CloseStatus(err) != websocket.StatusMessageTooBig {
-			t.Errorf("a message too large: %v, want close 1009", err)
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		note := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("x", 1000) + `"}`
+		req := `{"jsonrpc":"2.0","id":"big","method":"x","params":"` + strings.Repeat("x", 1000) + `"}`
+		for _, m := range []string{note, req, `{"jsonrpc":"2.0","id":1,"method":"x/none"}`} {
+			ws.Write(ctx, websocket.MessageText, []byte(m))
 		}
-		// Other connections go on.
-		other := initialize(t)
-		other.Write(context.Background(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
-		if m, err := read(t, other); err != nil || !strings.Contains(m, "sessionId") {
-			t.Errorf("another connection: %s %v", m, err)
+		var got []string
+		for range 3 {
+			_, m, err := ws.Read(ctx)
+			if err != nil {
+				t.Fatalf("reading the answers, for 30 s: %v", err)
+			}
+			got = append(got, string(m))
+		}
+		want := []string{
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid request: line of %d bytes exceeds the maximum of 1000"}}`, len(note)),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":"big","error":{"code":-32600,"message":"Invalid request: line of %d bytes exceeds the maximum of 1000"}}`, len(req)),
+			`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found: x/none"}}`,
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("answers (-want +got):\n%s", diff)
 		}
 	})
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/msghead"
 	"github.com/tidwall/gjson"
 )
 
@@ -27,7 +29,7 @@ type httpConn struct {
 	conn   *acp.Conn
 	ledger *ledger
 
-	in      chan []byte   // the client's messages, for ReadMessage
+	in      chan item     // the client's messages, for ReadMessage
 	stopIn  chan struct{} // closed by CloseRead and Close
 	stopped sync.Once
 
@@ -113,7 +115,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.lim.maxMessage)))
 	if err != nil {
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-			httpError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large: a message may have at most "+strconv.Itoa(s.lim.maxMessage)+" bytes")
+			s.tooLarge(w, r, body)
 			return
 		}
 		httpError(w, http.StatusBadRequest, "Bad Request: reading the body: "+err.Error())
@@ -167,7 +169,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	}
-	if !h.deliver(r.Context(), body) {
+	if !h.deliver(r.Context(), item{msg: body}) {
 		if m.kind == kindRequest {
 			h.ledger.answered(m.id, nil) // never reached the agent
 		}
@@ -177,9 +179,40 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusAccepted)
 }
 
+// tooLarge answers 413 to a POST over MaxMessageBytes, of which body is
+// the start, from what its first bytes show, as the Conn answers a
+// message too long over a WebSocket: a request gets a -32600 error with
+// its id, anything else with a null id, and a response fails the agent's
+// request it answers.
+func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request, body []byte) {
+	max := s.lim.maxMessage
+	why := "Invalid request: message exceeds the maximum of " + strconv.Itoa(max) + " bytes"
+	length := int64(max) + 1
+	if r.ContentLength > int64(max) {
+		length = r.ContentLength
+		why = "Invalid request: message of " + strconv.FormatInt(length, 10) + " bytes exceeds the maximum of " + strconv.Itoa(max)
+	}
+	raw := bytes.Clone(body[:min(len(body), lines.HeadLength)])
+	head := msghead.Read(raw)
+	if head.Kind == msghead.Response {
+		h := s.connection(w, r)
+		if h == nil {
+			return
+		}
+		h.deliver(r.Context(), item{err: &lines.TooLongError{Length: length, Max: max, Head: raw}})
+		httpError(w, http.StatusRequestEntityTooLarge, "Request Entity Too Large: "+why)
+		return
+	}
+	id := acp.NullID
+	if head.Kind == msghead.Request {
+		id = rawID(string(head.ID))
+	}
+	jsonError(w, http.StatusRequestEntityTooLarge, id, acp.Errorf(acp.CodeInvalidRequest, "%s", why))
+}
+
 // deliver hands a message to the Conn; false means the connection ended
 // first, or the client gave up waiting.
-func (h *httpConn) deliver(ctx context.Context, msg []byte) bool {
+func (h *httpConn) deliver(ctx context.Context, msg item) bool {
 	h.mu.Lock()
 	h.posts++
 	h.mu.Unlock()
@@ -204,7 +237,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, m message, b
 		s:        s,
 		id:       newID(),
 		ledger:   newLedger(s.lim.maxSessions, s.lim.maxBuffered),
-		in:       make(chan []byte),
+		in:       make(chan item),
 		stopIn:   make(chan struct{}),
 		initID:   m.id,
 		initResp: make(chan []byte, 1),
@@ -220,7 +253,7 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, m message, b
 	s.live(&h.ready, h.conn)
 	go h.run()
 	var resp []byte
-	if h.deliver(r.Context(), body) {
+	if h.deliver(r.Context(), item{msg: body}) {
 		select {
 		case resp = <-h.initResp:
 		case <-h.conn.Done():
@@ -334,11 +367,12 @@ func (h *httpConn) Read([]byte) (int, error) {
 	return 0, errors.New("acphttp: Read on a MessageReader")
 }
 
-// ReadMessage returns the next message a POST delivered.
+// ReadMessage returns the next message a POST delivered, or a
+// *lines.TooLongError for a response too large to take.
 func (h *httpConn) ReadMessage() ([]byte, error) {
 	select {
-	case msg := <-h.in:
-		return msg, nil
+	case it := <-h.in:
+		return it.msg, it.err
 	case <-h.stopIn:
 		return nil, io.EOF
 	}

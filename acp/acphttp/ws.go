@@ -69,16 +69,15 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set(HeaderConnectionID, c.id)
 	s.setCookie(w)
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{
-		OriginPatterns: s.opts.OriginPatterns,
-		OnPongReceived: func(context.Context, []byte) { c.heard.Add(1) },
+		InsecureSkipVerify: true, // ServeHTTP has checked the origin
+		OnPongReceived:     func(context.Context, []byte) { c.heard.Add(1) },
 	})
 	if err != nil {
-		// Accept has answered: 403 for a cross-origin upgrade, 426 for a
-		// malformed one.
+		// Accept has answered: 426 for a malformed upgrade.
 		s.log.Info("acphttp: WebSocket upgrade refused", "remote", r.RemoteAddr, "error", err)
 		return
 	}
-	ws.SetReadLimit(int64(s.lim.maxMessage))
+	ws.SetReadLimit(-1) // readMessage bounds what it keeps, and goes on
 	c.ws = ws
 	c.pingCtx, c.stopPing = context.WithCancel(s.ctx)
 	c.conn = acp.NewConn(s.ctx, c, c, s.agent, s.connOptions())
@@ -167,7 +166,9 @@ func (c *wsConn) Read([]byte) (int, error) { return 0, errors.New("acphttp: Read
 // ReadMessage returns the client's next text frame that may reach the
 // agent. It answers the others itself: a binary frame (which the RFD
 // ignores) with an Invalid Request error, a message for a session the
-// connection does not hold or past a limit with its JSON-RPC error.
+// connection does not hold or past a limit with its JSON-RPC error. A
+// message over MaxMessageBytes is skipped and reported as a
+// *lines.TooLongError, which the Conn answers as a line too long.
 func (c *wsConn) ReadMessage() ([]byte, error) {
 	c.putBuf()
 	for {
@@ -187,8 +188,14 @@ func (c *wsConn) ReadMessage() ([]byte, error) {
 			continue
 		}
 		c.buf = bufs.Get().(*bytes.Buffer)
-		if _, err := c.buf.ReadFrom(r); err != nil {
+		tooLong, err := readMessage(r, c.buf, c.s.lim.maxMessage)
+		if err != nil {
 			return nil, c.readError(err)
+		}
+		if tooLong != nil {
+			c.s.log.Info("acphttp: message too large", "connection", c.id, "bytes", tooLong.Length)
+			c.putBuf()
+			return nil, tooLong
 		}
 		msg := c.buf.Bytes()
 		m := inspect(msg)
