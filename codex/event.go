@@ -1,6 +1,10 @@
 package codex
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/acpkit/acpkit/cli"
+)
 
 // Event is one thing a line of `codex exec --json` output reports. The set
 // of event types is closed: it is exactly the types in this package whose
@@ -80,25 +84,24 @@ const (
 )
 
 // ToolKind is the kind of action a tool call takes: what it does to the
-// user's files, the shell or the web, for an editor to show. Packages
-// claude and gemini have the same type, with the same constants and values
-// (package bridge maps them onto the Agent Client Protocol's tool kinds).
-type ToolKind string
+// user's files, the shell or the web, for an editor to show. It is
+// [cli.ToolKind], the same type in packages claude, codex and gemini
+// (package bridge maps it onto the Agent Client Protocol's tool kinds).
+type ToolKind = cli.ToolKind
 
 // Tool kinds. ParseLine sets the Kind of each tool call event from the
 // item's type and content.
 const (
-	ToolKindRead    ToolKind = "read"
-	ToolKindEdit    ToolKind = "edit"
-	ToolKindDelete  ToolKind = "delete"
-	ToolKindMove    ToolKind = "move"
-	ToolKindSearch  ToolKind = "search"
-	ToolKindExecute ToolKind = "execute"
-	ToolKindThink   ToolKind = "think"
-	ToolKindFetch   ToolKind = "fetch"
-	// ToolKindSwitchMode is never set: no Codex tool switches modes.
-	ToolKindSwitchMode ToolKind = "switch_mode"
-	ToolKindOther      ToolKind = "other"
+	ToolKindRead       = cli.ToolKindRead
+	ToolKindEdit       = cli.ToolKindEdit
+	ToolKindDelete     = cli.ToolKindDelete
+	ToolKindMove       = cli.ToolKindMove
+	ToolKindSearch     = cli.ToolKindSearch
+	ToolKindExecute    = cli.ToolKindExecute
+	ToolKindThink      = cli.ToolKindThink
+	ToolKindFetch      = cli.ToolKindFetch
+	ToolKindSwitchMode = cli.ToolKindSwitchMode // never set: no Codex tool switches modes
+	ToolKindOther      = cli.ToolKindOther
 )
 
 // Text is the agent's message to the user (an "agent_message" item), whole:
