@@ -3,7 +3,10 @@
 // one switch where it would otherwise write three:
 //
 //   - [ToolKind]: the kind of action a tool call takes, with the same
-//     constants for every CLI.
+//     constants for every CLI;
+//   - [ExitKind]: what a CLI's exit status means, each package's
+//     ExitStatus.Kind returning one of the same constants, and
+//     [ExitStatus], what those ExitStatus types have in common.
 //
 // The CLI packages name these through aliases (claude.ToolKind is
 // cli.ToolKind), so code written against one package keeps compiling and
