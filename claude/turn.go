@@ -2,7 +2,8 @@ package claude
 
 import (
 	"cmp"
-	"errors"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // Turn accumulates one run of `claude -p`: feed it the run's stdout line by
@@ -159,7 +160,7 @@ func (t *Turn) Err() error {
 	var e *RunError
 	switch err := t.result.Err(t.apiErr); {
 	case !t.hasResult && t.exited:
-		e = &RunError{reason: ErrNoResult}
+		e = runError(ErrNoResult, "")
 		if t.apiErr != nil {
 			e.Type, e.Message, e.Status = t.apiErr.Type, t.apiErr.Text, t.apiErr.Status
 		}
@@ -168,7 +169,7 @@ func (t *Turn) Err() error {
 	case err != nil:
 		e = err.(*RunError)
 	case t.exited && t.exit.Kind() != ExitSuccess:
-		e = &RunError{reason: ErrFailed}
+		e = runError(ErrFailed, "")
 	default:
 		return nil
 	}
@@ -177,61 +178,58 @@ func (t *Turn) Err() error {
 }
 
 // Reasons a run fails, for errors.Is on the error [Turn.Err] and
-// [Result.Err] return.
+// [Result.Err] return. They are package cli's, the same errors in
+// packages claude, codex and gemini.
 var (
 	// ErrResumeNotFound: the resumed conversation does not exist.
-	ErrResumeNotFound = errors.New("claude: resumed conversation not found")
+	ErrResumeNotFound = cli.ErrResumeNotFound
 	// ErrMaxTurns: the run reached its maximum number of agentic turns
 	// (--max-turns).
-	ErrMaxTurns = errors.New("claude: maximum turns reached")
+	ErrMaxTurns = cli.ErrMaxTurns
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
 	// included (see [ParseResetTime]).
-	ErrAPI = errors.New("claude: API error")
+	ErrAPI = cli.ErrAPI
 	// ErrNoResult: the process ended without a result line.
-	ErrNoResult = errors.New("claude: run ended without a result")
+	ErrNoResult = cli.ErrNoResult
 	// ErrFailed: the run failed for another reason, named by the
 	// [*RunError]'s Message.
-	ErrFailed = errors.New("claude: run failed")
+	ErrFailed = cli.ErrFailed
 )
 
-// RunError says why a run failed. errors.Is matches it with one of
+// RunError says why a run failed: [cli.RunError], the same type in
+// packages claude, codex and gemini. errors.Is matches it with one of
 // [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI], [ErrNoResult] and
-// [ErrFailed].
-type RunError struct {
-	// Exit is the process's exit status; meaningful only when Exited,
-	// which only [Turn.Err] sets.
-	Exit   ExitStatus
-	Exited bool
-	// Type is the API error's type ("api_error_type": "rate_limit_error",
-	// "overloaded_error", …) for a run that failed at the API or ended
-	// without a result after an API error; "" when none is named.
-	Type string
-	// Message is the CLI's own words: the API error line's text for a run
-	// that failed at the API, else the result's errors joined, or its
-	// text; "" when there are none.
-	Message string
-	// Status is the HTTP status of the request that failed the run, for
-	// a run that failed at the API ([ErrAPI]) or ended without a result
-	// after an API error ([ErrNoResult]); 0 when none is named.
-	Status int
-	reason error
+// [ErrFailed]. This package fills it in so:
+//
+//   - Exit is the process's exit status, a [ExitStatus]; Exited is set
+//     only by [Turn.Err].
+//   - Type is the API error's type ("api_error_type": "rate_limit_error",
+//     "overloaded_error", …) for a run that failed at the API or ended
+//     without a result after an API error; "" when none is named.
+//   - Message is the CLI's own words: the API error line's text for a run
+//     that failed at the API, else the result's errors joined, or its
+//     text; "" when there are none.
+//   - Status is the HTTP status of the request that failed the run, for a
+//     run that failed at the API ([ErrAPI]) or ended without a result
+//     after an API error ([ErrNoResult]); 0 when none is named.
+type RunError = cli.RunError
+
+// reasonText is each reason in this package's words, which begin a
+// RunError's text.
+var reasonText = map[error]string{
+	ErrResumeNotFound: "claude: resumed conversation not found",
+	ErrMaxTurns:       "claude: maximum turns reached",
+	ErrAPI:            "claude: API error",
+	ErrNoResult:       "claude: run ended without a result",
+	ErrFailed:         "claude: run failed",
 }
 
-// Error names the reason, the message and the exit status.
-func (e *RunError) Error() string {
-	s := e.reason.Error()
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	if e.Exited {
-		s += " (" + e.Exit.String() + ")"
-	}
-	return s
+// runError returns a RunError for reason with message.
+func runError(reason error, message string) *RunError {
+	e := cli.NewRunError(reason, reasonText[reason])
+	e.Message = message
+	return e
 }
-
-// Unwrap returns the reason: one of the sentinel errors listed on
-// [RunError].
-func (e *RunError) Unwrap() error { return e.reason }
 
 // Err returns nil for a result that reports success, and otherwise a
 // [*RunError] saying why the run failed: the resumed conversation does not
@@ -244,11 +242,12 @@ func (e *RunError) Unwrap() error { return e.reason }
 func (r Result) Err(apiErr *APIError) error {
 	switch {
 	case r.ResumeNotFound():
-		return &RunError{reason: ErrResumeNotFound, Message: joinErrors(r)}
+		return runError(ErrResumeNotFound, joinErrors(r))
 	case r.Subtype == "error_max_turns":
-		return &RunError{reason: ErrMaxTurns, Message: joinErrors(r)}
+		return runError(ErrMaxTurns, joinErrors(r))
 	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
-		e := &RunError{reason: ErrAPI, Type: r.APIErrorType, Message: r.Text, Status: r.APIErrorStatus}
+		e := runError(ErrAPI, r.Text)
+		e.Type, e.Status = r.APIErrorType, r.APIErrorStatus
 		if apiErr != nil {
 			e.Message = apiErr.Text
 			e.Status = cmp.Or(apiErr.Status, e.Status)
@@ -256,7 +255,7 @@ func (r Result) Err(apiErr *APIError) error {
 		}
 		return e
 	case r.Failed():
-		return &RunError{reason: ErrFailed, Message: joinErrors(r)}
+		return runError(ErrFailed, joinErrors(r))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/acpkit/acpkit/claude"
@@ -40,5 +41,44 @@ func TestExitKindIsShared(t *testing.T) {
 	}
 	if s := cli.ExitKind(9).String(); s != "ExitKind(9)" {
 		t.Errorf("ExitKind(9).String() = %q, want ExitKind(9): 9 names no kind", s)
+	}
+}
+
+// TestRunErrorIsShared checks that a failed run of any CLI is one error
+// type, matched by the same reasons, while its text keeps each CLI's
+// words.
+func TestRunErrorIsShared(t *testing.T) {
+	ct := codex.NewTurn("")
+	events, _ := ct.Feed([]byte(`{"type":"turn.failed","error":{"message":"unexpected status 500 Internal Server Error: boom"}}`), nil)
+	ct.Finish(1, events)
+	gt := gemini.NewTurn("")
+	gt.Finish(-1, nil)
+	var claudeTurn claude.Turn
+	claudeTurn.Finish(2, nil)
+
+	tests := []struct {
+		err    error
+		reason error
+		text   string
+		status int
+		exit   cli.ExitStatus
+	}{
+		{ct.Err(), cli.ErrAPI, "codex: API error: unexpected status 500 Internal Server Error: boom (exit status 1 (failure))", 500, codex.ExitStatus(1)},
+		{gt.Err(), claude.ErrNoResult, "gemini: run ended without a result (killed by a signal)", 0, gemini.ExitStatus(-1)},
+		{claudeTurn.Err(), gemini.ErrNoResult, "claude: run ended without a result (exit status 2 (unknown))", 0, claude.ExitStatus(2)},
+	}
+	for _, tt := range tests {
+		var re *cli.RunError
+		if !errors.As(tt.err, &re) {
+			t.Errorf("%v is not a *cli.RunError", tt.err)
+			continue
+		}
+		if !errors.Is(tt.err, tt.reason) || re.Error() != tt.text || re.Status != tt.status || re.Exit != tt.exit || !re.Exited {
+			t.Errorf("got %q (status %d, exit %v), want %q matching %v (status %d, exit %v)",
+				re.Error(), re.Status, re.Exit, tt.text, tt.reason, tt.status, tt.exit)
+		}
+	}
+	if bare := cli.NewRunError(cli.ErrFailed, ""); bare.Error() != "run failed" || !errors.Is(bare, codex.ErrFailed) {
+		t.Errorf("NewRunError(ErrFailed, \"\") = %q", bare.Error())
 	}
 }

@@ -6,11 +6,16 @@
 //     constants for every CLI;
 //   - [ExitKind]: what a CLI's exit status means, each package's
 //     ExitStatus.Kind returning one of the same constants, and
-//     [ExitStatus], what those ExitStatus types have in common.
+//     [ExitStatus], what those ExitStatus types have in common;
+//   - [RunError] and its reasons [ErrResumeNotFound], [ErrMaxTurns],
+//     [ErrAPI], [ErrNoResult] and [ErrFailed]: why a run or a turn failed,
+//     one errors.As and one errors.Is for every CLI.
 //
 // The CLI packages name these through aliases (claude.ToolKind is
-// cli.ToolKind), so code written against one package keeps compiling and
-// works with the others too. What differs between the CLIs stays in
+// cli.ToolKind, codex.ErrAPI is cli.ErrAPI), so code written against one
+// package keeps compiling and works with the others too; each package's
+// documentation says what its RunError's fields hold, and the error's text
+// keeps that CLI's words. What differs between the CLIs stays in
 // their packages: the events, the command lines, the stored sessions.
 //
 // The package is pure: it reads and writes nothing.
