@@ -82,3 +82,20 @@ func TestRunErrorIsShared(t *testing.T) {
 		t.Errorf("NewRunError(ErrFailed, \"\") = %q", bare.Error())
 	}
 }
+
+// TestLineTooLongIsShared checks that each package's error for a line
+// over its maximum matches the one sentinel.
+func TestLineTooLongIsShared(t *testing.T) {
+	for _, err := range []error{
+		&claude.LineTooLongError{Length: 10, Max: 5},
+		&codex.LineTooLongError{Length: 10, Max: 5},
+		&gemini.LineTooLongError{Length: 10, Max: 5},
+	} {
+		if !errors.Is(err, cli.ErrLineTooLong) || !errors.Is(err, claude.ErrLineTooLong) {
+			t.Errorf("%T does not match cli.ErrLineTooLong", err)
+		}
+	}
+	if claude.ErrNotPending != cli.ErrNotPending || claude.ErrCancelled != cli.ErrCancelled || claude.ErrOutputEnded != cli.ErrOutputEnded {
+		t.Error("claude.Session's errors are not package cli's")
+	}
+}

@@ -9,7 +9,13 @@
 //     [ExitStatus], what those ExitStatus types have in common;
 //   - [RunError] and its reasons [ErrResumeNotFound], [ErrMaxTurns],
 //     [ErrAPI], [ErrNoResult] and [ErrFailed]: why a run or a turn failed,
-//     one errors.As and one errors.Is for every CLI.
+//     one errors.As and one errors.Is for every CLI;
+//   - [ErrLineTooLong]: a line of output or of a stored session longer
+//     than the reader's maximum, which each package's LineTooLongError
+//     matches;
+//   - [ErrNotPending], [ErrCancelled] and [ErrOutputEnded]: what the
+//     client of a long-lived CLI process (claude.Session, codex.Session)
+//     cannot answer or wait for.
 //
 // The CLI packages name these through aliases (claude.ToolKind is
 // cli.ToolKind, codex.ErrAPI is cli.ErrAPI), so code written against one
