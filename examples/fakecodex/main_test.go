@@ -288,3 +288,46 @@ func TestSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestAppServer runs the binary as `codex app-server` over each capture
+// of the real one, with the captured client's lines on its standard input:
+// it must answer with the captured server's lines, write the capture's
+// stderr, and exit 0 at the end of its input, as the real server did.
+func TestAppServer(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(testdata, "appserver", "*.ndjson"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no app-server captures: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := codextest.ReadAppServerTranscript(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdin, stdout strings.Builder
+			for _, r := range recs {
+				switch {
+				case r.Dir == codextest.DirClient:
+					stdin.Write(append(r.Msg, '\n'))
+				case r.Dir == codextest.DirServer && r.Msg != nil:
+					stdout.Write(append(r.Msg, '\n'))
+				}
+			}
+			stderr, err := os.ReadFile(strings.TrimSuffix(path, ".ndjson") + ".stderr")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runFake(t, []string{codextest.EnvTranscript + "=" + path}, stdin.String(), "app-server", "-c", "model_providers.mock.request_max_retries=1")
+			want := fakebin.Result{Code: 0, Stdout: stdout.String(), Stderr: string(stderr)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("fakecodex app-server mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
