@@ -150,8 +150,9 @@ var (
 //
 //   - Exit is the process's exit status, an [ExitStatus]; meaningful only
 //     when Exited.
-//   - Type is the error's type as the CLI names it; `codex exec` names
-//     none, so it is "".
+//   - Type is the error's type as the CLI names it: `codex exec` names
+//     none, so it is ""; for a turn of a [Session], the [TurnError]'s
+//     Kind ([TurnEnd.Err]).
 //   - Message is the CLI's own words: the message of the [TurnFailed], or
 //     of the last [APIError] when there is no TurnFailed or it has no
 //     message; "" when there are none.
