@@ -6,26 +6,25 @@
 package tssdk
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
+
+	"github.com/acpkit/acpkit/internal/npmcache"
 )
 
 // Version is the SDK's version, whose schemas acp/schema and
 // acp/acpv2/schema hold.
 const Version = "2.4.0"
 
-// packages are the SDK and what the scripts import beside it, pinned.
-var packages = []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"}
-
-var (
-	once   sync.Once
-	prefix string
-	err    error
-)
+// sdk is the SDK and what the scripts import beside it, pinned.
+var sdk = npmcache.Set{
+	Folder:    "ts-sdk-" + Version,
+	Env:       "ACPKIT_TS_SDK_DIR",
+	Packages:  []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"},
+	Installed: []string{"node_modules/@agentclientprotocol/sdk/package.json", "node_modules/zod/package.json", "node_modules/ws/package.json"},
+}
 
 // Dir returns the npm prefix holding the SDK's node_modules, installing
 // it the first time: into $ACPKIT_TS_SDK_DIR when set, else under the
@@ -36,7 +35,7 @@ func Dir(t testing.TB) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
-	once.Do(func() { prefix, err = install() })
+	prefix, err := sdk.Dir()
 	if err != nil {
 		t.Fatalf("installing the TypeScript SDK: %v", err)
 	}
@@ -73,57 +72,4 @@ func Command(t testing.TB, script string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(t.Context(), "node", append([]string{name}, args...)...)
 	cmd.Dir = dir
 	return cmd
-}
-
-// install installs the packages unless they are, and returns the prefix.
-// Test binaries of several packages may install at once: each installs
-// into a directory of its own and renames it into place, and the first
-// rename wins.
-func install() (string, error) {
-	dir := os.Getenv("ACPKIT_TS_SDK_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(cache, "acpkit", "ts-sdk-"+Version)
-	}
-	if installed(dir) {
-		return dir, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install: %v\n%s", err, out)
-	}
-	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-		// dir exists but is not an installation: an older layout.
-		if err := os.RemoveAll(dir); err != nil {
-			return "", err
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			return "", err
-		}
-	}
-	if !installed(dir) {
-		return "", fmt.Errorf("npm installed no SDK %s into %s", Version, dir)
-	}
-	return dir, nil
-}
-
-// installed reports whether dir holds every package.
-func installed(dir string) bool {
-	for _, p := range []string{"@agentclientprotocol/sdk", "zod", "ws"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
-			return false
-		}
-	}
-	return true
 }
