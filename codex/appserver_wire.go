@@ -8,10 +8,14 @@ import (
 	"strings"
 )
 
+//go:generate go test -run TestAppServerSchema -refresh-schema
+
 // The app-server's messages as they are on the wire: one struct per
 // message of the protocol's JSON schema that [Session] reads or writes,
 // named wire…, with the members it uses. TestAppServerSchema checks each
-// against the schema vendored in testdata/appserver. They are decoded with
+// against the schema vendored in testdata/appserver/schema.json, which
+// `go generate ./codex` refreshes from the real CLI of AppServerVersion
+// (installed with npm into the user's cache). They are decoded with
 // encoding/json, leniently (see [decodeWire]): a member of an unexpected
 // type is left zero and the rest is kept, so that a newer server never
 // breaks an older client.
