@@ -160,7 +160,7 @@ func (t *Turn) Err() error {
 	var e *RunError
 	switch err := t.result.Err(t.apiErr); {
 	case !t.hasResult && t.exited:
-		e = runError(ErrNoResult, "")
+		e = reasons.RunError(ErrNoResult, "")
 		if t.apiErr != nil {
 			e.Type, e.Message, e.Status = t.apiErr.Type, t.apiErr.Text, t.apiErr.Status
 		}
@@ -169,7 +169,7 @@ func (t *Turn) Err() error {
 	case err != nil:
 		e = err.(*RunError)
 	case t.exited && t.exit.Kind() != ExitSuccess:
-		e = runError(ErrFailed, "")
+		e = reasons.RunError(ErrFailed, "")
 	default:
 		return nil
 	}
@@ -214,21 +214,14 @@ var (
 //     after an API error ([ErrNoResult]); 0 when none is named.
 type RunError = cli.RunError
 
-// reasonText is each reason in this package's words, which begin a
+// reasons are the reasons in this package's words, which begin a
 // RunError's text.
-var reasonText = map[error]string{
+var reasons = cli.Reasons{
 	ErrResumeNotFound: "claude: resumed conversation not found",
 	ErrMaxTurns:       "claude: maximum turns reached",
 	ErrAPI:            "claude: API error",
 	ErrNoResult:       "claude: run ended without a result",
 	ErrFailed:         "claude: run failed",
-}
-
-// runError returns a RunError for reason with message.
-func runError(reason error, message string) *RunError {
-	e := cli.NewRunError(reason, reasonText[reason])
-	e.Message = message
-	return e
 }
 
 // Err returns nil for a result that reports success, and otherwise a
@@ -242,11 +235,11 @@ func runError(reason error, message string) *RunError {
 func (r Result) Err(apiErr *APIError) error {
 	switch {
 	case r.ResumeNotFound():
-		return runError(ErrResumeNotFound, joinErrors(r))
+		return reasons.RunError(ErrResumeNotFound, joinErrors(r))
 	case r.Subtype == "error_max_turns":
-		return runError(ErrMaxTurns, joinErrors(r))
+		return reasons.RunError(ErrMaxTurns, joinErrors(r))
 	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
-		e := runError(ErrAPI, r.Text)
+		e := reasons.RunError(ErrAPI, r.Text)
 		e.Type, e.Status = r.APIErrorType, r.APIErrorStatus
 		if apiErr != nil {
 			e.Message = apiErr.Text
@@ -255,7 +248,7 @@ func (r Result) Err(apiErr *APIError) error {
 		}
 		return e
 	case r.Failed():
-		return runError(ErrFailed, joinErrors(r))
+		return reasons.RunError(ErrFailed, joinErrors(r))
 	}
 	return nil
 }

@@ -78,8 +78,8 @@ func TestRunErrorIsShared(t *testing.T) {
 				re.Error(), re.Status, re.Exit, tt.text, tt.reason, tt.status, tt.exit)
 		}
 	}
-	if bare := cli.NewRunError(cli.ErrFailed, ""); bare.Error() != "run failed" || !errors.Is(bare, codex.ErrFailed) {
-		t.Errorf("NewRunError(ErrFailed, \"\") = %q", bare.Error())
+	if bare := (cli.Reasons{}).RunError(cli.ErrFailed, ""); bare.Error() != "run failed" || !errors.Is(bare, codex.ErrFailed) {
+		t.Errorf("Reasons{}.RunError(ErrFailed, \"\") = %q", bare.Error())
 	}
 }
 

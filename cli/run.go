@@ -44,11 +44,15 @@ type RunError struct {
 	text   string
 }
 
-// NewRunError returns a RunError for reason, one of the reasons above.
-// text is the reason in the CLI package's words, which begin the error's
-// text ("codex: resumed thread not found"); "" means reason's own.
-func NewRunError(reason error, text string) *RunError {
-	return &RunError{reason: reason, text: text}
+// Reasons are the reasons a run fails in one CLI package's words, which
+// begin the text of its RunErrors: {ErrAPI: "codex: API error", …}.
+type Reasons map[error]string
+
+// RunError returns a RunError for reason, one of the reasons above, with
+// message as its Message; its text begins with reason in r's words, or
+// reason's own when r has none.
+func (r Reasons) RunError(reason error, message string) *RunError {
+	return &RunError{reason: reason, text: r[reason], Message: message}
 }
 
 // Error names the reason, the message and the exit status.

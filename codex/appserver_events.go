@@ -196,7 +196,7 @@ func (t TurnEnd) Err() error {
 	if te.APIError() {
 		reason = ErrAPI
 	}
-	e := runError(reason, te.Message)
+	e := reasons.RunError(reason, te.Message)
 	e.Type, e.Status = te.Kind, te.HTTPStatus
 	if e.Status == 0 {
 		e.Status = kindStatus[te.Kind]

@@ -164,20 +164,13 @@ var (
 //     names one, and for a run that failed otherwise.
 type RunError = cli.RunError
 
-// reasonText is each reason in this package's words, which begin a
+// reasons are the reasons in this package's words, which begin a
 // RunError's text.
-var reasonText = map[error]string{
+var reasons = cli.Reasons{
 	ErrResumeNotFound: "codex: resumed thread not found",
 	ErrAPI:            "codex: API error",
 	ErrNoResult:       "codex: run ended without the end of its turn",
 	ErrFailed:         "codex: run failed",
-}
-
-// runError returns a RunError for reason with message.
-func runError(reason error, message string) *RunError {
-	e := cli.NewRunError(reason, reasonText[reason])
-	e.Message = message
-	return e
 }
 
 // Err returns nil while the run has not failed, and otherwise a
@@ -192,20 +185,20 @@ func (t *Turn) Err() error {
 		// The CLI reports a request that failed for good as an APIError
 		// first, often in words that name no status or limit.
 		msg := cmp.Or(f.Message, t.apiErr.Message)
-		e = runError(ErrFailed, msg)
+		e = reasons.RunError(ErrFailed, msg)
 		if f.Status != 0 || isLimit(f.Message) || t.hasAPIErr {
-			e = runError(ErrAPI, msg)
+			e = reasons.RunError(ErrAPI, msg)
 			e.Status = cmp.Or(f.Status, t.apiErr.Status, t.retryStatus)
 		}
 	case TurnCompleted:
 		if !t.exited || t.exit.Kind() == ExitSuccess {
 			return nil
 		}
-		e = runError(ErrFailed, "")
+		e = reasons.RunError(ErrFailed, "")
 	case ResumeFailed:
-		e = runError(ErrResumeNotFound, "")
+		e = reasons.RunError(ErrResumeNotFound, "")
 	case NoResult:
-		e = runError(ErrNoResult, t.apiErr.Message)
+		e = reasons.RunError(ErrNoResult, t.apiErr.Message)
 		e.Status = cmp.Or(t.apiErr.Status, t.retryStatus)
 	default:
 		return nil

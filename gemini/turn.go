@@ -203,9 +203,9 @@ var (
 //     The exit status may hold it too ([ExitStatus.HTTPStatus]).
 type RunError = cli.RunError
 
-// reasonText is each reason in this package's words, which begin a
+// reasons are the reasons in this package's words, which begin a
 // RunError's text.
-var reasonText = map[error]string{
+var reasons = cli.Reasons{
 	ErrResumeNotFound: "gemini: resumed session not found",
 	ErrMaxTurns:       "gemini: maximum session turns reached",
 	ErrAPI:            "gemini: API error",
@@ -249,8 +249,8 @@ func (t *Turn) Err() error {
 	default:
 		return nil
 	}
-	e := cli.NewRunError(reason, reasonText[reason])
+	e := reasons.RunError(reason, msg)
 	e.Exit, e.Exited = t.exit, t.exited
-	e.Type, e.Message, e.Status = typ, msg, status
+	e.Type, e.Status = typ, status
 	return e
 }
