@@ -4,6 +4,7 @@ import (
 	"cmp"
 
 	"github.com/acpkit/acpkit/cli"
+	"github.com/acpkit/acpkit/internal/lines"
 )
 
 // Turn accumulates one run of `claude -p`: feed it the run's stdout line by
@@ -61,24 +62,11 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 	return t.feed(line, events, n, offset)
 }
 
-// lineCounter numbers the lines given to Feed, one per call, and finds
-// their offsets by adding up their lengths, counting a "\n" after a line
-// given without one.
-type lineCounter struct {
-	n      int64 // lines counted
-	offset int64 // offset of the next line
-}
+// lineCounter numbers the lines given to Feed (see [lines.Counter]).
+type lineCounter struct{ lines.Counter }
 
 // next counts line and returns its number and offset.
-func (c *lineCounter) next(line []byte) (n, offset int64) {
-	c.n++
-	offset = c.offset
-	c.offset += int64(len(line))
-	if len(line) == 0 || line[len(line)-1] != '\n' {
-		c.offset++
-	}
-	return c.n, offset
-}
+func (c *lineCounter) next(line []byte) (n, offset int64) { return c.Next(line) }
 
 // feed is Feed for the line numbered n, starting at offset.
 func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, error) {

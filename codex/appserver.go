@@ -80,7 +80,7 @@ type Session struct {
 	turns    map[string]string  // the turn under way, by thread id
 	pending  []Pending          // requests waiting for an answer, both ways, in order
 	ended    bool               // the server's output has ended
-	lines    lineCounter        // the lines given to Feed
+	lines    lines.Counter      // the lines given to Feed
 }
 
 // call is a request the Session sent.
@@ -386,23 +386,6 @@ func (s *Session) unpend(id string, fromCLI bool) {
 	}
 }
 
-// lineCounter numbers the lines given to Feed.
-type lineCounter struct {
-	n      int64 // lines counted
-	offset int64 // offset of the next line
-}
-
-// next counts line and returns its number and offset.
-func (c *lineCounter) next(line []byte) (n, offset int64) {
-	c.n++
-	offset = c.offset
-	c.offset += int64(len(line))
-	if len(line) == 0 || line[len(line)-1] != '\n' {
-		c.offset++
-	}
-	return c.n, offset
-}
-
 // Feed parses one line of the server's output, appends its events to
 // events and returns the extended slice. Besides the item events it
 // shares with `codex exec` (see [Event]), a line gives:
@@ -428,7 +411,7 @@ func (c *lineCounter) next(line []byte) (n, offset int64) {
 // keep feeding lines. Blank lines give nothing. Feed never writes.
 func (s *Session) Feed(line []byte, events []Event) ([]Event, error) {
 	s.mu.Lock()
-	n, offset := s.lines.next(line)
+	n, offset := s.lines.Next(line)
 	s.mu.Unlock()
 	return s.feed(line, events, n, offset)
 }
