@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/acpkit/acpkit/internal/fakecli"
 	"github.com/acpkit/acpkit/internal/jsonscan"
 	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/members"
@@ -116,7 +117,7 @@ func isObject(raw []byte) bool {
 func ServeAppServer(ctx context.Context, records []AppServerRecord, stdin io.Reader, stdout io.Writer) error {
 	done := make(chan struct{})
 	defer close(done)
-	p := appPlayer{ctx: ctx, stdout: stdout, in: readClient(stdin, done), ids: map[string]string{}}
+	p := appPlayer{ctx: ctx, stdout: stdout, in: fakecli.ReadLines(stdin, maxInputLine, done), ids: map[string]string{}}
 	for i, rec := range records {
 		var err error
 		switch rec.Dir {
@@ -135,49 +136,10 @@ func ServeAppServer(ctx context.Context, records []AppServerRecord, stdin io.Rea
 	if err != nil {
 		return err
 	}
-	if in.err == nil {
-		return fmt.Errorf("%w: the transcript has ended, but the client wrote %s", ErrDeparted, clip(in.line))
+	if in.Err == nil {
+		return fmt.Errorf("%w: the transcript has ended, but the client wrote %s", ErrDeparted, clip(in.Line))
 	}
 	return nil
-}
-
-// clientLine is one line the client wrote, or the error that ended its
-// input.
-type clientLine struct {
-	line []byte
-	err  error
-}
-
-// readClient reads the client's lines in a goroutine until the end of r,
-// or until done is closed and its current Read returns.
-func readClient(r io.Reader, done <-chan struct{}) <-chan clientLine {
-	ch := make(chan clientLine)
-	go func() {
-		send := func(in clientLine) bool {
-			select {
-			case ch <- in:
-				return true
-			case <-done:
-				return false
-			}
-		}
-		if r == nil {
-			send(clientLine{err: io.EOF})
-			return
-		}
-		lr := lines.NewReader(r, maxInputLine)
-		for {
-			line, err := lr.Next()
-			if err != nil {
-				send(clientLine{err: err})
-				return
-			}
-			if !send(clientLine{line: bytes.Clone(line)}) {
-				return
-			}
-		}
-	}()
-	return ch
 }
 
 // maxInputLine bounds a line of the client's; a turn carrying images stays
@@ -188,15 +150,15 @@ const maxInputLine = 64 << 20
 type appPlayer struct {
 	ctx    context.Context
 	stdout io.Writer
-	in     <-chan clientLine
+	in     <-chan fakecli.Input
 	ids    map[string]string // the transcript's request ids -> the client's, as JSON text
 }
 
 // next waits for the client's next line.
-func (p *appPlayer) next() (clientLine, error) {
+func (p *appPlayer) next() (fakecli.Input, error) {
 	select {
 	case <-p.ctx.Done():
-		return clientLine{}, p.ctx.Err()
+		return fakecli.Input{}, p.ctx.Err()
 	case in := <-p.in:
 		return in, nil
 	}
@@ -231,10 +193,10 @@ func (p *appPlayer) expect(n int, rec AppServerRecord) error {
 	if err != nil {
 		return err
 	}
-	if in.err != nil {
-		return fmt.Errorf("%w: record %d expects %s, got the end of the client's input (%v)", ErrDeparted, n, want, in.err)
+	if in.Err != nil {
+		return fmt.Errorf("%w: record %d expects %s, got the end of the client's input (%v)", ErrDeparted, n, want, in.Err)
 	}
-	line := bytes.TrimSpace(in.line)
+	line := bytes.TrimSpace(in.Line)
 	if !isObject(line) {
 		// The real server answers such a line with an error and goes
 		// on; a client that writes one has a bug a test wants to see.
