@@ -78,15 +78,9 @@ func approvalPolicyJSON(p ApprovalPolicy) json.RawMessage {
 // StartThread starts a thread (thread/start). The server then sends a
 // [ThreadStarted].
 func (s *Session) StartThread(ctx context.Context, opts ThreadOptions) (ThreadResult, error) {
-	o, err := threadOptions(opts)
-	if err != nil {
-		return ThreadResult{}, err
-	}
-	var w wireThreadResponse
-	if err := s.requestInto(ctx, "thread/start", wireThreadStartParams{o, opts.Ephemeral}, &w, ""); err != nil {
-		return ThreadResult{}, err
-	}
-	return w.result(), nil
+	return s.openThread(ctx, "thread/start", opts, func(o wireThreadOptions) any {
+		return wireThreadStartParams{o, opts.Ephemeral}
+	})
 }
 
 // ResumeThread loads a thread of the CLI's store into this process, to go
@@ -97,16 +91,9 @@ func (s *Session) ResumeThread(ctx context.Context, threadID string, opts Thread
 	if threadID == "" {
 		return ThreadResult{}, fmt.Errorf("%w: no thread id", ErrInvalidInput)
 	}
-	o, err := threadOptions(opts)
-	if err != nil {
-		return ThreadResult{}, err
-	}
-	var w wireThreadResponse
-	p := wireThreadResumeParams{ThreadID: threadID, wireThreadOptions: o, ExcludeTurns: opts.WithoutTurns}
-	if err := s.requestInto(ctx, "thread/resume", p, &w, ""); err != nil {
-		return ThreadResult{}, err
-	}
-	return w.result(), nil
+	return s.openThread(ctx, "thread/resume", opts, func(o wireThreadOptions) any {
+		return wireThreadResumeParams{ThreadID: threadID, wireThreadOptions: o, ExcludeTurns: opts.WithoutTurns}
+	})
 }
 
 // ForkThread starts a new thread holding a copy of the thread's turns
@@ -115,13 +102,20 @@ func (s *Session) ForkThread(ctx context.Context, threadID string, opts ThreadOp
 	if threadID == "" {
 		return ThreadResult{}, fmt.Errorf("%w: no thread id", ErrInvalidInput)
 	}
+	return s.openThread(ctx, "thread/fork", opts, func(o wireThreadOptions) any {
+		return wireThreadForkParams{ThreadID: threadID, wireThreadOptions: o, Ephemeral: opts.Ephemeral, ExcludeTurns: opts.WithoutTurns}
+	})
+}
+
+// openThread sends method, a thread method whose params params makes of
+// opts' wire form, and reads its answer.
+func (s *Session) openThread(ctx context.Context, method string, opts ThreadOptions, params func(wireThreadOptions) any) (ThreadResult, error) {
 	o, err := threadOptions(opts)
 	if err != nil {
 		return ThreadResult{}, err
 	}
 	var w wireThreadResponse
-	p := wireThreadForkParams{ThreadID: threadID, wireThreadOptions: o, Ephemeral: opts.Ephemeral, ExcludeTurns: opts.WithoutTurns}
-	if err := s.requestInto(ctx, "thread/fork", p, &w, ""); err != nil {
+	if err := s.requestInto(ctx, method, params(o), &w, ""); err != nil {
 		return ThreadResult{}, err
 	}
 	return w.result(), nil
