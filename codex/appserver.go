@@ -457,7 +457,8 @@ func (s *Session) feed(line []byte, events []Event, n, offset int64) ([]Event, e
 // Events keeps no goroutine and reads r only while the loop asks for the
 // next event. Only one Events loop, or Feed caller, should read a
 // process's output; other goroutines may send requests and answers
-// meanwhile.
+// meanwhile. A loop stopped before the end of r leaves the calls waiting
+// for an answer to their contexts.
 func (s *Session) Events(r io.Reader) iter.Seq2[Event, error] {
 	return s.events(r, MaxLineLength)
 }
