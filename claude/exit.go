@@ -3,6 +3,8 @@ package claude
 import (
 	"strconv"
 	"strings"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // ExitStatus is the exit code of `claude -p`, as os.ProcessState.ExitCode
@@ -11,15 +13,16 @@ import (
 // that exits 1 after a [Result] failed for the reason the result gives.
 type ExitStatus int
 
-// ExitKind is what an [ExitStatus] means, for a switch.
-type ExitKind uint8
+// ExitKind is what an [ExitStatus] means, for a switch: [cli.ExitKind],
+// the same type in packages claude, codex and gemini.
+type ExitKind = cli.ExitKind
 
 // What the CLI's exit codes mean.
 const (
-	ExitSuccess  ExitKind = iota // 0: the run succeeded
-	ExitFailure                  // 1: the run failed, a resume was refused, or the CLI refused its command line
-	ExitSignaled                 // -1: a signal ended the process
-	ExitOther                    // any other code
+	ExitSuccess  = cli.ExitSuccess  // 0: the run succeeded
+	ExitFailure  = cli.ExitFailure  // 1: the run failed, a resume was refused, or the CLI refused its command line
+	ExitSignaled = cli.ExitSignaled // -1: a signal ended the process
+	ExitOther    = cli.ExitOther    // any other code
 )
 
 // Kind returns what the status means.
@@ -41,21 +44,6 @@ func (s ExitStatus) String() string {
 		return "killed by a signal"
 	}
 	return "exit status " + strconv.Itoa(int(s)) + " (" + s.Kind().String() + ")"
-}
-
-var exitKindNames = [...]string{
-	ExitSuccess:  "success",
-	ExitFailure:  "failure",
-	ExitSignaled: "killed by a signal",
-	ExitOther:    "unknown",
-}
-
-// String names the kind, as "failure".
-func (k ExitKind) String() string {
-	if int(k) < len(exitKindNames) {
-		return exitKindNames[k]
-	}
-	return "ExitKind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // joinErrors is a failed result's own words: its error messages, or its

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -12,25 +11,28 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/acpkit/acpkit/cli"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
 
 // Errors of answering a request of the CLI that is not waiting for one.
 // Nothing is written then.
+// They are package cli's, the same errors as codex.Session's.
 var (
 	// ErrNotPending is the error of an answer to a request the Session
 	// does not hold: never read, already answered, or sent without an id.
-	ErrNotPending = errors.New("claude: no such pending request")
+	ErrNotPending = cli.ErrNotPending
 	// ErrCancelled is the error of an answer to a request the CLI withdrew
 	// ([ControlCancel]): the answer is not needed, and dropping it is the
 	// right outcome.
-	ErrCancelled = errors.New("claude: request cancelled by the CLI")
+	ErrCancelled = cli.ErrCancelled
 )
 
 // ErrOutputEnded is the error of a [Session.Request] whose answer can no
 // longer come: the CLI's output, read by [Session.Events], ended first.
-var ErrOutputEnded = errors.New("claude: the CLI's output ended before its answer")
+// It is [cli.ErrOutputEnded].
+var ErrOutputEnded = cli.ErrOutputEnded
 
 // Session is the client side of one long-lived CLI process in
 // streaming-input mode (see [SessionCommandLine]): it writes user turns,
@@ -343,7 +345,7 @@ func (s *Session) Deny(r PermissionRequest, message string, interrupt bool) erro
 // [MCPRequest], or whatever a newer request expects.
 func (s *Session) Respond(r Request, payload json.RawMessage) error {
 	if r == nil {
-		return fmt.Errorf("%w: nil request", ErrNotPending)
+		return fmt.Errorf("claude: %w: nil request", ErrNotPending)
 	}
 	line, err := successLine(r.RequestID(), payload)
 	if err != nil {
@@ -356,7 +358,7 @@ func (s *Session) Respond(r Request, payload json.RawMessage) error {
 // message.
 func (s *Session) RespondError(r Request, message string) error {
 	if r == nil {
-		return fmt.Errorf("%w: nil request", ErrNotPending)
+		return fmt.Errorf("claude: %w: nil request", ErrNotPending)
 	}
 	line, err := errorLine(r.RequestID(), message)
 	if err != nil {
@@ -383,7 +385,7 @@ func (s *Session) Decline(r Request) error {
 	case MCPRequest:
 		return s.Respond(r, mcpDecline(r))
 	case nil:
-		return fmt.Errorf("%w: nil request", ErrNotPending)
+		return fmt.Errorf("claude: %w: nil request", ErrNotPending)
 	case UnknownRequest:
 		return s.RespondError(r, "Unsupported control request subtype: "+r.Subtype)
 	}
@@ -428,9 +430,9 @@ func (s *Session) answer(id string, line []byte) error {
 		cancelled := s.cancelled[id]
 		s.mu.Unlock()
 		if cancelled {
-			return fmt.Errorf("answering request %q: %w", id, ErrCancelled)
+			return fmt.Errorf("answering request %q: claude: %w", id, ErrCancelled)
 		}
-		return fmt.Errorf("answering request %q: %w", id, ErrNotPending)
+		return fmt.Errorf("answering request %q: claude: %w", id, ErrNotPending)
 	}
 	delete(s.requests, id)
 	s.unpend(id, true)

@@ -1,12 +1,12 @@
 package claude
 
 import (
-	"errors"
 	"io"
 	"iter"
 	"strconv"
 	"strings"
 
+	"github.com/acpkit/acpkit/cli"
 	"github.com/acpkit/acpkit/internal/lines"
 )
 
@@ -16,8 +16,9 @@ import (
 const MaxLineLength = 64 << 20
 
 // ErrLineTooLong is matched (with [errors.Is]) by the [*LineTooLongError]
-// that [Turn.Events] yields for a line longer than [MaxLineLength].
-var ErrLineTooLong = errors.New("claude: line too long")
+// that [Turn.Events] yields for a line longer than [MaxLineLength]. It is
+// [cli.ErrLineTooLong], which every CLI package's LineTooLongError matches.
+var ErrLineTooLong = cli.ErrLineTooLong
 
 // LineTooLongError reports a line longer than the maximum. The line has
 // been skipped whole, not kept.

@@ -1,23 +1,25 @@
 package claude
 
+import "github.com/acpkit/acpkit/cli"
+
 // ToolKind is the kind of action a tool call takes: what it does to the
-// user's files, the shell or the web, for an editor to show. Packages
-// codex and gemini have the same type, with the same constants and values
-// (package bridge maps them onto the Agent Client Protocol's tool kinds).
-type ToolKind string
+// user's files, the shell or the web, for an editor to show. It is
+// [cli.ToolKind], the same type in packages claude, codex and gemini
+// (package bridge maps it onto the Agent Client Protocol's tool kinds).
+type ToolKind = cli.ToolKind
 
 // Tool kinds. [ToolKindOf] maps the CLI's built-in tool names to them.
 const (
-	ToolKindRead       ToolKind = "read"
-	ToolKindEdit       ToolKind = "edit"
-	ToolKindDelete     ToolKind = "delete" // no Claude Code tool deletes
-	ToolKindMove       ToolKind = "move"   // no Claude Code tool moves
-	ToolKindSearch     ToolKind = "search"
-	ToolKindExecute    ToolKind = "execute"
-	ToolKindThink      ToolKind = "think"
-	ToolKindFetch      ToolKind = "fetch"
-	ToolKindSwitchMode ToolKind = "switch_mode"
-	ToolKindOther      ToolKind = "other"
+	ToolKindRead       = cli.ToolKindRead
+	ToolKindEdit       = cli.ToolKindEdit
+	ToolKindDelete     = cli.ToolKindDelete // no Claude Code tool deletes
+	ToolKindMove       = cli.ToolKindMove   // no Claude Code tool moves
+	ToolKindSearch     = cli.ToolKindSearch
+	ToolKindExecute    = cli.ToolKindExecute
+	ToolKindThink      = cli.ToolKindThink
+	ToolKindFetch      = cli.ToolKindFetch
+	ToolKindSwitchMode = cli.ToolKindSwitchMode
+	ToolKindOther      = cli.ToolKindOther
 )
 
 // ToolKindOf returns the kind of action of the tool named name: execute

@@ -2,7 +2,9 @@ package claude
 
 import (
 	"cmp"
-	"errors"
+
+	"github.com/acpkit/acpkit/cli"
+	"github.com/acpkit/acpkit/internal/lines"
 )
 
 // Turn accumulates one run of `claude -p`: feed it the run's stdout line by
@@ -60,24 +62,11 @@ func (t *Turn) Feed(line []byte, events []Event) ([]Event, error) {
 	return t.feed(line, events, n, offset)
 }
 
-// lineCounter numbers the lines given to Feed, one per call, and finds
-// their offsets by adding up their lengths, counting a "\n" after a line
-// given without one.
-type lineCounter struct {
-	n      int64 // lines counted
-	offset int64 // offset of the next line
-}
+// lineCounter numbers the lines given to Feed (see [lines.Counter]).
+type lineCounter struct{ lines.Counter }
 
 // next counts line and returns its number and offset.
-func (c *lineCounter) next(line []byte) (n, offset int64) {
-	c.n++
-	offset = c.offset
-	c.offset += int64(len(line))
-	if len(line) == 0 || line[len(line)-1] != '\n' {
-		c.offset++
-	}
-	return c.n, offset
-}
+func (c *lineCounter) next(line []byte) (n, offset int64) { return c.Next(line) }
 
 // feed is Feed for the line numbered n, starting at offset.
 func (t *Turn) feed(line []byte, events []Event, n, offset int64) ([]Event, error) {
@@ -159,7 +148,7 @@ func (t *Turn) Err() error {
 	var e *RunError
 	switch err := t.result.Err(t.apiErr); {
 	case !t.hasResult && t.exited:
-		e = &RunError{reason: ErrNoResult}
+		e = reasons.RunError(ErrNoResult, "")
 		if t.apiErr != nil {
 			e.Type, e.Message, e.Status = t.apiErr.Type, t.apiErr.Text, t.apiErr.Status
 		}
@@ -168,7 +157,7 @@ func (t *Turn) Err() error {
 	case err != nil:
 		e = err.(*RunError)
 	case t.exited && t.exit.Kind() != ExitSuccess:
-		e = &RunError{reason: ErrFailed}
+		e = reasons.RunError(ErrFailed, "")
 	default:
 		return nil
 	}
@@ -177,61 +166,51 @@ func (t *Turn) Err() error {
 }
 
 // Reasons a run fails, for errors.Is on the error [Turn.Err] and
-// [Result.Err] return.
+// [Result.Err] return. They are package cli's, the same errors in
+// packages claude, codex and gemini.
 var (
 	// ErrResumeNotFound: the resumed conversation does not exist.
-	ErrResumeNotFound = errors.New("claude: resumed conversation not found")
+	ErrResumeNotFound = cli.ErrResumeNotFound
 	// ErrMaxTurns: the run reached its maximum number of agentic turns
 	// (--max-turns).
-	ErrMaxTurns = errors.New("claude: maximum turns reached")
+	ErrMaxTurns = cli.ErrMaxTurns
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
 	// included (see [ParseResetTime]).
-	ErrAPI = errors.New("claude: API error")
+	ErrAPI = cli.ErrAPI
 	// ErrNoResult: the process ended without a result line.
-	ErrNoResult = errors.New("claude: run ended without a result")
+	ErrNoResult = cli.ErrNoResult
 	// ErrFailed: the run failed for another reason, named by the
 	// [*RunError]'s Message.
-	ErrFailed = errors.New("claude: run failed")
+	ErrFailed = cli.ErrFailed
 )
 
-// RunError says why a run failed. errors.Is matches it with one of
+// RunError says why a run failed: [cli.RunError], the same type in
+// packages claude, codex and gemini. errors.Is matches it with one of
 // [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI], [ErrNoResult] and
-// [ErrFailed].
-type RunError struct {
-	// Exit is the process's exit status; meaningful only when Exited,
-	// which only [Turn.Err] sets.
-	Exit   ExitStatus
-	Exited bool
-	// Type is the API error's type ("api_error_type": "rate_limit_error",
-	// "overloaded_error", …) for a run that failed at the API or ended
-	// without a result after an API error; "" when none is named.
-	Type string
-	// Message is the CLI's own words: the API error line's text for a run
-	// that failed at the API, else the result's errors joined, or its
-	// text; "" when there are none.
-	Message string
-	// Status is the HTTP status of the request that failed the run, for
-	// a run that failed at the API ([ErrAPI]) or ended without a result
-	// after an API error ([ErrNoResult]); 0 when none is named.
-	Status int
-	reason error
-}
+// [ErrFailed]. This package fills it in so:
+//
+//   - Exit is the process's exit status, a [ExitStatus]; Exited is set
+//     only by [Turn.Err].
+//   - Type is the API error's type ("api_error_type": "rate_limit_error",
+//     "overloaded_error", …) for a run that failed at the API or ended
+//     without a result after an API error; "" when none is named.
+//   - Message is the CLI's own words: the API error line's text for a run
+//     that failed at the API, else the result's errors joined, or its
+//     text; "" when there are none.
+//   - Status is the HTTP status of the request that failed the run, for a
+//     run that failed at the API ([ErrAPI]) or ended without a result
+//     after an API error ([ErrNoResult]); 0 when none is named.
+type RunError = cli.RunError
 
-// Error names the reason, the message and the exit status.
-func (e *RunError) Error() string {
-	s := e.reason.Error()
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	if e.Exited {
-		s += " (" + e.Exit.String() + ")"
-	}
-	return s
+// reasons are the reasons in this package's words, which begin a
+// RunError's text.
+var reasons = cli.Reasons{
+	ErrResumeNotFound: "claude: resumed conversation not found",
+	ErrMaxTurns:       "claude: maximum turns reached",
+	ErrAPI:            "claude: API error",
+	ErrNoResult:       "claude: run ended without a result",
+	ErrFailed:         "claude: run failed",
 }
-
-// Unwrap returns the reason: one of the sentinel errors listed on
-// [RunError].
-func (e *RunError) Unwrap() error { return e.reason }
 
 // Err returns nil for a result that reports success, and otherwise a
 // [*RunError] saying why the run failed: the resumed conversation does not
@@ -244,11 +223,12 @@ func (e *RunError) Unwrap() error { return e.reason }
 func (r Result) Err(apiErr *APIError) error {
 	switch {
 	case r.ResumeNotFound():
-		return &RunError{reason: ErrResumeNotFound, Message: joinErrors(r)}
+		return reasons.RunError(ErrResumeNotFound, joinErrors(r))
 	case r.Subtype == "error_max_turns":
-		return &RunError{reason: ErrMaxTurns, Message: joinErrors(r)}
+		return reasons.RunError(ErrMaxTurns, joinErrors(r))
 	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
-		e := &RunError{reason: ErrAPI, Type: r.APIErrorType, Message: r.Text, Status: r.APIErrorStatus}
+		e := reasons.RunError(ErrAPI, r.Text)
+		e.Type, e.Status = r.APIErrorType, r.APIErrorStatus
 		if apiErr != nil {
 			e.Message = apiErr.Text
 			e.Status = cmp.Or(apiErr.Status, e.Status)
@@ -256,7 +236,7 @@ func (r Result) Err(apiErr *APIError) error {
 		}
 		return e
 	case r.Failed():
-		return &RunError{reason: ErrFailed, Message: joinErrors(r)}
+		return reasons.RunError(ErrFailed, joinErrors(r))
 	}
 	return nil
 }

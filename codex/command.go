@@ -1,7 +1,8 @@
 package codex
 
 // Sandbox is the CLI's sandbox policy for the commands the agent runs
-// (--sandbox).
+// (--sandbox; the app-server's thread methods take it too, and
+// [Sandbox.Policy] gives what turn/start takes).
 type Sandbox string
 
 // The CLI's sandbox policies.

@@ -1,5 +1,7 @@
 // Package codex reads the output of the OpenAI Codex CLI, so that a Go
-// program can drive `codex exec --json` as a coding agent.
+// program can drive it as a coding agent: one turn per process with
+// `codex exec --json`, or a long-lived `codex app-server` through a
+// [Session].
 //
 // Run as `codex exec --json`, the CLI prints one JSON object per line, from
 // "thread.started" to "turn.completed" or "turn.failed", with the agent's
@@ -10,7 +12,8 @@
 // item type it does not know is reported as an [UnknownItem], and a line
 // that is not JSON is an error the caller can log before reading on.
 //
-// The package is pure: it starts no process, reads no file and no clock.
+// The package is pure: it starts no process, reads no file and no clock;
+// a Session reads and writes only the reader and writer it is given.
 //
 // # Reading a run
 //
@@ -62,6 +65,41 @@
 // rate limit "try again in 11.054s". [ParseResetTime] reads either, with
 // the caller passing the current time in the CLI's zone; it takes the
 // parameters package claude's and package gemini's ParseResetTime take.
+//
+// # A long-lived app-server
+//
+// `codex app-server` is the CLI's JSON-RPC interface on stdio: one process
+// holds threads (conversations), each a sequence of turns, and streams
+// each turn's items as they happen, asking the client before it runs a
+// command or changes a file. [Session] is its client, written against
+// [AppServerVersion]: [Session.Initialize], then [Session.StartThread] (or
+// [Session.ResumeThread], [Session.ForkThread]) and [Session.StartTurn]
+// with [Input] made of text, images and resources; [Session.Interrupt]
+// stops a turn without stopping the process. The thread methods
+// ([Session.ListThreads], [Session.ReadThread], [Session.ListTurns],
+// [Session.SetThreadName], [Session.ArchiveThread]) and
+// [Session.ListModels], each model with its reasoning efforts, are typed;
+// [Session.Request] sends any other method.
+//
+// The process's output is read by one loop over [Session.Events]: the
+// items of `codex exec` come as the same events ([Text], [Reasoning],
+// [CommandExecution], [FileChange], [WebSearch], [MCPToolCall], with
+// their thread and turn), the text and reasoning as they stream
+// ([TextDelta], [ReasoningDelta]), a command's output live
+// ([CommandOutputDelta]), and the rest of the protocol as typed events:
+// token usage counted over the whole thread ([TokenUsage]), rate-limit
+// windows ([RateLimits]), errors ([ErrorNotification]) and the end of
+// each turn ([TurnEnd], whose Err is a [*RunError] as [Turn.Err] gives).
+// The server's approval requests ([CommandApproval],
+// [FileChangeApproval], and [Elicitation] for an MCP tool) are answered
+// with [Session.Decide]: accept, accept for the session, decline or
+// cancel. What this package does not model is kept raw
+// ([UnknownNotification], [UnknownRequest], [UnknownItem]); a line that
+// is not JSON is reported where it is and reading goes on; a process that
+// dies mid-turn ends the loop with an error wrapping [ErrOutputEnded].
+//
+// Package codextest replays recorded transcripts of the real server in
+// both directions, so that a client is tested without the CLI.
 //
 // # Stored sessions
 //

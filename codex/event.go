@@ -1,10 +1,24 @@
 package codex
 
-import "encoding/json"
+import (
+	"encoding/json"
 
-// Event is one thing a line of `codex exec --json` output reports. The set
-// of event types is closed: it is exactly the types in this package whose
-// names are listed below, so a type switch over them is complete.
+	"github.com/acpkit/acpkit/cli"
+)
+
+// Event is one thing a line of `codex exec --json` output, or of `codex
+// app-server` output read by a [Session], reports. The set of event types
+// is closed: it is exactly the types in this package whose names are
+// listed below, so a type switch over them is complete.
+//
+// Both read the same items as the same events: [Text], [Reasoning],
+// [CommandExecution], [FileChange], [WebSearch], [MCPToolCall] and
+// [UnknownItem]. A Session sets their ThreadID and TurnID, which `codex
+// exec` (one turn of one thread per run) leaves empty, and the members
+// only the app-server sends; it reports the rest of the protocol with the
+// Session's own events, listed on [Session.Feed].
+//
+// Of `codex exec`:
 //
 //   - [ThreadStarted], [TurnStarted]: the run has begun.
 //   - [Text], [Reasoning]: the agent's message and its reasoning summary,
@@ -29,13 +43,21 @@ type Event interface {
 // ThreadStarted is the first line of a run ("thread.started"). ThreadID
 // names the thread (the conversation) to pass to `codex exec resume`; the
 // CLI prints it nowhere else.
+//
+// A [Session] reports the app-server's "thread/started" notification as a
+// ThreadStarted too, with the whole Thread; nil from `codex exec`.
 type ThreadStarted struct {
 	ThreadID string
+	Thread   *Thread `json:",omitempty"`
 }
 
 // TurnStarted reports that the CLI sent the prompt to the model
-// ("turn.started").
-type TurnStarted struct{}
+// ("turn.started"; the app-server's "turn/started", which names the thread
+// and the turn).
+type TurnStarted struct {
+	ThreadID string `json:",omitempty"`
+	TurnID   string `json:",omitempty"`
+}
 
 // Phase is the point in an item's life that an item line reports.
 type Phase uint8
@@ -80,45 +102,55 @@ const (
 )
 
 // ToolKind is the kind of action a tool call takes: what it does to the
-// user's files, the shell or the web, for an editor to show. Packages
-// claude and gemini have the same type, with the same constants and values
-// (package bridge maps them onto the Agent Client Protocol's tool kinds).
-type ToolKind string
+// user's files, the shell or the web, for an editor to show. It is
+// [cli.ToolKind], the same type in packages claude, codex and gemini
+// (package bridge maps it onto the Agent Client Protocol's tool kinds).
+type ToolKind = cli.ToolKind
 
 // Tool kinds. ParseLine sets the Kind of each tool call event from the
 // item's type and content.
 const (
-	ToolKindRead    ToolKind = "read"
-	ToolKindEdit    ToolKind = "edit"
-	ToolKindDelete  ToolKind = "delete"
-	ToolKindMove    ToolKind = "move"
-	ToolKindSearch  ToolKind = "search"
-	ToolKindExecute ToolKind = "execute"
-	ToolKindThink   ToolKind = "think"
-	ToolKindFetch   ToolKind = "fetch"
-	// ToolKindSwitchMode is never set: no Codex tool switches modes.
-	ToolKindSwitchMode ToolKind = "switch_mode"
-	ToolKindOther      ToolKind = "other"
+	ToolKindRead       = cli.ToolKindRead
+	ToolKindEdit       = cli.ToolKindEdit
+	ToolKindDelete     = cli.ToolKindDelete
+	ToolKindMove       = cli.ToolKindMove
+	ToolKindSearch     = cli.ToolKindSearch
+	ToolKindExecute    = cli.ToolKindExecute
+	ToolKindThink      = cli.ToolKindThink
+	ToolKindFetch      = cli.ToolKindFetch
+	ToolKindSwitchMode = cli.ToolKindSwitchMode // never set: no Codex tool switches modes
+	ToolKindOther      = cli.ToolKindOther
 )
 
 // Text is the agent's message to the user (an "agent_message" item), whole:
 // the CLI prints agent text only once it is complete. ItemID names the item
 // within this run; ids restart at "item_0" in every process.
+//
+// A [Session] reports an "agentMessage" item as a Text once it is
+// complete, its text having come as [TextDelta] events meanwhile; an
+// interrupted turn leaves its last message without one.
 type Text struct {
-	ItemID string
-	Text   string
+	ItemID   string
+	Text     string
+	ThreadID string `json:",omitempty"`
+	TurnID   string `json:",omitempty"`
 }
 
 // Reasoning is a summary of the model's reasoning (a "reasoning" item),
-// whole, like [Text].
+// whole, like [Text]. From a [Session], Text is the summary's parts
+// joined by blank lines, which came as [ReasoningDelta] events meanwhile.
 type Reasoning struct {
-	ItemID string
-	Text   string
+	ItemID   string
+	Text     string
+	ThreadID string `json:",omitempty"`
+	TurnID   string `json:",omitempty"`
 }
 
 // CommandExecution is a shell command the agent ran, at one phase of its
 // life: started (Status "in_progress", no exit code yet) and completed.
-// Kind is always [ToolKindExecute].
+// Kind is [ToolKindExecute]; from a [Session], [ToolKindRead] or
+// [ToolKindSearch] when every one of its Actions only reads files or only
+// searches and lists them.
 type CommandExecution struct {
 	ItemID string
 	Phase  Phase
@@ -134,6 +166,28 @@ type CommandExecution struct {
 	ExitCode    int
 	HasExitCode bool
 	Status      Status
+
+	// The members only a [Session] sets: the thread and the turn; the
+	// directory the command runs in; what the CLI reads the command as
+	// doing ("commandActions"), nil when it does not say; how long it
+	// ran, in milliseconds (0 until it has).
+	ThreadID   string          `json:",omitempty"`
+	TurnID     string          `json:",omitempty"`
+	CWD        string          `json:",omitempty"`
+	Actions    []CommandAction `json:",omitempty"`
+	DurationMs int64           `json:",omitempty"`
+}
+
+// CommandAction is what the CLI reads a command as doing: Type "read"
+// (Name the file read, Path its path), "listFiles", "search" (Query
+// what is searched for, Path where) or "unknown" (other values are passed
+// through). Command is the part of the command line that does it.
+type CommandAction struct {
+	Type    string
+	Command string
+	Name    string `json:",omitempty"`
+	Path    string `json:",omitempty"`
+	Query   string `json:",omitempty"`
 }
 
 // ChangeKind says what a [FileChange] does to one file: "add", "delete" or
@@ -148,22 +202,32 @@ const (
 )
 
 // Change is one file of a [FileChange]. Path is as the CLI printed it,
-// usually absolute.
+// usually absolute. A [Session] also sets Diff, the change as a unified
+// diff of the file (for an added file, its content), and MovePath, where
+// an update moves the file ("" when it stays).
 type Change struct {
-	Path string
-	Kind ChangeKind
+	Path     string
+	Kind     ChangeKind
+	Diff     string `json:",omitempty"`
+	MovePath string `json:",omitempty"`
 }
 
 // FileChange is a patch the agent applied (a "file_change" item): Changes
 // lists the files it touches, nil when the item has no list. Kind is
 // [ToolKindDelete] when every change deletes a file, [ToolKindEdit]
 // otherwise.
+//
+// From a [Session], the item is announced before it is applied, with its
+// changes, and a [FileChangeApproval] for it may follow; the changes may
+// be revised meanwhile (a FileChange at [PhaseUpdated]).
 type FileChange struct {
-	ItemID  string
-	Phase   Phase
-	Kind    ToolKind
-	Changes []Change
-	Status  Status
+	ItemID   string
+	Phase    Phase
+	Kind     ToolKind
+	Changes  []Change
+	Status   Status
+	ThreadID string `json:",omitempty"`
+	TurnID   string `json:",omitempty"`
 }
 
 // WebSearch is a web search the agent made (a "web_search" item).
@@ -186,6 +250,8 @@ type WebSearch struct {
 	// action object, raw JSON, nil when absent.
 	ActionType string
 	Action     json.RawMessage
+	ThreadID   string `json:",omitempty"`
+	TurnID     string `json:",omitempty"`
 }
 
 // MCPToolCall is a call to a tool of an MCP server (an "mcp_tool_call"
@@ -204,6 +270,11 @@ type MCPToolCall struct {
 	Result    json.RawMessage
 	Error     string
 	Status    Status
+	// The members only a [Session] sets: the thread and the turn, and
+	// how long the call took, in milliseconds (0 until it has).
+	ThreadID   string `json:",omitempty"`
+	TurnID     string `json:",omitempty"`
+	DurationMs int64  `json:",omitempty"`
 }
 
 // TodoItem is one step of a [TodoList].
@@ -231,10 +302,12 @@ type Notice struct {
 // "collab_tool_call", future kinds). Raw is the whole item object as the
 // CLI sent it.
 type UnknownItem struct {
-	ItemID string
-	Phase  Phase
-	Type   string
-	Raw    json.RawMessage
+	ItemID   string
+	Phase    Phase
+	Type     string
+	Raw      json.RawMessage
+	ThreadID string `json:",omitempty"`
+	TurnID   string `json:",omitempty"`
 }
 
 // Retry reports that the CLI is retrying a failed request to the model: a

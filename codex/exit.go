@@ -3,6 +3,8 @@ package codex
 import (
 	"bytes"
 	"strconv"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // ExitStatus is the exit code of `codex exec`, as os.ProcessState.ExitCode
@@ -16,19 +18,20 @@ import (
 //	}
 type ExitStatus int
 
-// ExitKind is what an [ExitStatus] means, for a switch.
-type ExitKind uint8
+// ExitKind is what an [ExitStatus] means, for a switch: [cli.ExitKind],
+// the same type in packages claude, codex and gemini.
+type ExitKind = cli.ExitKind
 
 // What the CLI's exit codes mean. The CLI's output says more than its
 // status: a run that exits 1 after a [TurnFailed] failed for the reason the
 // event gives, one that exits 1 with a [ResumeFailed] could not resume its
 // thread.
 const (
-	ExitSuccess  ExitKind = iota // 0: the turn completed
-	ExitFailure                  // 1: the turn failed, an error stopped the CLI, a resume was refused, no prompt
-	ExitUsage                    // 2: the CLI refused its command line (an unknown flag, a bad value)
-	ExitSignaled                 // -1: a signal ended the process
-	ExitOther                    // any other code
+	ExitSuccess  = cli.ExitSuccess  // 0: the turn completed
+	ExitFailure  = cli.ExitFailure  // 1: the turn failed, an error stopped the CLI, a resume was refused, no prompt
+	ExitUsage    = cli.ExitUsage    // 2: the CLI refused its command line (an unknown flag, a bad value)
+	ExitSignaled = cli.ExitSignaled // -1: a signal ended the process
+	ExitOther    = cli.ExitOther    // any other code
 )
 
 // Kind returns what the status means.
@@ -52,22 +55,6 @@ func (s ExitStatus) String() string {
 		return "killed by a signal"
 	}
 	return "exit status " + strconv.Itoa(int(s)) + " (" + s.Kind().String() + ")"
-}
-
-var exitKindNames = [...]string{
-	ExitSuccess:  "success",
-	ExitFailure:  "failure",
-	ExitUsage:    "usage error",
-	ExitSignaled: "killed by a signal",
-	ExitOther:    "unknown",
-}
-
-// String names the kind, as "usage error".
-func (k ExitKind) String() string {
-	if int(k) < len(exitKindNames) {
-		return exitKindNames[k]
-	}
-	return "ExitKind(" + strconv.Itoa(int(k)) + ")"
 }
 
 // resumeNotFound are the CLI's wordings, lowercased, for a resume whose

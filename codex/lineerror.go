@@ -6,7 +6,8 @@ import (
 )
 
 // LineError reports a line of a stored session that [ReadEntries] skipped,
-// and where it was, so that a log can say "line 17 skipped". Err is why:
+// or of an app-server's output that [Session.Events] or [Session.Feed]
+// did, and where it was, so that a log can say "line 17 skipped". Err is why:
 // a [*SyntaxError] or a [*LineTooLongError], which [errors.As] and
 // [errors.Is] find through it.
 type LineError struct {

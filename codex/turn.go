@@ -2,7 +2,8 @@ package codex
 
 import (
 	"cmp"
-	"errors"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // Turn accumulates one run of `codex exec --json`: feed it the run's
@@ -124,61 +125,53 @@ func (t *Turn) ResumeFailed() bool {
 }
 
 // Reasons a run fails, for errors.Is on the error [Turn.Err] returns.
+// They are package cli's, the same errors in packages claude, codex and
+// gemini.
 var (
 	// ErrResumeNotFound: the CLI would not resume the thread; it names no
 	// thread the CLI has (see [ResumeNotFound] for its own words).
-	ErrResumeNotFound = errors.New("codex: resumed thread not found")
+	ErrResumeNotFound = cli.ErrResumeNotFound
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
 	// included (see [ParseResetTime]): the turn failed after an
 	// [APIError], or with a message that names an HTTP status or a limit.
 	// The [*RunError]'s Status is the HTTP status, when the CLI named one.
-	ErrAPI = errors.New("codex: API error")
+	ErrAPI = cli.ErrAPI
 	// ErrNoResult: the process ended without its turn's final line.
-	ErrNoResult = errors.New("codex: run ended without the end of its turn")
+	ErrNoResult = cli.ErrNoResult
 	// ErrFailed: the run failed for another reason, named by the
 	// [*RunError]'s Message.
-	ErrFailed = errors.New("codex: run failed")
+	ErrFailed = cli.ErrFailed
 )
 
-// RunError says why a run failed. errors.Is matches it with one of
-// [ErrResumeNotFound], [ErrAPI], [ErrNoResult] and [ErrFailed].
-type RunError struct {
-	// Exit is the process's exit status; meaningful only when Exited.
-	Exit   ExitStatus
-	Exited bool
-	// Type is the error's type as the CLI names it; Codex names none, so
-	// it is always "" (package claude's and package gemini's RunError
-	// have the same field).
-	Type string
-	// Message is the CLI's own words: the message of the [TurnFailed],
-	// or of the last [APIError] when there is no TurnFailed or it has no
-	// message; "" when there are none.
-	Message string
-	// Status is the HTTP status of the request that failed the run, for
-	// a run that failed at the API ([ErrAPI]) or ended without the end of
-	// its turn ([ErrNoResult]): the one the [TurnFailed] names, else the
-	// last [APIError]'s, else the last [Retry]'s (what the last attempt
-	// got, when the CLI's final words name no status). It is 0 when none
-	// names one, and for a run that failed otherwise.
-	Status int
-	reason error
-}
+// RunError says why a run failed: [cli.RunError], the same type in
+// packages claude, codex and gemini. errors.Is matches it with one of
+// [ErrResumeNotFound], [ErrAPI], [ErrNoResult] and [ErrFailed]. This
+// package fills it in so:
+//
+//   - Exit is the process's exit status, an [ExitStatus]; meaningful only
+//     when Exited.
+//   - Type is the error's type as the CLI names it: `codex exec` names
+//     none, so it is ""; for a turn of a [Session], the [TurnError]'s
+//     Kind ([TurnEnd.Err]).
+//   - Message is the CLI's own words: the message of the [TurnFailed], or
+//     of the last [APIError] when there is no TurnFailed or it has no
+//     message; "" when there are none.
+//   - Status is the HTTP status of the request that failed the run, for a
+//     run that failed at the API ([ErrAPI]) or ended without the end of
+//     its turn ([ErrNoResult]): the one the [TurnFailed] names, else the
+//     last [APIError]'s, else the last [Retry]'s (what the last attempt
+//     got, when the CLI's final words name no status). It is 0 when none
+//     names one, and for a run that failed otherwise.
+type RunError = cli.RunError
 
-// Error names the reason, the message and the exit status.
-func (e *RunError) Error() string {
-	s := e.reason.Error()
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	if e.Exited {
-		s += " (" + e.Exit.String() + ")"
-	}
-	return s
+// reasons are the reasons in this package's words, which begin a
+// RunError's text.
+var reasons = cli.Reasons{
+	ErrResumeNotFound: "codex: resumed thread not found",
+	ErrAPI:            "codex: API error",
+	ErrNoResult:       "codex: run ended without the end of its turn",
+	ErrFailed:         "codex: run failed",
 }
-
-// Unwrap returns the reason: one of the sentinel errors listed on
-// [RunError].
-func (e *RunError) Unwrap() error { return e.reason }
 
 // Err returns nil while the run has not failed, and otherwise a
 // [*RunError] saying why: the turn failed, the process exited with a
@@ -186,30 +179,30 @@ func (e *RunError) Unwrap() error { return e.reason }
 // process ended without the end of its turn. It is final once
 // [Turn.Finish] has been called.
 func (t *Turn) Err() error {
-	e := &RunError{Exit: t.exit, Exited: t.exited}
+	var e *RunError
 	switch f := t.final.(type) {
 	case TurnFailed:
 		// The CLI reports a request that failed for good as an APIError
 		// first, often in words that name no status or limit.
-		e.Message = cmp.Or(f.Message, t.apiErr.Message)
-		e.reason = ErrFailed
+		msg := cmp.Or(f.Message, t.apiErr.Message)
+		e = reasons.RunError(ErrFailed, msg)
 		if f.Status != 0 || isLimit(f.Message) || t.hasAPIErr {
-			e.reason = ErrAPI
+			e = reasons.RunError(ErrAPI, msg)
 			e.Status = cmp.Or(f.Status, t.apiErr.Status, t.retryStatus)
 		}
 	case TurnCompleted:
 		if !t.exited || t.exit.Kind() == ExitSuccess {
 			return nil
 		}
-		e.reason = ErrFailed
+		e = reasons.RunError(ErrFailed, "")
 	case ResumeFailed:
-		e.reason = ErrResumeNotFound
+		e = reasons.RunError(ErrResumeNotFound, "")
 	case NoResult:
-		e.Message = t.apiErr.Message
+		e = reasons.RunError(ErrNoResult, t.apiErr.Message)
 		e.Status = cmp.Or(t.apiErr.Status, t.retryStatus)
-		e.reason = ErrNoResult
 	default:
 		return nil
 	}
+	e.Exit, e.Exited = t.exit, t.exited
 	return e
 }

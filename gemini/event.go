@@ -3,6 +3,8 @@ package gemini
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // Event is one thing a line of the CLI's stream-json output reports. The set
@@ -62,24 +64,23 @@ type Text struct {
 }
 
 // ToolKind is the kind of action a tool call takes: what it does to the
-// user's files, the shell or the web, for an editor to show. Packages
-// claude and codex have the same type, with the same constants and values
-// (package bridge maps them onto the Agent Client Protocol's tool kinds).
-type ToolKind string
+// user's files, the shell or the web, for an editor to show. It is
+// [cli.ToolKind], the same type in packages claude, codex and gemini
+// (package bridge maps it onto the Agent Client Protocol's tool kinds).
+type ToolKind = cli.ToolKind
 
 // Tool kinds. [ToolKindOf] maps the CLI's built-in tool names to them.
 const (
-	ToolKindRead    ToolKind = "read"
-	ToolKindEdit    ToolKind = "edit"
-	ToolKindDelete  ToolKind = "delete"
-	ToolKindMove    ToolKind = "move"
-	ToolKindSearch  ToolKind = "search"
-	ToolKindExecute ToolKind = "execute"
-	ToolKindThink   ToolKind = "think"
-	ToolKindFetch   ToolKind = "fetch"
-	// ToolKindSwitchMode is never set: no Gemini CLI tool switches modes.
-	ToolKindSwitchMode ToolKind = "switch_mode"
-	ToolKindOther      ToolKind = "other"
+	ToolKindRead       = cli.ToolKindRead
+	ToolKindEdit       = cli.ToolKindEdit
+	ToolKindDelete     = cli.ToolKindDelete
+	ToolKindMove       = cli.ToolKindMove
+	ToolKindSearch     = cli.ToolKindSearch
+	ToolKindExecute    = cli.ToolKindExecute
+	ToolKindThink      = cli.ToolKindThink
+	ToolKindFetch      = cli.ToolKindFetch
+	ToolKindSwitchMode = cli.ToolKindSwitchMode // never set: no Gemini CLI tool switches modes
+	ToolKindOther      = cli.ToolKindOther
 )
 
 // ToolUse is a tool call the model made (a tool_use line). Input is the

@@ -1,32 +1,37 @@
 package gemini
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/acpkit/acpkit/cli"
+)
 
 // ExitStatus is the Gemini CLI's exit code, as os.ProcessState.ExitCode
 // reports it: -1 when a signal ended the process. Its [ExitStatus.Kind]
 // says what it means.
 type ExitStatus int
 
-// ExitKind is what an [ExitStatus] means, for a switch.
-type ExitKind uint8
+// ExitKind is what an [ExitStatus] means, for a switch: [cli.ExitKind],
+// the same type in packages claude, codex and gemini.
+type ExitKind = cli.ExitKind
 
 // What the CLI's exit codes mean. The CLI exits with the code of the fatal
 // error that stopped it, and, for a failed API request, with the request's
 // HTTP status modulo 256 (401 → 145, 429 → 173, 500 → 244).
 const (
-	ExitSuccess         ExitKind = iota // 0
-	ExitFailure                         // 1: a general error
-	ExitAuthentication                  // 41: authentication failed
-	ExitInput                           // 42: bad input, such as a --resume naming no session
-	ExitSandbox                         // 44: the sandbox failed
-	ExitConfig                          // 52: settings.json is invalid
-	ExitMaxTurns                        // 53: the session reached its maximum number of turns
-	ExitToolFailure                     // 54: a tool failed fatally
-	ExitUntrustedFolder                 // 55: the folder is not trusted (see --skip-trust)
-	ExitCancelled                       // 130: cancelled, as by SIGINT
-	ExitAPIError                        // 144–255: an API error; see [ExitStatus.HTTPStatus]
-	ExitSignaled                        // -1: a signal ended the process
-	ExitOther                           // any other code
+	ExitSuccess         = cli.ExitSuccess         // 0
+	ExitFailure         = cli.ExitFailure         // 1: a general error
+	ExitAuthentication  = cli.ExitAuthentication  // 41: authentication failed
+	ExitInput           = cli.ExitInput           // 42: bad input, such as a --resume naming no session
+	ExitSandbox         = cli.ExitSandbox         // 44: the sandbox failed
+	ExitConfig          = cli.ExitConfig          // 52: settings.json is invalid
+	ExitMaxTurns        = cli.ExitMaxTurns        // 53: the session reached its maximum number of turns
+	ExitToolFailure     = cli.ExitToolFailure     // 54: a tool failed fatally
+	ExitUntrustedFolder = cli.ExitUntrustedFolder // 55: the folder is not trusted (see --skip-trust)
+	ExitCancelled       = cli.ExitCancelled       // 130: cancelled, as by SIGINT
+	ExitAPIError        = cli.ExitAPIError        // 144–255: an API error; see [ExitStatus.HTTPStatus]
+	ExitSignaled        = cli.ExitSignaled        // -1: a signal ended the process
+	ExitOther           = cli.ExitOther           // any other code
 )
 
 // Kind returns what the status means. Codes 144 to 255 are HTTP statuses
@@ -82,28 +87,4 @@ func (s ExitStatus) String() string {
 	default:
 		return text + " (" + k.String() + ")"
 	}
-}
-
-var exitKindNames = [...]string{
-	ExitSuccess:         "success",
-	ExitFailure:         "failure",
-	ExitAuthentication:  "authentication failed",
-	ExitInput:           "bad input",
-	ExitSandbox:         "sandbox error",
-	ExitConfig:          "invalid settings",
-	ExitMaxTurns:        "max turns reached",
-	ExitToolFailure:     "fatal tool error",
-	ExitUntrustedFolder: "untrusted folder",
-	ExitCancelled:       "cancelled",
-	ExitAPIError:        "API error",
-	ExitSignaled:        "killed by a signal",
-	ExitOther:           "unknown",
-}
-
-// String names the kind, as "max turns reached".
-func (k ExitKind) String() string {
-	if int(k) < len(exitKindNames) {
-		return exitKindNames[k]
-	}
-	return "ExitKind(" + strconv.Itoa(int(k)) + ")"
 }

@@ -1,11 +1,11 @@
 package gemini
 
 import (
-	"errors"
 	"io"
 	"iter"
 	"strconv"
 
+	"github.com/acpkit/acpkit/cli"
 	"github.com/acpkit/acpkit/internal/lines"
 )
 
@@ -14,8 +14,9 @@ import (
 // stay far below it; it bounds the memory a runaway line can take.
 const MaxLineLength = 64 << 20
 
-// ErrLineTooLong matches every [*LineTooLongError] with errors.Is.
-var ErrLineTooLong = errors.New("gemini: stream-json line too long")
+// ErrLineTooLong matches every [*LineTooLongError] with errors.Is. It is
+// [cli.ErrLineTooLong], which every CLI package's LineTooLongError matches.
+var ErrLineTooLong = cli.ErrLineTooLong
 
 // LineTooLongError reports a line longer than Max bytes. The line is
 // skipped, not kept: Length is its length in bytes, without its terminator

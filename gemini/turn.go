@@ -2,8 +2,9 @@ package gemini
 
 import (
 	"cmp"
-	"errors"
 	"strings"
+
+	"github.com/acpkit/acpkit/cli"
 )
 
 // Turn accumulates one run of the Gemini CLI: feed it the run's stdout line
@@ -166,59 +167,51 @@ func (t *Turn) ResumeFailed() bool {
 }
 
 // Reasons a run fails, for errors.Is on the error [Turn.Err] returns.
+// They are package cli's, the same errors in packages claude, codex and
+// gemini.
 var (
 	// ErrResumeNotFound: the resumed session does not exist.
-	ErrResumeNotFound = errors.New("gemini: resumed session not found")
+	ErrResumeNotFound = cli.ErrResumeNotFound
 	// ErrMaxTurns: the session reached its maximum number of turns.
-	ErrMaxTurns = errors.New("gemini: maximum session turns reached")
+	ErrMaxTurns = cli.ErrMaxTurns
 	// ErrAPI: a request to the model's API failed.
-	ErrAPI = errors.New("gemini: API error")
+	ErrAPI = cli.ErrAPI
 	// ErrNoResult: the process ended without a result line.
-	ErrNoResult = errors.New("gemini: run ended without a result")
+	ErrNoResult = cli.ErrNoResult
 	// ErrFailed: the run failed for another reason, named by the
 	// [*RunError]'s Type and Message.
-	ErrFailed = errors.New("gemini: run failed")
+	ErrFailed = cli.ErrFailed
 )
 
-// RunError says why a run failed. errors.Is matches it with one of
+// RunError says why a run failed: [cli.RunError], the same type in
+// packages claude, codex and gemini. errors.Is matches it with one of
 // [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI], [ErrNoResult] and
-// [ErrFailed].
-type RunError struct {
-	// Exit is the process's exit status; meaningful only when Exited.
-	Exit   ExitStatus
-	Exited bool
-	// Type is the result's error type; "" when the run printed no result
-	// or the result has no error object.
-	Type string
-	// Message is the result's error message or, when the result gives
-	// none or the run printed no result, the message of the run's last
-	// error line that is not a warning (a [Notice]): the CLI may print
-	// the reason only there, as for a model that returns empty replies.
-	// It is "" when there is neither.
-	Message string
-	// Status is the HTTP status of the request that failed a run at the
-	// API ([ErrAPI]), when its message carries the API's JSON error body
-	// (see [APIError]); 0 otherwise, and for a run that failed otherwise.
-	// The exit status may hold it too ([ExitStatus.HTTPStatus]).
-	Status int
-	reason error
-}
+// [ErrFailed]. This package fills it in so:
+//
+//   - Exit is the process's exit status, an [ExitStatus]; meaningful only
+//     when Exited.
+//   - Type is the result's error type; "" when the run printed no result
+//     or the result has no error object.
+//   - Message is the result's error message or, when the result gives
+//     none or the run printed no result, the message of the run's last
+//     error line that is not a warning (a [Notice]): the CLI may print
+//     the reason only there, as for a model that returns empty replies.
+//     It is "" when there is neither.
+//   - Status is the HTTP status of the request that failed a run at the
+//     API ([ErrAPI]), when its message carries the API's JSON error body
+//     (see [APIError]); 0 otherwise, and for a run that failed otherwise.
+//     The exit status may hold it too ([ExitStatus.HTTPStatus]).
+type RunError = cli.RunError
 
-// Error names the reason, the message and the exit status.
-func (e *RunError) Error() string {
-	s := e.reason.Error()
-	if e.Message != "" {
-		s += ": " + e.Message
-	}
-	if e.Exited {
-		s += " (" + e.Exit.String() + ")"
-	}
-	return s
+// reasons are the reasons in this package's words, which begin a
+// RunError's text.
+var reasons = cli.Reasons{
+	ErrResumeNotFound: "gemini: resumed session not found",
+	ErrMaxTurns:       "gemini: maximum session turns reached",
+	ErrAPI:            "gemini: API error",
+	ErrNoResult:       "gemini: run ended without a result",
+	ErrFailed:         "gemini: run failed",
 }
-
-// Unwrap returns the reason: one of the sentinel errors listed on
-// [RunError].
-func (e *RunError) Unwrap() error { return e.reason }
 
 // Err returns nil while the run has not failed, and otherwise a
 // [*RunError] saying why: the result reports an error, the process exited
@@ -226,33 +219,38 @@ func (e *RunError) Unwrap() error { return e.reason }
 // not found, or the process ended without a result. It is final once
 // [Turn.Finish] has been called.
 func (t *Turn) Err() error {
-	e := &RunError{Exit: t.exit, Exited: t.exited}
+	var reason error
+	var typ, msg string
+	status := 0
 	switch {
 	case t.hasResult && t.result.Failed():
-		e.Type, e.Message = t.result.ErrorType, cmp.Or(t.result.ErrorMessage, t.lastError)
+		typ, msg = t.result.ErrorType, cmp.Or(t.result.ErrorMessage, t.lastError)
 		switch {
-		case e.Type == "FatalTurnLimitedError" || t.exited && t.exit.Kind() == ExitMaxTurns:
-			e.reason = ErrMaxTurns
-		case strings.HasPrefix(e.Message, apiErrorPrefix) || t.exited && t.exit.Kind() == ExitAPIError:
-			e.reason = ErrAPI
-			if a, ok := apiError(e.Message); ok {
-				e.Status = a.Status
+		case typ == "FatalTurnLimitedError" || t.exited && t.exit.Kind() == ExitMaxTurns:
+			reason = ErrMaxTurns
+		case strings.HasPrefix(msg, apiErrorPrefix) || t.exited && t.exit.Kind() == ExitAPIError:
+			reason = ErrAPI
+			if a, ok := apiError(msg); ok {
+				status = a.Status
 			}
 		default:
-			e.reason = ErrFailed
+			reason = ErrFailed
 		}
 	case t.hasResult:
 		if !t.exited || t.exit.Kind() == ExitSuccess {
 			return nil
 		}
-		e.reason = ErrFailed
+		reason = ErrFailed
 	case t.ResumeFailed():
-		e.reason = ErrResumeNotFound
+		reason = ErrResumeNotFound
 	case t.done:
-		e.Message = t.lastError
-		e.reason = ErrNoResult
+		msg = t.lastError
+		reason = ErrNoResult
 	default:
 		return nil
 	}
+	e := reasons.RunError(reason, msg)
+	e.Exit, e.Exited = t.exit, t.exited
+	e.Type, e.Status = typ, status
 	return e
 }

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/fakecli"
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/tidwall/gjson"
 )
@@ -19,10 +19,7 @@ import (
 const maxInputLine = 64 << 20
 
 // input is one line the client wrote, or the error that ended its input.
-type input struct {
-	line []byte
-	err  error
-}
+type input = fakecli.Input
 
 // session replays a two-direction transcript: the mode the official SDKs
 // use, with --input-format stream-json. See [Run].
@@ -103,21 +100,21 @@ func (p *player) playTurns(records []Record) int {
 		switch {
 		case !ok:
 			return code
-		case in.err == io.EOF:
+		case in.Err == io.EOF:
 			return ExitOK
-		case in.err != nil:
+		case in.Err != nil:
 			return p.unexpected(i, "a line", in)
 		}
-		switch kind := Kind(in.line); {
+		switch kind := Kind(in.Line); {
 		case kind == "":
-			p.Errorf("fakeclaude: %s: stdin line %d is not a JSON object (%d bytes); the real CLI exits here", p.name, i, len(in.line))
+			p.Errorf("fakeclaude: %s: stdin line %d is not a JSON object (%d bytes); the real CLI exits here", p.name, i, len(in.Line))
 			return ExitError
 		case kind == "user":
 			if len(records) == 0 {
-				p.Errorf("fakeclaude: %s: a turn after the transcript's last: %s", p.name, clip(in.line))
+				p.Errorf("fakeclaude: %s: a turn after the transcript's last: %s", p.name, clip(in.Line))
 				return ExitError
 			}
-			p.store.user(in.line, 0)
+			p.store.user(in.Line, 0)
 			n := turnLength(records)
 			for _, rec := range records[:n] {
 				line := []byte(rec.Line)
@@ -131,7 +128,7 @@ func (p *player) playTurns(records []Record) int {
 			}
 			records = records[n:]
 		case strings.HasPrefix(kind, "control_request/"):
-			id, _ := requestIDs(in.line)
+			id, _ := requestIDs(in.Line)
 			answer := `{"type":"control_response","response":{"subtype":"success","request_id":` + strconv.Quote(id) + `,"response":{}}}`
 			if err := p.Emit([]byte(answer+"\n"), 0); err != nil {
 				return p.Exit(err)
@@ -165,37 +162,11 @@ func recordedSessionID(records []Record) string {
 	return ""
 }
 
-// readLines reads the client's lines in a goroutine, since a Read cannot be
-// interrupted; it ends at the end of Stdin, or once done is closed and its
-// current Read returns (see [Run]).
+// readLines reads the client's lines in a goroutine (see
+// [fakecli.ReadLines]); it ends at the end of Stdin, or once done is
+// closed and its current Read returns (see [Run]).
 func (r *runner) readLines(done <-chan struct{}) <-chan input {
-	ch := make(chan input)
-	go func() {
-		send := func(in input) bool {
-			select {
-			case ch <- in:
-				return true
-			case <-done:
-				return false
-			}
-		}
-		if r.Env.Stdin == nil {
-			send(input{err: io.EOF})
-			return
-		}
-		lr := lines.NewReader(r.Env.Stdin, maxInputLine)
-		for {
-			line, err := lr.Next()
-			if err != nil { // io.EOF, a read error, or a runaway line
-				send(input{err: err})
-				return
-			}
-			if !send(input{line: bytes.Clone(line)}) {
-				return
-			}
-		}
-	}()
-	return ch
+	return fakecli.ReadLines(r.Env.Stdin, maxInputLine, done)
 }
 
 // player walks a transcript's records against a live client.
@@ -242,7 +213,7 @@ func (p *player) play(records []Record) int {
 			if !ok {
 				return c
 			}
-			if in.err != io.EOF {
+			if in.Err != io.EOF {
 				return p.unexpected(i, "the end of stdin", in)
 			}
 		case DirExit:
@@ -273,37 +244,37 @@ func (p *player) expect(i int, rec Record) (line []byte, code int, ok bool) {
 		return nil, code, false
 	}
 	want := Kind([]byte(rec.Line))
-	if in.err == io.EOF && want == "user" {
+	if in.Err == io.EOF && want == "user" {
 		// The end of input between turns: the real CLI exits 0.
 		return nil, ExitOK, false
 	}
-	if in.err != nil {
+	if in.Err != nil {
 		return nil, p.unexpected(i, want, in), false
 	}
-	got := Kind(in.line)
+	got := Kind(in.Line)
 	if got == "" {
 		// The real CLI dies on such a line.
-		p.Errorf("fakeclaude: %s: record %d: stdin line is not a JSON object (%d bytes); the real CLI exits here", p.name, i+1, len(in.line))
+		p.Errorf("fakeclaude: %s: record %d: stdin line is not a JSON object (%d bytes); the real CLI exits here", p.name, i+1, len(in.Line))
 		return nil, ExitError, false
 	}
 	if got != want {
 		return nil, p.unexpected(i, want, in), false
 	}
 	wantReq, wantAnswer := requestIDs([]byte(rec.Line))
-	gotReq, gotAnswer := requestIDs(in.line)
+	gotReq, gotAnswer := requestIDs(in.Line)
 	switch {
 	case wantReq != "":
 		if gotReq == "" || p.used[gotReq] {
-			p.Errorf("fakeclaude: %s: record %d: control request without a fresh request_id: %s", p.name, i+1, clip(in.line))
+			p.Errorf("fakeclaude: %s: record %d: control request without a fresh request_id: %s", p.name, i+1, clip(in.Line))
 			return nil, ExitError, false
 		}
 		p.used[gotReq] = true
 		p.ids[wantReq] = gotReq
 	case wantAnswer != "" && gotAnswer != wantAnswer:
-		p.Errorf("fakeclaude: %s: record %d: the answer is for request %q, want %q: %s", p.name, i+1, gotAnswer, wantAnswer, clip(in.line))
+		p.Errorf("fakeclaude: %s: record %d: the answer is for request %q, want %q: %s", p.name, i+1, gotAnswer, wantAnswer, clip(in.Line))
 		return nil, ExitError, false
 	}
-	return in.line, 0, true
+	return in.Line, 0, true
 }
 
 // unexpected reports input the transcript did not expect, and returns the
@@ -311,10 +282,10 @@ func (p *player) expect(i int, rec Record) (line []byte, code int, ok bool) {
 func (p *player) unexpected(i int, want string, in input) int {
 	got := "the end of stdin"
 	switch {
-	case in.err == nil:
-		got = Kind(in.line) + ": " + clip(in.line)
-	case in.err != io.EOF:
-		got = "an error: " + in.err.Error()
+	case in.Err == nil:
+		got = Kind(in.Line) + ": " + clip(in.Line)
+	case in.Err != io.EOF:
+		got = "an error: " + in.Err.Error()
 	}
 	p.Errorf("fakeclaude: %s: record %d expects %s from the client, got %s", p.name, i+1, want, got)
 	return ExitError

@@ -28,6 +28,22 @@
 // and then running os.Args[0] with BE_FAKE_CODEX=1 and
 // FAKECODEX_TRANSCRIPT set wherever the program under test runs `codex`.
 //
+// # A fake app-server
+//
+// [ServeAppServer] plays the server's side of a two-direction transcript
+// of `codex app-server` (the format the captures in
+// codex/testdata/appserver are in, read by [ReadAppServerTranscript])
+// against a live client: it writes the server's lines, reads the client's,
+// checks each against the recorded one, loosely where a client may differ
+// (its request ids, which the answers are rewritten to; members other
+// than the method, the thread and turn ids and an approval's decision),
+// and reports a departure as an error wrapping [ErrDeparted]. A test runs
+// it in-process over a pair of io.Pipes, inside a synctest bubble if it
+// likes: it never reads the clock. Run does the same for the command line
+// `codex app-server [-c key=value]…`, so the fakecodex binary stands in for
+// the real server too. A record of direction [DirExit], which a test adds
+// to a transcript, makes the server exit there, as one that crashes.
+//
 // # Transcripts
 //
 // A transcript is a file of `codex exec --json` lines as the CLI prints

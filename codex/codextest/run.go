@@ -118,6 +118,9 @@ func (r *runner) run() int {
 	if r.Ctx.Err() != nil {
 		return r.Stop()
 	}
+	if len(r.Env.Args) > 0 && r.Env.Args[0] == "app-server" {
+		return r.appServer(r.Env.Args[1:])
+	}
 	inv := parseArgs(r.Env.Args)
 	if inv.usageErr != "" {
 		r.Errorf("%s", inv.usageErr)

@@ -7,7 +7,13 @@
 //
 // The transcript comes from -transcript FILE or FAKECODEX_TRANSCRIPT, a
 // .jsonl file or a directory holding new.jsonl and resume.jsonl (chosen by
-// the absence or presence of the resume subcommand). FAKECODEX_DELAY, a Go
+// the absence or presence of the resume subcommand).
+//
+// As `fakecodex app-server [-c key=value]…` it stands in for `codex
+// app-server` instead: FAKECODEX_TRANSCRIPT names a two-direction .ndjson
+// transcript (codex/testdata/appserver), whose server lines it writes
+// while it checks the client's against the recorded ones; it exits 0 at
+// the end of its input, or 1 saying where the client departed. FAKECODEX_DELAY, a Go
 // duration, slows the replay down line by line. SIGINT stops it with
 // status 130, SIGTERM with 143. See package codextest for the details.
 package main

@@ -288,3 +288,114 @@ func TestSignals(t *testing.T) {
 		})
 	}
 }
+
+// TestAppServer runs the binary as `codex app-server` over each capture
+// of the real one, with the captured client's lines on its standard input:
+// it must answer with the captured server's lines, write the capture's
+// stderr, and exit 0 at the end of its input, as the real server did.
+func TestAppServer(t *testing.T) {
+	paths, err := filepath.Glob(filepath.Join(testdata, "appserver", "*.ndjson"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no app-server captures: %v", err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			recs, err := codextest.ReadAppServerTranscript(f)
+			f.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stdin, stdout strings.Builder
+			for _, r := range recs {
+				switch {
+				case r.Dir == codextest.DirClient:
+					stdin.Write(append(r.Msg, '\n'))
+				case r.Dir == codextest.DirServer && r.Msg != nil:
+					stdout.Write(append(r.Msg, '\n'))
+				}
+			}
+			stderr, err := os.ReadFile(strings.TrimSuffix(path, ".ndjson") + ".stderr")
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := runFake(t, []string{codextest.EnvTranscript + "=" + path}, stdin.String(), "app-server", "-c", "model_providers.mock.request_max_retries=1")
+			want := fakebin.Result{Code: 0, Stdout: stdout.String(), Stderr: string(stderr)}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("fakecodex app-server mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// TestAppServerSession drives the binary, as `codex app-server`, with a
+// codex.Session through the capture of an approved command: the fake
+// checks every line the Session writes, and exits 0 once the Session
+// closes its input.
+func TestAppServerSession(t *testing.T) {
+	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+	cmd := exec.CommandContext(fakebin.Guard(t), fakecodex, "app-server")
+	cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := codex.NewSession(stdin)
+	events := make(chan codex.Event, 256)
+	go func() {
+		defer close(events)
+		for e, err := range s.Events(stdout) {
+			if err != nil {
+				t.Errorf("reading the fake: %v", err)
+				continue
+			}
+			events <- e
+		}
+	}()
+	ctx := fakebin.Guard(t)
+	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	th, err := s.StartThread(ctx, codex.ThreadOptions{ApprovalPolicy: codex.ApprovalUntrusted, Sandbox: codex.SandboxWorkspaceWrite})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.StartTurn(ctx, th.Thread.ID, []codex.Input{codex.TextInput("Create cmd-ran.txt.")}, codex.TurnOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for e := range events {
+		switch e := e.(type) {
+		case codex.CommandApproval:
+			got = append(got, "asked: "+e.Command)
+			if err := s.Decide(e, codex.DecisionAccept); err != nil {
+				t.Fatal(err)
+			}
+		case codex.CommandExecution:
+			got = append(got, e.Phase.String()+": "+string(e.Status)+" "+strings.TrimSpace(e.Output))
+		case codex.TurnEnd:
+			got = append(got, "turn "+string(e.Turn.Status))
+			stdin.Close()
+		}
+	}
+	if code := fakebin.Wait(t, cmd, cmd.Wait()); code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	want := []string{"started: in_progress ", "asked: /bin/bash -lc 'touch cmd-ran.txt && echo ran'", "completed: completed ran", "turn completed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("what the Session saw (-want +got):\n%s", diff)
+	}
+}

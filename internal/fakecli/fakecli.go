@@ -9,6 +9,7 @@ package fakecli
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -18,6 +19,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/acpkit/acpkit/internal/lines"
 )
 
 // Exit statuses every fake CLI shares, as a shell reports them; each
@@ -283,4 +286,47 @@ func (r *Runner) Replay(transcript io.Reader, delay time.Duration, observe func(
 			return r.fail("%s: reading transcript: %w", r.Name, readErr)
 		}
 	}
+}
+
+// Input is one line a client wrote to a fake CLI, or the error that ended
+// its input (io.EOF at its end).
+type Input struct {
+	Line []byte
+	Err  error
+}
+
+// ReadLines reads r's lines, of at most maxLine bytes, in a goroutine,
+// since a Read cannot be interrupted, and sends each on the channel it
+// returns, the error that ends r last. The goroutine ends after that, or
+// once done is closed and its current Read returns: the caller ends it by
+// closing done and then r (the writing end of a pipe), as a process's
+// exit does. A nil r reads as empty.
+func ReadLines(r io.Reader, maxLine int, done <-chan struct{}) <-chan Input {
+	ch := make(chan Input)
+	go func() {
+		send := func(in Input) bool {
+			select {
+			case ch <- in:
+				return true
+			case <-done:
+				return false
+			}
+		}
+		if r == nil {
+			send(Input{Err: io.EOF})
+			return
+		}
+		lr := lines.NewReader(r, maxLine)
+		for {
+			line, err := lr.Next()
+			if err != nil { // io.EOF, a read error, or a runaway line
+				send(Input{Err: err})
+				return
+			}
+			if !send(Input{Line: bytes.Clone(line)}) {
+				return
+			}
+		}
+	}()
+	return ch
 }

@@ -10,36 +10,26 @@
 package tssdk
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/internal/interop"
+	"github.com/acpkit/acpkit/internal/npmcache"
 )
 
 // Version is the SDK's version, whose schemas acp/schema and
 // acp/acpv2/schema hold.
 const Version = "2.4.0"
 
-// packages are the SDK and what the scripts import beside it, pinned.
-var packages = []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"}
-
-// installLimit bounds an npm install, which on a machine whose network
-// drops packets would otherwise retry for many minutes.
-const installLimit = 3 * time.Minute
-
-var (
-	once   sync.Once
-	prefix string
-	err    error
-)
+// sdk is the SDK and what the scripts import beside it, pinned.
+var sdk = npmcache.Set{
+	Folder:    "ts-sdk-" + Version,
+	Env:       "ACPKIT_TS_SDK_DIR",
+	Packages:  []string{"@agentclientprotocol/sdk@" + Version, "zod@3.25.76", "ws@8.23.0"},
+	Installed: []string{"node_modules/@agentclientprotocol/sdk/package.json", "node_modules/zod/package.json", "node_modules/ws/package.json"},
+}
 
 // Dir returns the npm prefix holding the SDK's node_modules, installing
 // it the first time: into $ACPKIT_TS_SDK_DIR when set, else under the
@@ -47,9 +37,13 @@ var (
 // fails, it ends the test with [interop.Unavailable].
 func Dir(t testing.TB) string {
 	t.Helper()
-	once.Do(func() { prefix, err = install() })
+	const what = "the TypeScript SDK " + Version + " (it needs node, and the npm registry the first time)"
+	if _, err := exec.LookPath("node"); err != nil {
+		interop.Unavailable(t, what, err)
+	}
+	prefix, err := sdk.Dir()
 	if err != nil {
-		interop.Unavailable(t, "the TypeScript SDK "+Version+" (it needs node, and the npm registry the first time)", err)
+		interop.Unavailable(t, what, err)
 	}
 	return prefix
 }
@@ -84,68 +78,4 @@ func Command(t testing.TB, script string, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(t.Context(), "node", append([]string{name}, args...)...)
 	cmd.Dir = dir
 	return cmd
-}
-
-// install installs the packages unless they are, and returns the prefix.
-// Test binaries of several packages may install at once: each installs
-// into a directory of its own and renames it into place, and the first
-// rename wins.
-func install() (string, error) {
-	if _, err := exec.LookPath("node"); err != nil {
-		return "", errors.New("node is not installed")
-	}
-	dir := os.Getenv("ACPKIT_TS_SDK_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(cache, "acpkit", "ts-sdk-"+Version)
-	}
-	if installed(dir) {
-		return dir, nil
-	}
-	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
-		return "", err
-	}
-	tmp, err := os.MkdirTemp(filepath.Dir(dir), filepath.Base(dir)+".tmp")
-	if err != nil {
-		return "", err
-	}
-	defer os.RemoveAll(tmp)
-	ctx, cancel := context.WithTimeout(context.Background(), installLimit)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--fetch-retries=1", "--prefix", tmp}, packages...)...)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("npm install: %v\n%s", err, tail(out, 5))
-	}
-	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
-		// dir exists but is not an installation: an older layout.
-		if err := os.RemoveAll(dir); err != nil {
-			return "", err
-		}
-		if err := os.Rename(tmp, dir); err != nil {
-			return "", err
-		}
-	}
-	if !installed(dir) {
-		return "", fmt.Errorf("npm installed no SDK %s into %s", Version, dir)
-	}
-	return dir, nil
-}
-
-// installed reports whether dir holds every package.
-func installed(dir string) bool {
-	for _, p := range []string{"@agentclientprotocol/sdk", "zod", "ws"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
-			return false
-		}
-	}
-	return true
-}
-
-// tail returns the last n lines of out, where npm says what went wrong.
-func tail(out []byte, n int) []byte {
-	lines := bytes.Split(bytes.TrimSpace(out), []byte("\n"))
-	return bytes.Join(lines[max(0, len(lines)-n):], []byte("\n"))
 }
