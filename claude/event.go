@@ -152,9 +152,9 @@ type ToolResult struct {
 	// Details is the CLI's own account of the call, raw JSON as it sent
 	// it ("tool_use_result" on the stream, "toolUseResult" in a stored
 	// session): an object whose shape depends on the tool, or a string
-	// (an error's text); nil when the line has none. The CLI puts one on
-	// a line, so a line of several results (which Claude Code 2.1.328
-	// does not write) gives it to none of them.
+	// (an error's text); nil when the line has none, or a null one. The
+	// CLI puts one on a line, so a line of several results (which Claude
+	// Code 2.1.328 does not write) gives it to none of them.
 	Details json.RawMessage `json:",omitempty"`
 	// FileChange is what a file-editing tool (Write, Edit, MultiEdit)
 	// says it did, read from Details; nil when Details does not describe

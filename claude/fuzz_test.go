@@ -22,6 +22,7 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]},"tool_use_result":{"type":"update","filePath":"/a","content":"b\n","originalFile":"a\n","structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-a","+b"]}]}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":"Error: x"}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":null}`,
 		`{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":1}}}}`,
 		`{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":16}}}`,
 		`{"type":"assistant","message":{"id":"msg_1","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}`,
@@ -100,6 +101,9 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 	var details json.RawMessage
 	_ = json.Unmarshal(top["tool_use_result"], &details)
 	for _, e := range added {
+		if r, ok := e.(ToolResult); ok && string(r.Details) == "null" {
+			t.Fatal("a null tool_use_result kept as Details")
+		}
 		if r, ok := e.(ToolResult); ok && r.FileChange != nil {
 			var fc struct {
 				FilePath string `json:"filePath"`
