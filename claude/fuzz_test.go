@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -213,6 +214,9 @@ func FuzzRateLimitInfo(f *testing.F) {
 	})
 }
 
+// limitReached matches a text that reports a limit in the CLI's words.
+var limitReached = regexp.MustCompile(`(?i)\blimit reached`)
+
 func FuzzParseResetTime(f *testing.F) {
 	for _, s := range []string{
 		"Claude AI usage limit reached|1778598000",
@@ -223,6 +227,8 @@ func FuzzParseResetTime(f *testing.F) {
 		"You've hit your 5-hour limit · resets 5pm (Europe/Paris) · progress saved",
 		"limit · resets Feb 29, 12:00",
 		"Claude AI usage limit reached|0",
+		"The file uses a tab delimiter; it resets 3pm",
+		"Unlimited retries exhausted",
 	} {
 		f.Add(s, int64(1778595630), int32(0))
 	}
@@ -249,8 +255,8 @@ func FuzzParseResetTime(f *testing.F) {
 					t.Fatalf("ZoneError for %q (resolver error %v) from %q", ze.Zone, ze.Err, text)
 				}
 			case err == ErrNotLimit:
-				if strings.Contains(strings.ToLower(text), "limit") {
-					t.Fatalf("ErrNotLimit for a text that names a limit: %q", text)
+				if limitReached.MatchString(text) {
+					t.Fatalf("ErrNotLimit for a text that reports a limit: %q", text)
 				}
 			case err != ErrNoResetTime:
 				t.Fatalf("unexpected error %v", err)
