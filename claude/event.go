@@ -25,8 +25,9 @@ import (
 //   - [Unknown]: a line this package does not model, reported only when
 //     asked for ([Parser.ReportUnknown], [Turn.ReportUnknown]).
 //   - [Result]: the final event of a run.
-//   - [ResumeFailed]: the final event of a run whose resume found no
-//     conversation (reported by [Turn] only).
+//   - [ResumeFailed], [NoResult]: the final event of a run whose resume
+//     found no conversation, or that ended without a result line
+//     (reported by [Turn] only).
 //   - [PermissionRequest], [MCPRequest], [HookRequest], [UnknownRequest],
 //     [ControlResponse], [ControlCancel], [TurnEnd]: the control protocol
 //     of streaming-input mode (reported by [Session] only).
