@@ -88,7 +88,10 @@ type Entry struct {
 	// reads the stream-json line the CLI prints for it: the [Text],
 	// [Thinking], [ToolUse] and [UnknownBlock] blocks of an assistant
 	// entry, or its [APIError]; the [ToolResult] blocks of a user entry;
-	// a [Heartbeat], [Retry] or [PermissionDenied] for a system entry.
+	// a [Heartbeat], [Retry] or [PermissionDenied] for a system entry. The
+	// store names some members otherwise than the stream ("apiErrorStatus"
+	// for "api_error_status", …; a retry is a system entry "api_error",
+	// not "api_retry"), and the events are the same.
 	// Nil for other entries.
 	Events []Event `json:",omitempty"`
 	// Title is the title a title entry sets ("customTitle" of
@@ -216,6 +219,10 @@ func (f *entryFields) set(name string, val []byte) {
 		f.top.set(name, v())
 	case "toolUseResult": // the stream's "tool_use_result"
 		f.top.set("tool_use_result", v())
+	case "apiErrorStatus", "apiErrorType", "apiError", "apiErrorParams": // the stream's "api_error_status", …
+		f.top.set(storeNames[name], v())
+	case "retryAttempt", "maxRetries", "retryInMs": // of a system "api_error"
+		f.top.set(storeNames[name], v())
 	case "uuid":
 		f.uuid = v()
 	case "parentUuid":
@@ -237,6 +244,14 @@ func (f *entryFields) set(name string, val []byte) {
 	case "isApiErrorMessage":
 		f.apiErrMsg = v().Type == gjson.True
 	}
+}
+
+// storeNames are the stream's names of the members that the store names
+// in camelCase.
+var storeNames = map[string]string{
+	"apiErrorStatus": "api_error_status", "apiErrorType": "api_error_type", "apiError": "api_error",
+	"apiErrorParams": "api_error_params", "retryAttempt": "attempt", "maxRetries": "max_retries",
+	"retryInMs": "retry_delay_ms",
 }
 
 // internalTypes are the bookkeeping line types of Claude Code 2.1.328.
@@ -299,6 +314,13 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 		e.Prompt, e.Interrupt = prompt(members.Get(f.top.message, "content"))
 	case "system":
 		e.Type = "system"
+		if f.top.subtype.Str == "api_error" {
+			// A retry: the stream's "api_retry", whose status the
+			// store keeps in the error.
+			f.top.subtype = gjson.Result{Type: gjson.String, Str: "api_retry"}
+			f.top.errorStatus = members.Get(f.top.errorKind, "status")
+			f.top.errorKind = gjson.Result{}
+		}
 		lp.system(&f.top)
 	default:
 		e.Type = strings.Clone(typ)

@@ -20,6 +20,8 @@ func FuzzReadEntries(f *testing.F) {
 		`{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}},{"type":"text","text":"[Request interrupted by user]"}]}}`,
 		`{"type":"assistant","isApiErrorMessage":true,"message":{"content":[{"type":"text","text":"API Error"}]}}`,
 		`{"type":"system","subtype":"turn_duration","durationMs":233,"uuid":"c","isMeta":false}`,
+		`{"type":"system","subtype":"api_error","level":"error","error":{"status":529},"retryInMs":601.5,"retryAttempt":1,"maxRetries":10}`,
+		`{"type":"assistant","error":"rate_limit","isApiErrorMessage":true,"apiErrorStatus":429,"apiErrorParams":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400}},"message":{"content":[{"type":"text","text":"x"}]}}`,
 		`{"type":"custom-title","customTitle":"Login work"}` + "\n" + `{"type":"ai-title","aiTitle":"t"}`,
 		`{"type":"attachment","attachment":{"type":"date"}}` + "\r\n\r\n" + `{"type":"future","x":[1,2]}`,
 		`{"type":"user","message":{"con`,
