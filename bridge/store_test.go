@@ -212,11 +212,11 @@ func faultyStore() memStore {
 
 // The replay gets through a store's faults, shows the prompt's blocks as
 // the editor sent them, and shows the API error as a notice, or as agent
-// text to a client without notices.
+// text to a client without notices: the stored text, exactly.
 func TestLoadFaultyStore(t *testing.T) {
 	for _, notices := range []bool{true, false} {
 		var caps acp.ClientCapabilities
-		apiError := acp.Update(acp.AgentMessageChunk{Content: text("API Error: 529 Overloaded.\n\n")})
+		apiError := acp.Update(acp.AgentMessageChunk{Content: text("API Error: 529 Overloaded.")})
 		if notices {
 			caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
 			apiError = acp.Notice{Severity: acp.NoticeError, Title: "API Error: 529 Overloaded."}
