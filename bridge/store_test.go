@@ -120,11 +120,12 @@ func checkGolden(t *testing.T, golden, got string) {
 	}
 }
 
-// TestLoad loads every captured session of each CLI, and compares what
-// the editor sees with the golden files under testdata/store: the
-// prompts, the text and thinking, the tool calls with their results,
-// the subagent's calls inside its task; not the CLI's bookkeeping, the
-// interrupt marker or the meta entries.
+// TestLoad loads every captured session of each CLI, and the fixtures in
+// their formats, and compares what the editor sees with the golden files
+// under testdata/store: the prompts, the text and thinking, the tool calls
+// with their results, the subagent's calls inside its task, the API
+// errors; not the CLI's bookkeeping, the interrupt marker or the meta
+// entries.
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -140,6 +141,8 @@ func TestLoad(t *testing.T) {
 		{"claude-permission-deny", bridge.Claude, "permission-deny-stdio", "69755242-e22e-4c09-92a9-29c0b2b99807", "/tmp/cc-store/permission-deny-stdio/work"},
 		{"claude-subagent", bridge.Claude, "subagent", "6d0706c6-94f5-4004-a4aa-42746a618990", "/tmp/cc-store/subagent/work"},
 		{"claude-tui-title", bridge.Claude, "tui-title", "d5464bb8-88f1-410d-8933-83f4fd7c37c6", "/tmp/cc-store/tui-title/work"},
+		{"claude-api-error", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
+		{"claude-api-error-notices", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
 		{"codex-resume", bridge.Codex, "resume", "01a23365-0657-7662-80b4-4726987395b1", "/tmp/cx-store/resume/work"},
 		{"codex-tool-call", bridge.Codex, "tool-call", "01a23365-5f5f-7923-b1f2-69bd6d41c2c7", "/tmp/cx-store/tool-call/work"},
 		{"codex-reasoning", bridge.Codex, "reasoning", "01a23365-bee2-7d02-958a-929b55ee4338", "/tmp/cx-store/reasoning/work"},
@@ -151,7 +154,11 @@ func TestLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := capturedStore(t, tt.cli, tt.scenario)
-				e := newEnv(t, bridge.Config{CLI: tt.cli, Store: store}, acp.ClientCapabilities{})
+				var caps acp.ClientCapabilities
+				if strings.HasSuffix(tt.name, "-notices") { // a client that takes notices
+					caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
+				}
+				e := newEnv(t, bridge.Config{CLI: tt.cli, Store: store}, caps)
 				e.stayAtEOF = tt.cli.Info().PerTurn
 				defer e.close()
 				id := tt.id
