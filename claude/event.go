@@ -166,7 +166,8 @@ type ToolResult struct {
 
 // FileChange is a change a tool made to one file, as the CLI reports it
 // in a result's Details: an object with a "filePath" and a
-// "structuredPatch".
+// "structuredPatch". [FileChange.NewText] gives the file's text after
+// it.
 type FileChange struct {
 	// Path is the file's path ("filePath"), absolute.
 	Path string

@@ -24,6 +24,7 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]},"tool_use_result":{"type":"update","filePath":"/a","content":"b\n","originalFile":"a\n","structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-a","+b"]}]}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":"Error: x"}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":null}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":{"filePath":"/a","originalFile":"a\nb","structuredPatch":[{"oldStart":1,"oldLines":2,"newStart":1,"newLines":2,"lines":[" a","-b","\\ No newline at end of file","+c"]}]}}`,
 		`{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":1}}}}`,
 		`{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":16}}}`,
 		`{"type":"assistant","message":{"id":"msg_1","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}`,
@@ -111,6 +112,9 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 			}
 			if r.Details == nil || json.Unmarshal(details, &fc) == nil && fc.FilePath != r.FileChange.Path {
 				t.Fatalf("file change %+v of details %s, encoding/json reads %q", r.FileChange, details, fc.FilePath)
+			}
+			if text, ok := r.FileChange.NewText(); ok && r.FileChange.Content == nil && len(r.FileChange.Hunks) == 0 && text != *r.FileChange.Original {
+				t.Fatalf("no hunk changed %q into %q", *r.FileChange.Original, text)
 			}
 		}
 	}
