@@ -133,7 +133,9 @@
 //   - a tool call becomes a tool_call with the tool use's id, a kind
 //     (claude.ToolKindOf's), a title, its input, the files it touches and, for
 //     edits, the diff; its result a tool_call_update, completed or failed,
-//     with the output as content and as rawOutput;
+//     with the output as content and as rawOutput, led, for a Write or an
+//     Edit, by the diff of the file's whole text before and after, which
+//     the result tells and the input cannot;
 //     TodoWrite becomes a plan;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;
