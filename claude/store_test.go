@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"iter"
@@ -239,5 +240,66 @@ func TestReadEntriesAPIErrors(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// taskNotification is the text of the user entry Claude Code writes when a
+// subagent run in the background ends: its tags as Claude Code 2.1.x
+// writes them, the subagent's report in <result>.
+const taskNotification = "<task-notification>\n<task-id>a4b5c6d7e8f901234</task-id>\n" +
+	"<tool-use-id>toolu_01Bg7Research</tool-use-id>\n<output-file>/tmp/claude-0/-w/s/tasks/a4b5c6d7e8f901234.output</output-file>\n" +
+	"<status>completed</status>\n<summary>Agent \"Read the README\" finished</summary>\n" +
+	"<note>The same task may be notified more than once.</note>\n" +
+	"<result>The README says <b>hello</b>.\nThat is all.</result>\n" +
+	"<usage><subagent_tokens>1200</subagent_tokens><tool_uses>1</tool_uses><duration_ms>2100</duration_ms></usage>\n" +
+	"</task-notification>"
+
+// TestReadEntriesTaskNotification checks that a task's notification,
+// which the CLI writes as a user entry, is read as the CLI's own entry,
+// not the person's, and what it tells: by its origin, as releases since
+// 2.1.1xx name it ("origin", then "turnOrigin"), or by its text in those
+// that name none.
+func TestReadEntriesTaskNotification(t *testing.T) {
+	notice := &claude.TaskNotification{TaskID: "a4b5c6d7e8f901234", ToolUseID: "toolu_01Bg7Research",
+		OutputFile: "/tmp/claude-0/-w/s/tasks/a4b5c6d7e8f901234.output", Status: "completed",
+		Summary: `Agent "Read the README" finished`, Result: "The README says <b>hello</b>.\nThat is all."}
+	content, _ := json.Marshal(taskNotification)
+	line := func(members string) string {
+		return `{"parentUuid":"a1","isSidechain":false,"promptId":"p2","type":"user","message":{"role":"user","content":` + string(content) + `},"uuid":"u2"` + members + `}`
+	}
+	type result struct {
+		Meta         bool
+		Origin       string
+		Notification *claude.TaskNotification
+	}
+	tests := []struct {
+		name string
+		line string
+		want result
+	}{
+		{"origin", line(`,"permissionMode":"default","origin":{"kind":"task-notification"},"userType":"external"`),
+			result{Meta: true, Origin: "task-notification", Notification: notice}},
+		{"turnOrigin", line(`,"promptSource":"system","turnOrigin":"task_notification"`),
+			result{Meta: true, Origin: "task_notification", Notification: notice}},
+		{"no origin: its text", line(``), result{Meta: true, Notification: notice}},
+		{"text of no notification", `{"type":"user","origin":{"kind":"task-notification"},"message":{"role":"user","content":"a background command finished"}}`,
+			result{Meta: true, Origin: "task-notification", Notification: &claude.TaskNotification{}}},
+		{"the person's, whatever its text", line(`,"origin":{"kind":"human"},"promptSource":"typed","turnOrigin":"human"`),
+			result{Origin: "human"}},
+		{"a prompt from the SDK", `{"type":"user","promptSource":"sdk","turnOrigin":"sdk","message":{"role":"user","content":"Say hello."}}`,
+			result{Origin: "sdk"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for e, err := range claude.ReadEntries(strings.NewReader(tt.line)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := result{Meta: e.Meta, Origin: e.Origin, Notification: e.Notification}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			}
+		})
 	}
 }
