@@ -141,6 +141,7 @@ func TestLoad(t *testing.T) {
 		{"claude-permission-deny", bridge.Claude, "permission-deny-stdio", "69755242-e22e-4c09-92a9-29c0b2b99807", "/tmp/cc-store/permission-deny-stdio/work"},
 		{"claude-subagent", bridge.Claude, "subagent", "6d0706c6-94f5-4004-a4aa-42746a618990", "/tmp/cc-store/subagent/work"},
 		{"claude-tui-title", bridge.Claude, "tui-title", "d5464bb8-88f1-410d-8933-83f4fd7c37c6", "/tmp/cc-store/tui-title/work"},
+		{"claude-background-agent", bridge.Claude, "background-agent", "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", "/tmp/cc-store/background-agent/work"},
 		{"claude-api-error", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
 		{"claude-api-error-notices", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
 		{"codex-resume", bridge.Codex, "resume", "01a23365-0657-7662-80b4-4726987395b1", "/tmp/cx-store/resume/work"},
@@ -565,6 +566,40 @@ func TestLiveTitle(t *testing.T) {
 		must(t, err)
 		if res.Sessions[0].Title != "Login bug fix" {
 			t.Errorf("session/list shows the session as %+v", res.Sessions[0])
+		}
+	})
+}
+
+// A background subagent's task notification, which the CLI stored as a
+// user entry, is no prompt of the person's: the replay shows the
+// subagent's report as the result of the Agent call that started it.
+func TestLoadTaskNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := capturedStore(t, bridge.Claude, "background-agent")
+		e := newEnv(t, bridge.Config{Store: store}, acp.ClientCapabilities{})
+		defer e.close()
+		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", Cwd: "/tmp/cc-store/background-agent/work"})
+		must(t, err)
+		synctest.Wait()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		var last acp.Update
+		for _, u := range e.updates {
+			switch u := u.(type) {
+			case acp.UserMessageChunk:
+				if c, ok := u.Content.(acp.TextContent); ok && strings.Contains(c.Text, "task-notification") {
+					t.Errorf("the notification replayed as the person's: %q", c.Text)
+				}
+			case acp.ToolCallUpdate:
+				if u.ToolCallID == "toolu_01Bg7Research" {
+					last = u
+				}
+			}
+		}
+		want := acp.ToolCallUpdate{ToolCallID: "toolu_01Bg7Research", Status: acp.ToolCallStatusCompleted,
+			Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("The README says hello.")}}, RawOutput: []byte(`"The README says hello."`)}
+		if diff := gocmp.Diff(acp.Update(want), last); diff != "" {
+			t.Errorf("the Agent call's last update (-want +got):\n%s", diff)
 		}
 	})
 }
