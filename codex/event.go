@@ -149,9 +149,38 @@ const (
 
 // Change is one file of a [FileChange]. Path is as the CLI printed it,
 // usually absolute.
+//
+// What the change does to the file is in a stored session's items (see
+// [ReadEntries]) and in the newer protocols' "diff"; `codex exec --json`
+// 0.169.0 prints only the file and its kind, and then Diff is "" and
+// Hunks nil.
 type Change struct {
 	Path string
 	Kind ChangeKind
+	// MovePath is where an update moves the file ("move_path"); "" when
+	// it stays.
+	MovePath string `json:",omitempty"`
+	// Diff is the change's text as the CLI gives it: the whole text of a
+	// file added or deleted, or the unified diff of an update (its "@@"
+	// hunks, without file headers); "" when unknown.
+	Diff string `json:",omitempty"`
+	// Hunks are an update's Diff read as the hunks of a unified diff, in
+	// order, in the shape package claude gives the CLI's own; nil for
+	// another kind of change, a Diff of no hunk, or one whose hunk does
+	// not read (a part of a patch would be a wrong one).
+	Hunks []Hunk `json:",omitempty"`
+}
+
+// Hunk is one hunk of a unified diff: the OldLines lines from line
+// OldStart of the old text became the NewLines lines from line NewStart
+// of the new one (lines counted from 1; a start is 0 only for an empty
+// side). Lines are the hunk's lines without their line ends, each
+// starting with ' ' (kept), '-' (removed) or '+' (added), or '\' (the
+// "\ No newline at end of file" marker), as the CLI wrote them.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Lines              []string
 }
 
 // FileChange is a patch the agent applied (a "file_change" item): Changes
@@ -164,6 +193,11 @@ type FileChange struct {
 	Kind    ToolKind
 	Changes []Change
 	Status  Status
+	// Stdout and Stderr are what applying the patch printed ("Success.
+	// Updated the following files: …", or why it failed), which a stored
+	// session keeps; "" when unknown, as on the live stream.
+	Stdout string `json:",omitempty"`
+	Stderr string `json:",omitempty"`
 }
 
 // WebSearch is a web search the agent made (a "web_search" item).

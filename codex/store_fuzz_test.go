@@ -20,6 +20,7 @@ func FuzzReadEntries(f *testing.F) {
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"Reasoning","id":"r","summary_text":["a","b"],"raw_content":[]}}}`,
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"CommandExecution","id":"c","command":["/bin/bash","-lc","echo 'hi' $X"],"aggregated_output":"hi\n","exit_code":0,"status":"completed"}}}`,
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange","id":"p","changes":{"/a":{"type":"add"}},"status":"completed"}}}`,
+		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange","id":"p","changes":{"/a":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n+b\n","move_path":"/b"},"/c":{"type":"delete","content":"x"}},"status":"completed","stdout":"Success.","stderr":""}}}`,
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"WebSearch","id":"w","action":{"type":"open_page","url":"u"}}}}`,
 		`{"type":"event_msg","payload":{"type":"item_completed","item":{"type":"McpToolCall","id":"m","server":"s","tool":"t","error":"boom"}}}`,
 		`{"type":"event_msg","payload":{"type":"user_message","message":"hi","images":["https://x/y.png"]}}`,
