@@ -262,6 +262,7 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 type payloadFields struct {
 	typ, id, turnID, cwd, historyMode gjson.Result
 	message, text, images, reason     gjson.Result
+	err                               gjson.Result
 	threadName, plan                  gjson.Result
 	item                              []byte // raw: read only for item_completed
 }
@@ -297,6 +298,8 @@ func readPayload(p []byte) payloadFields {
 			dst = &f.threadName
 		case "plan":
 			dst = &f.plan
+		case "error":
+			dst = &f.err
 		}
 		if dst != nil {
 			*dst = gjson.Parse(members.View(val))
@@ -334,7 +337,7 @@ func (er *entryReader) event(e *Entry, p payloadFields, line []byte) {
 	case "turn_aborted":
 		e.Interrupt = true
 	case "error":
-		e.Events = []Event{parseError(str(p.message))}
+		e.Events = []Event{parseError(errorMessage(p))}
 	case "plan_update":
 		e.Events = []Event{TodoList{Phase: PhaseUpdated, Items: objects(p.plan, readStep)}}
 	case "thread_name_updated":
@@ -342,6 +345,19 @@ func (er *entryReader) event(e *Entry, p payloadFields, line []byte) {
 	default:
 		e.Raw = json.RawMessage(string(line))
 	}
+}
+
+// errorMessage is the message of an error record: its "message", as
+// Codex's ErrorEvent has it, or that of its "error", an object as the
+// app-server protocol's turn error, or a string.
+func errorMessage(p payloadFields) string {
+	if p.message.Type == gjson.String {
+		return str(p.message)
+	}
+	if p.err.Type == gjson.String {
+		return str(p.err)
+	}
+	return str(members.Get(p.err, "message"))
 }
 
 // storedItem holds the members of a stored item that the reader keeps;

@@ -26,6 +26,7 @@ func FuzzReadEntries(f *testing.F) {
 		`{"type":"event_msg","payload":{"type":"user_message","message":"hi","images":["https://x/y.png"]}}`,
 		`{"type":"event_msg","payload":{"type":"plan_update","plan":[{"step":"a","status":"completed"}]}}`,
 		`{"type":"event_msg","payload":{"type":"error","message":"Reconnecting... 2/5 (unexpected status 502)"}}`,
+		`{"type":"event_msg","payload":{"type":"error","error":{"message":"unexpected status 401 Unauthorized","codexErrorInfo":"unauthorized"}}}`,
 		`{"type":"event_msg","payload":{"type":"turn_aborted","reason":"interrupted"}}`,
 		`{"type":"event_msg","payload":{"type":"thread_name_updated","thread_name":"n"}}`,
 		`{"type":"response_item","payload":{"type":"message","role":"user","content":[]}}`,

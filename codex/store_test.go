@@ -305,3 +305,27 @@ func TestReadEntriesFileChange(t *testing.T) {
 		t.Errorf("events (-want +got):\n%s", diff)
 	}
 }
+
+// TestReadEntriesError checks the error that failed a turn, in the shapes
+// Codex stores it: its ErrorEvent ({"message", "codex_error_info"}), and
+// its turn error nested as the app-server protocol carries it
+// ({"error": {"message", "codexErrorInfo"}}, see
+// ../shared/captures/codex/app-server/api-error-500.ndjson), or a string.
+func TestReadEntriesError(t *testing.T) {
+	const msg = "We’re currently experiencing high demand, which may cause temporary errors."
+	for _, payload := range []string{
+		`{"type":"error","message":"` + msg + `","codex_error_info":"internal_server_error"}`,
+		`{"type":"error","error":{"message":"` + msg + `","codexErrorInfo":"internalServerError","additionalDetails":null}}`,
+		`{"type":"error","error":"` + msg + `"}`,
+	} {
+		line := `{"timestamp":"2026-12-01T21:50:01.300Z","type":"event_msg","payload":` + payload + `}`
+		for e, err := range codex.ReadEntries(strings.NewReader(line)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]codex.Event{codex.APIError{Message: msg}}, e.Events); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", payload, diff)
+			}
+		}
+	}
+}
