@@ -118,9 +118,11 @@
 // Codex and Gemini CLI turns reach a v2 editor the same way, with ids
 // and the lifecycle; they ask no permission. Their file changes reach it
 // as they reach v1, as tool calls naming the files: Gemini CLI's events
-// hold no change, and Codex's file_change names each file's kind (add,
-// delete, update) but no text, which v1's diff, the neutral form,
-// requires.
+// hold no change, and Codex's live file_change names each file's kind
+// (add, delete, update) but no text, which v1's diff, the neutral form,
+// requires. A replayed Codex file change, whose stored item holds each
+// file's text or diff, shows them as v1 diffs, with what applying the
+// patch printed.
 //
 // # Translation
 //

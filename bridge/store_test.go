@@ -147,6 +147,7 @@ func TestLoad(t *testing.T) {
 		{"codex-resume", bridge.Codex, "resume", "01a23365-0657-7662-80b4-4726987395b1", "/tmp/cx-store/resume/work"},
 		{"codex-tool-call", bridge.Codex, "tool-call", "01a23365-5f5f-7923-b1f2-69bd6d41c2c7", "/tmp/cx-store/tool-call/work"},
 		{"codex-reasoning", bridge.Codex, "reasoning", "01a23365-bee2-7d02-958a-929b55ee4338", "/tmp/cx-store/reasoning/work"},
+		{"codex-apply-patch", bridge.Codex, "apply-patch", "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", "/tmp/cx-store/apply-patch/work"},
 		{"gemini-resume", bridge.Gemini, "resume", "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", "/tmp/gm-store/resume/work"},
 		{"gemini-tool-call", bridge.Gemini, "tool-call", "70c7e5f7-0000-0000-0000-000000000000", ""},
 		{"gemini-thinking", bridge.Gemini, "thinking", "", ""},
@@ -600,6 +601,42 @@ func TestLoadTaskNotification(t *testing.T) {
 			Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("The README says hello.")}}, RawOutput: []byte(`"The README says hello."`)}
 		if diff := gocmp.Diff(acp.Update(want), last); diff != "" {
 			t.Errorf("the Agent call's last update (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A stored apply_patch of Codex replays with what it did: the diff of
+// each file (an update's hunks, an added file's text), what applying it
+// printed, and that output as rawOutput.
+func TestLoadApplyPatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := capturedStore(t, bridge.Codex, "apply-patch")
+		e := newEnv(t, bridge.Config{CLI: bridge.Codex, Store: store}, acp.ClientCapabilities{})
+		e.stayAtEOF = true
+		defer e.close()
+		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", Cwd: "/tmp/cx-store/apply-patch/work"})
+		must(t, err)
+		synctest.Wait()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		var last acp.Update
+		for _, u := range e.updates {
+			if u, ok := u.(acp.ToolCallUpdate); ok && u.ToolCallID == "call_Ap7Qm2Xw9Rt3" {
+				last = u
+			}
+		}
+		const dir = "/tmp/cx-store/apply-patch/work/"
+		const out = "Success. Updated the following files:\nA hello.txt\nM notes.txt\n"
+		want := acp.ToolCallUpdate{ToolCallID: "call_Ap7Qm2Xw9Rt3", Title: "Edit " + dir + "notes.txt, " + dir + "hello.txt", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
+			Content: []acp.ToolCallContent{
+				acp.ToolCallDiff{Path: dir + "notes.txt", OldText: ptr("alpha\nbeta"), NewText: "alpha\ngamma"},
+				acp.ToolCallDiff{Path: dir + "hello.txt", NewText: "hello\n"},
+				acp.ToolCallContentBlock{Content: text(out)},
+			},
+			Locations: []acp.ToolCallLocation{{Path: dir + "notes.txt"}, {Path: dir + "hello.txt"}},
+			RawOutput: []byte(`{"stdout":"Success. Updated the following files:\nA hello.txt\nM notes.txt\n","stderr":""}`)}
+		if diff := gocmp.Diff(acp.Update(want), last); diff != "" {
+			t.Errorf("the apply_patch call's last update (-want +got):\n%s", diff)
 		}
 	})
 }
