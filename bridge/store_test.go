@@ -148,6 +148,7 @@ func TestLoad(t *testing.T) {
 		{"codex-tool-call", bridge.Codex, "tool-call", "01a23365-5f5f-7923-b1f2-69bd6d41c2c7", "/tmp/cx-store/tool-call/work"},
 		{"codex-reasoning", bridge.Codex, "reasoning", "01a23365-bee2-7d02-958a-929b55ee4338", "/tmp/cx-store/reasoning/work"},
 		{"codex-apply-patch", bridge.Codex, "apply-patch", "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", "/tmp/cx-store/apply-patch/work"},
+		{"codex-failed-turn", bridge.Codex, "failed-turn", "01a233a0-3b4c-7d5e-8f6a-7b8c9d0e1f2a", "/tmp/cx-store/failed-turn/work"},
 		{"gemini-resume", bridge.Gemini, "resume", "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", "/tmp/gm-store/resume/work"},
 		{"gemini-tool-call", bridge.Gemini, "tool-call", "70c7e5f7-0000-0000-0000-000000000000", ""},
 		{"gemini-thinking", bridge.Gemini, "thinking", "", ""},
