@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/gemini"
 )
 
@@ -149,8 +150,8 @@ func (g *geminiConversation) StoredID() string { return g.sessionID }
 
 // Replay builds the conversation from the file's log of records, as the
 // CLI does when it resumes it, and translates its messages as the turns
-// that wrote them did. The model's thoughts, which the live stream does
-// not show, are left out.
+// that wrote them did, each model message's thoughts, which the live
+// stream does not show, before it.
 func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	file, err := store.Open(f.Path)
 	if err != nil {
@@ -170,10 +171,29 @@ func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		if m.Type == "user" && !m.Meta && m.Prompt != nil {
 			h.Notify(userChunks(storedPrompt(m.Prompt, promptBlocks))...)
 		}
+		h.Notify(thoughtChunks(m.Thoughts)...)
 		for _, ev := range m.Events {
 			g.updates = g.translate(g.updates[:0], ev)
 			h.Notify(g.updates...)
 		}
 	}
 	return nil
+}
+
+// thoughtChunks shows the model's thoughts as Gemini CLI's own ACP mode
+// does, each its subject in bold on a line of its own, then its
+// description; a blank line between two thoughts.
+func thoughtChunks(thoughts []gemini.Thought) []acp.Update {
+	out := make([]acp.Update, 0, len(thoughts))
+	for i, t := range thoughts {
+		text := t.Description
+		if t.Subject != "" {
+			text = "**" + t.Subject + "**\n" + text
+		}
+		if i > 0 {
+			text = "\n\n" + text
+		}
+		out = append(out, acp.AgentThoughtChunk{Content: acp.TextContent{Text: text}})
+	}
+	return out
 }

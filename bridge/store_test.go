@@ -641,3 +641,29 @@ func TestLoadApplyPatch(t *testing.T) {
 		}
 	})
 }
+
+// Gemini CLI's thoughts, which it stores with the model's message and the
+// live stream never shows, replay as agent thoughts before the answer,
+// each with its subject, as the CLI's own ACP mode shows them.
+func TestLoadGeminiThoughts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := capturedStore(t, bridge.Gemini, "thinking")
+		e := newEnv(t, bridge.Config{CLI: bridge.Gemini, Store: store}, acp.ClientCapabilities{})
+		e.stayAtEOF = true
+		defer e.close()
+		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: onlySession(t, e, ""), Cwd: "/tmp/gm-store/thinking/work"})
+		must(t, err)
+		synctest.Wait()
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		want := []acp.Update{
+			acp.UserMessageChunk{Content: text("What is 2 + 2? Think first.")},
+			acp.AgentThoughtChunk{Content: text("**Adding numbers**\nThe user asks for 2 + 2.")},
+			acp.AgentThoughtChunk{Content: text("\n\nThat is 4.")},
+			acp.AgentMessageChunk{Content: text("2 + 2 = 4.")},
+		}
+		if diff := gocmp.Diff(want, e.updates); diff != "" {
+			t.Errorf("the replay (-want +got):\n%s", diff)
+		}
+	})
+}
