@@ -81,10 +81,12 @@ func readProjects(store fs.FS) (iter.Seq2[project, error], error) {
 }
 
 // ReadInfo shows a file under the cwd of its project only when the file
-// names that cwd's hash.
+// names that cwd's hash, and shows no session for a chat that holds no
+// message, which the CLI leaves out of its list (that of a run whose
+// authentication failed: nothing in it replays).
 func (geminiCLI) ReadInfo(f StoredFile, r io.ReaderAt) (StoredInfo, error) {
 	in, err := gemini.ReadInfo(r, f.Size)
-	if err != nil {
+	if err != nil || !in.HasMessages {
 		return StoredInfo{}, err
 	}
 	info := StoredInfo{SessionID: in.SessionID, Title: in.Title, Named: in.Named, Updated: epochTime(in.Updated)}
@@ -96,7 +98,7 @@ func (geminiCLI) ReadInfo(f StoredFile, r io.ReaderAt) (StoredInfo, error) {
 
 // Find looks in cwd's project, then in the others: a file's name holds 8
 // digits of its session's id, and its metadata the whole id.
-func (g geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
+func (geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
 	pattern, err := gemini.SessionFilePattern(id)
 	if err != nil {
 		return StoredFile{}, err
@@ -123,25 +125,31 @@ func (g geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
 				continue
 			}
 			f.CWD = p.cwd
-			if file, err := store.Open(name); err == nil {
-				in, err := readerInfo(g, f, file)
-				file.Close()
-				if err == nil && in.SessionID == id {
-					return f, nil
-				}
+			if sessionIn(store, f) == id {
+				return f, nil
 			}
 		}
 	}
 	return StoredFile{}, &fs.PathError{Op: "open", Path: pattern, Err: fs.ErrNotExist}
 }
 
-// readerInfo reads the list facts of f, open as file.
-func readerInfo(k Keeper, f StoredFile, file fs.File) (StoredInfo, error) {
+// sessionIn returns the id of the session in f, as its metadata names
+// it; "" when f cannot be read or names none.
+func sessionIn(store fs.FS, f StoredFile) string {
+	file, err := store.Open(f.Path)
+	if err != nil {
+		return ""
+	}
+	defer file.Close()
 	r, err := readerAt(file)
 	if err != nil {
-		return StoredInfo{}, err
+		return ""
 	}
-	return k.ReadInfo(f, r)
+	in, err := gemini.ReadInfo(r, f.Size)
+	if err != nil {
+		return ""
+	}
+	return in.SessionID
 }
 
 func (geminiCLI) Remove(store Store, f StoredFile) error { return store.RemoveAll(f.Path) }

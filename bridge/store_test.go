@@ -667,3 +667,37 @@ func TestLoadGeminiThoughts(t *testing.T) {
 		}
 	})
 }
+
+// Gemini CLI's chat of a run that sent no prompt (its authentication
+// failed) holds nothing to replay, and the CLI leaves it out of its list:
+// session/list does too, beside the sessions that hold a conversation.
+func TestListGeminiEmptyChat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := capturedStore(t, bridge.Gemini, "auth-failed")
+		for name, f := range capturedStore(t, bridge.Gemini, "resume").MapFS {
+			if name != "projects.json" {
+				store.MapFS[name] = f
+			}
+		}
+		// The store's projects are those of both scenarios, in folders
+		// of their own.
+		store.MapFS["tmp/resumed"] = &fstest.MapFile{Mode: fs.ModeDir}
+		for name, f := range store.MapFS {
+			if rest, ok := strings.CutPrefix(name, "tmp/work/chats/session-2026-12-01T21-06"); ok {
+				delete(store.MapFS, name)
+				store.MapFS["tmp/resumed/chats/session-2026-12-01T21-06"+rest] = f
+			}
+		}
+		store.add("projects.json", `{"projects":{"/tmp/gm-store/auth-failed/work":"work","/tmp/gm-store/resume/work":"resumed"}}`)
+		e := newEnv(t, bridge.Config{CLI: bridge.Gemini, Store: store}, acp.ClientCapabilities{})
+		e.stayAtEOF = true
+		defer e.close()
+		ids, _ := listAll(t, e, "")
+		if diff := gocmp.Diff([]string{"181cb93b-9be0-4ddf-8212-3da9bd3ff8d1"}, ids); diff != "" {
+			t.Errorf("session/list (-want +got):\n%s", diff)
+		}
+		if ids, _ := listAll(t, e, "/tmp/gm-store/auth-failed/work"); len(ids) != 0 {
+			t.Errorf("session/list in the failed run's directory shows %q", ids)
+		}
+	})
+}
