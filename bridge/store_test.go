@@ -572,35 +572,53 @@ func TestLiveTitle(t *testing.T) {
 	})
 }
 
+// replayed loads session id (the one session/list shows, for "") of a
+// CLI's captured store of scenario, run in cwd, into an editor without
+// notices, and returns the updates it got.
+func replayed(t *testing.T, cli bridge.CLI, scenario, id, cwd string) []acp.Update {
+	t.Helper()
+	e := newEnv(t, bridge.Config{CLI: cli, Store: capturedStore(t, cli, scenario)}, acp.ClientCapabilities{})
+	e.stayAtEOF = cli.Info().PerTurn
+	defer e.close()
+	if id == "" {
+		id = onlySession(t, e, cwd)
+	}
+	_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: id, Cwd: cwd})
+	must(t, err)
+	synctest.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.updates)
+}
+
+// lastUpdate returns the last update of tool call id among updates; nil
+// for none.
+func lastUpdate(updates []acp.Update, id string) acp.Update {
+	var last acp.Update
+	for _, u := range updates {
+		if u, ok := u.(acp.ToolCallUpdate); ok && u.ToolCallID == id {
+			last = u
+		}
+	}
+	return last
+}
+
 // A background subagent's task notification, which the CLI stored as a
 // user entry, is no prompt of the person's: the replay shows the
 // subagent's report as the result of the Agent call that started it.
 func TestLoadTaskNotification(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := capturedStore(t, bridge.Claude, "background-agent")
-		e := newEnv(t, bridge.Config{Store: store}, acp.ClientCapabilities{})
-		defer e.close()
-		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", Cwd: "/tmp/cc-store/background-agent/work"})
-		must(t, err)
-		synctest.Wait()
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		var last acp.Update
-		for _, u := range e.updates {
-			switch u := u.(type) {
-			case acp.UserMessageChunk:
+		updates := replayed(t, bridge.Claude, "background-agent", "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", "/tmp/cc-store/background-agent/work")
+		for _, u := range updates {
+			if u, ok := u.(acp.UserMessageChunk); ok {
 				if c, ok := u.Content.(acp.TextContent); ok && strings.Contains(c.Text, "task-notification") {
 					t.Errorf("the notification replayed as the person's: %q", c.Text)
-				}
-			case acp.ToolCallUpdate:
-				if u.ToolCallID == "toolu_01Bg7Research" {
-					last = u
 				}
 			}
 		}
 		want := acp.ToolCallUpdate{ToolCallID: "toolu_01Bg7Research", Status: acp.ToolCallStatusCompleted,
 			Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("The README says hello.")}}, RawOutput: []byte(`"The README says hello."`)}
-		if diff := gocmp.Diff(acp.Update(want), last); diff != "" {
+		if diff := gocmp.Diff(acp.Update(want), lastUpdate(updates, "toolu_01Bg7Research")); diff != "" {
 			t.Errorf("the Agent call's last update (-want +got):\n%s", diff)
 		}
 	})
@@ -611,21 +629,7 @@ func TestLoadTaskNotification(t *testing.T) {
 // printed, and that output as rawOutput.
 func TestLoadApplyPatch(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := capturedStore(t, bridge.Codex, "apply-patch")
-		e := newEnv(t, bridge.Config{CLI: bridge.Codex, Store: store}, acp.ClientCapabilities{})
-		e.stayAtEOF = true
-		defer e.close()
-		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", Cwd: "/tmp/cx-store/apply-patch/work"})
-		must(t, err)
-		synctest.Wait()
-		e.mu.Lock()
-		defer e.mu.Unlock()
-		var last acp.Update
-		for _, u := range e.updates {
-			if u, ok := u.(acp.ToolCallUpdate); ok && u.ToolCallID == "call_Ap7Qm2Xw9Rt3" {
-				last = u
-			}
-		}
+		updates := replayed(t, bridge.Codex, "apply-patch", "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", "/tmp/cx-store/apply-patch/work")
 		const dir = "/tmp/cx-store/apply-patch/work/"
 		const out = "Success. Updated the following files:\nA hello.txt\nM notes.txt\n"
 		want := acp.ToolCallUpdate{ToolCallID: "call_Ap7Qm2Xw9Rt3", Title: "Edit " + dir + "notes.txt, " + dir + "hello.txt", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
@@ -636,7 +640,7 @@ func TestLoadApplyPatch(t *testing.T) {
 			},
 			Locations: []acp.ToolCallLocation{{Path: dir + "notes.txt"}, {Path: dir + "hello.txt"}},
 			RawOutput: []byte(`{"stdout":"Success. Updated the following files:\nA hello.txt\nM notes.txt\n","stderr":""}`)}
-		if diff := gocmp.Diff(acp.Update(want), last); diff != "" {
+		if diff := gocmp.Diff(acp.Update(want), lastUpdate(updates, "call_Ap7Qm2Xw9Rt3")); diff != "" {
 			t.Errorf("the apply_patch call's last update (-want +got):\n%s", diff)
 		}
 	})
@@ -647,22 +651,14 @@ func TestLoadApplyPatch(t *testing.T) {
 // each with its subject, as the CLI's own ACP mode shows them.
 func TestLoadGeminiThoughts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		store := capturedStore(t, bridge.Gemini, "thinking")
-		e := newEnv(t, bridge.Config{CLI: bridge.Gemini, Store: store}, acp.ClientCapabilities{})
-		e.stayAtEOF = true
-		defer e.close()
-		_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: onlySession(t, e, ""), Cwd: "/tmp/gm-store/thinking/work"})
-		must(t, err)
-		synctest.Wait()
-		e.mu.Lock()
-		defer e.mu.Unlock()
+		updates := replayed(t, bridge.Gemini, "thinking", "", "/tmp/gm-store/thinking/work")
 		want := []acp.Update{
 			acp.UserMessageChunk{Content: text("What is 2 + 2? Think first.")},
 			acp.AgentThoughtChunk{Content: text("**Adding numbers**\nThe user asks for 2 + 2.")},
 			acp.AgentThoughtChunk{Content: text("\n\nThat is 4.")},
 			acp.AgentMessageChunk{Content: text("2 + 2 = 4.")},
 		}
-		if diff := gocmp.Diff(want, e.updates); diff != "" {
+		if diff := gocmp.Diff(want, updates); diff != "" {
 			t.Errorf("the replay (-want +got):\n%s", diff)
 		}
 	})
