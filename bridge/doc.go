@@ -58,12 +58,17 @@
 //
 // session/load shows the stored conversation before it answers: the
 // person's prompts as user_message_chunk, with the images and resources
-// they held; the text and thinking, a message whole; each tool call and
-// its outcome, plans, and a subagent's calls inside its task, as the
-// live turns showed them; a failed turn's error as a notice, or as text
-// for a client without notices. The CLI's bookkeeping, meta entries,
-// interrupt markers and the permission questions already answered are
-// left out. The session then goes on as after session/resume.
+// they held; the text and thinking (Gemini CLI's stored thoughts too), a
+// message whole; each tool call and its outcome, with the diffs a file
+// change's stored result holds, plans, and a subagent's calls inside its
+// task, as the live turns showed them; the end of a task the CLI ran in
+// the background as the result of the call that started it; a failed
+// turn's error as a notice, or, for a client without notices, as the
+// CLI's text exactly. The CLI's bookkeeping, meta entries (a task's
+// notification among them), interrupt markers and the permission
+// questions already answered are left out. The session then goes on as
+// after session/resume. session/list leaves out a stored session that
+// holds no conversation, as the CLI's own list does.
 // session/delete closes a session and removes its files. A title the
 // CLI writes into a session's file as it goes reaches the editor after
 // the turn, as a session_info_update.
