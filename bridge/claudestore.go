@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"cmp"
 	"errors"
 	"io"
 	"io/fs"
@@ -181,6 +182,15 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	var updates []acp.Update
 	entries := claude.Interleave(claude.ReadEntries(main), subagents...)
 	for e := range readable[claude.Entry, *claude.LineError](entries, c.cfg.Logger, f.Path, &err) {
+		if n := e.Notification; n != nil {
+			if !e.Sidechain {
+				tr.End(false, "", nil, now) // the CLI begins a turn to answer it
+			}
+			if u, ok := taskEnded(*n); ok {
+				h.Notify(u)
+			}
+			continue
+		}
 		if e.Internal || e.Meta || e.Interrupt {
 			continue
 		}
@@ -194,6 +204,27 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		}
 	}
 	return err
+}
+
+// taskEnded shows the end of a task the CLI ran in the background as its
+// notification tells it: as the result of the call that started it (an
+// Agent call, a Bash call), with the task's report, or the CLI's summary,
+// as its content. ok is false when the notification names no call.
+func taskEnded(n claude.TaskNotification) (acp.ToolCallUpdate, bool) {
+	if n.ToolUseID == "" {
+		return acp.ToolCallUpdate{}, false
+	}
+	u := acp.ToolCallUpdate{ToolCallID: n.ToolUseID}
+	switch n.Status {
+	case "completed":
+		u.Status = acp.ToolCallStatusCompleted
+	case "failed", "killed", "stopped":
+		u.Status = acp.ToolCallStatusFailed
+	}
+	if text := cmp.Or(n.Result, n.Summary); text != "" {
+		u.Content, u.RawOutput = []acp.ToolCallContent{textContent(text)}, rawText(text)
+	}
+	return u, true
 }
 
 // subagents opens the files of the session's subagents, and returns

@@ -100,12 +100,17 @@ func (c *codexConversation) translate(dst []acp.Update, ev codex.Event) []acp.Up
 		dst = append(dst, it.update())
 	case codex.FileChange:
 		var paths []string
-		var locs []acp.ToolCallLocation
+		it := item{id: ev.ItemID, phase: ev.Phase, status: ev.Status, kind: toolKind(ev.Kind), out: ev.Stdout + ev.Stderr}
 		for _, ch := range ev.Changes {
 			paths = append(paths, ch.Path)
-			locs = append(locs, acp.ToolCallLocation{Path: ch.Path})
+			it.locs = append(it.locs, acp.ToolCallLocation{Path: cmp.Or(ch.MovePath, ch.Path)})
+			it.diffs = append(it.diffs, changeDiffs(ch)...)
 		}
-		dst = append(dst, item{id: ev.ItemID, phase: ev.Phase, status: ev.Status, kind: toolKind(ev.Kind), title: titled("Edit", strings.Join(paths, ", ")), locs: locs}.update())
+		it.title = titled("Edit", strings.Join(paths, ", "))
+		if it.out != "" {
+			it.raw, _ = json.Marshal(patchOutput{ev.Stdout, ev.Stderr})
+		}
+		dst = append(dst, it.update())
 	case codex.WebSearch:
 		status := codex.StatusCompleted
 		if ev.Phase != codex.PhaseCompleted {
@@ -199,6 +204,35 @@ func (c *codexConversation) usage(raw json.RawMessage, resumeID string) *acp.Usa
 	return reportUsage(rep)
 }
 
+// patchOutput is what applying a patch printed, as a file change's
+// rawOutput.
+type patchOutput struct {
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+}
+
+// changeDiffs is what a change of a Codex file change does to its file,
+// as far as the change tells it (a stored one does, the live stream's
+// does not): an added or deleted file's text, or a diff of each hunk of
+// an update (its diff as text when its hunks do not read).
+func changeDiffs(c codex.Change) []acp.ToolCallContent {
+	switch {
+	case c.Diff == "":
+		return nil
+	case c.Kind == codex.ChangeAdd:
+		return []acp.ToolCallContent{acp.ToolCallDiff{Path: c.Path, NewText: c.Diff}}
+	case c.Kind == codex.ChangeDelete:
+		return []acp.ToolCallContent{acp.ToolCallDiff{Path: c.Path, OldText: &c.Diff}}
+	case c.Kind == codex.ChangeUpdate && c.Hunks == nil:
+		return []acp.ToolCallContent{textContent(c.Diff)}
+	}
+	var out []acp.ToolCallContent
+	for _, h := range c.Hunks {
+		out = append(out, hunkDiff(cmp.Or(c.MovePath, c.Path), h.Lines))
+	}
+	return out
+}
+
 // item is what a Codex item shows of itself as a tool call.
 type item struct {
 	id     string
@@ -208,8 +242,9 @@ type item struct {
 	title  string
 	input  json.RawMessage
 	locs   []acp.ToolCallLocation
-	out    string          // the output as text; "" for none
-	raw    json.RawMessage // the output as JSON (rawOutput); nil for none
+	diffs  []acp.ToolCallContent // the changes to files, before the output
+	out    string                // the output as text; "" for none
+	raw    json.RawMessage       // the output as JSON (rawOutput); nil for none
 }
 
 // update announces the tool call at the item's first line and updates it
@@ -222,9 +257,9 @@ func (it item) update() acp.Update {
 	case codex.StatusFailed, codex.StatusDeclined:
 		st = acp.ToolCallStatusFailed
 	}
-	var out []acp.ToolCallContent
+	out := it.diffs
 	if it.out != "" {
-		out = []acp.ToolCallContent{textContent(it.out)}
+		out = append(out[:len(out):len(out)], textContent(it.out))
 	}
 	if it.phase == codex.PhaseStarted {
 		return acp.ToolCall{ToolCallID: it.id, Title: it.title, Kind: it.kind, Status: st, RawInput: it.input, Locations: it.locs, Content: out, RawOutput: it.raw}

@@ -58,12 +58,17 @@
 //
 // session/load shows the stored conversation before it answers: the
 // person's prompts as user_message_chunk, with the images and resources
-// they held; the text and thinking, a message whole; each tool call and
-// its outcome, plans, and a subagent's calls inside its task, as the
-// live turns showed them; a failed turn's error as a notice, or as text
-// for a client without notices. The CLI's bookkeeping, meta entries,
-// interrupt markers and the permission questions already answered are
-// left out. The session then goes on as after session/resume.
+// they held; the text and thinking (Gemini CLI's stored thoughts too), a
+// message whole; each tool call and its outcome, with the diffs a file
+// change's stored result holds, plans, and a subagent's calls inside its
+// task, as the live turns showed them; the end of a task the CLI ran in
+// the background as the result of the call that started it; a failed
+// turn's error as a notice, or, for a client without notices, as the
+// CLI's text exactly. The CLI's bookkeeping, meta entries (a task's
+// notification among them), interrupt markers and the permission
+// questions already answered are left out. The session then goes on as
+// after session/resume. session/list leaves out a stored session that
+// holds no conversation, as the CLI's own list does.
 // session/delete closes a session and removes its files. A title the
 // CLI writes into a session's file as it goes reaches the editor after
 // the turn, as a session_info_update.
@@ -118,9 +123,11 @@
 // Codex and Gemini CLI turns reach a v2 editor the same way, with ids
 // and the lifecycle; they ask no permission. Their file changes reach it
 // as they reach v1, as tool calls naming the files: Gemini CLI's events
-// hold no change, and Codex's file_change names each file's kind (add,
-// delete, update) but no text, which v1's diff, the neutral form,
-// requires.
+// hold no change, and Codex's live file_change names each file's kind
+// (add, delete, update) but no text, which v1's diff, the neutral form,
+// requires. A replayed Codex file change, whose stored item holds each
+// file's text or diff, shows them as v1 diffs, with what applying the
+// patch printed.
 //
 // # Translation
 //
@@ -133,7 +140,9 @@
 //   - a tool call becomes a tool_call with the tool use's id, a kind
 //     (claude.ToolKindOf's), a title, its input, the files it touches and, for
 //     edits, the diff; its result a tool_call_update, completed or failed,
-//     with the output as content and as rawOutput;
+//     with the output as content and as rawOutput, led, for a Write or an
+//     Edit, by the diff of the file's whole text before and after, which
+//     the result tells and the input cannot;
 //     TodoWrite becomes a plan;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;

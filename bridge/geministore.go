@@ -7,6 +7,7 @@ import (
 	"path"
 	"path/filepath"
 
+	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/gemini"
 )
 
@@ -80,10 +81,12 @@ func readProjects(store fs.FS) (iter.Seq2[project, error], error) {
 }
 
 // ReadInfo shows a file under the cwd of its project only when the file
-// names that cwd's hash.
+// names that cwd's hash, and shows no session for a chat that holds no
+// message, which the CLI leaves out of its list (that of a run whose
+// authentication failed: nothing in it replays).
 func (geminiCLI) ReadInfo(f StoredFile, r io.ReaderAt) (StoredInfo, error) {
 	in, err := gemini.ReadInfo(r, f.Size)
-	if err != nil {
+	if err != nil || !in.HasMessages {
 		return StoredInfo{}, err
 	}
 	info := StoredInfo{SessionID: in.SessionID, Title: in.Title, Named: in.Named, Updated: epochTime(in.Updated)}
@@ -95,7 +98,7 @@ func (geminiCLI) ReadInfo(f StoredFile, r io.ReaderAt) (StoredInfo, error) {
 
 // Find looks in cwd's project, then in the others: a file's name holds 8
 // digits of its session's id, and its metadata the whole id.
-func (g geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
+func (geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
 	pattern, err := gemini.SessionFilePattern(id)
 	if err != nil {
 		return StoredFile{}, err
@@ -122,25 +125,31 @@ func (g geminiCLI) Find(store fs.FS, id, cwd string) (StoredFile, error) {
 				continue
 			}
 			f.CWD = p.cwd
-			if file, err := store.Open(name); err == nil {
-				in, err := readerInfo(g, f, file)
-				file.Close()
-				if err == nil && in.SessionID == id {
-					return f, nil
-				}
+			if sessionIn(store, f) == id {
+				return f, nil
 			}
 		}
 	}
 	return StoredFile{}, &fs.PathError{Op: "open", Path: pattern, Err: fs.ErrNotExist}
 }
 
-// readerInfo reads the list facts of f, open as file.
-func readerInfo(k Keeper, f StoredFile, file fs.File) (StoredInfo, error) {
+// sessionIn returns the id of the session in f, as its metadata names
+// it; "" when f cannot be read or names none.
+func sessionIn(store fs.FS, f StoredFile) string {
+	file, err := store.Open(f.Path)
+	if err != nil {
+		return ""
+	}
+	defer file.Close()
 	r, err := readerAt(file)
 	if err != nil {
-		return StoredInfo{}, err
+		return ""
 	}
-	return k.ReadInfo(f, r)
+	in, err := gemini.ReadInfo(r, f.Size)
+	if err != nil {
+		return ""
+	}
+	return in.SessionID
 }
 
 func (geminiCLI) Remove(store Store, f StoredFile) error { return store.RemoveAll(f.Path) }
@@ -149,8 +158,8 @@ func (g *geminiConversation) StoredID() string { return g.sessionID }
 
 // Replay builds the conversation from the file's log of records, as the
 // CLI does when it resumes it, and translates its messages as the turns
-// that wrote them did. The model's thoughts, which the live stream does
-// not show, are left out.
+// that wrote them did, each model message's thoughts, which the live
+// stream does not show, before it.
 func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	file, err := store.Open(f.Path)
 	if err != nil {
@@ -170,10 +179,29 @@ func (g *geminiConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		if m.Type == "user" && !m.Meta && m.Prompt != nil {
 			h.Notify(userChunks(storedPrompt(m.Prompt, promptBlocks))...)
 		}
+		h.Notify(thoughtChunks(m.Thoughts)...)
 		for _, ev := range m.Events {
 			g.updates = g.translate(g.updates[:0], ev)
 			h.Notify(g.updates...)
 		}
 	}
 	return nil
+}
+
+// thoughtChunks shows the model's thoughts as Gemini CLI's own ACP mode
+// does, each its subject in bold on a line of its own, then its
+// description; a blank line between two thoughts.
+func thoughtChunks(thoughts []gemini.Thought) []acp.Update {
+	out := make([]acp.Update, 0, len(thoughts))
+	for i, t := range thoughts {
+		text := t.Description
+		if t.Subject != "" {
+			text = "**" + t.Subject + "**\n" + text
+		}
+		if i > 0 {
+			text = "\n\n" + text
+		}
+		out = append(out, acp.AgentThoughtChunk{Content: acp.TextContent{Text: text}})
+	}
+	return out
 }

@@ -18,11 +18,11 @@ import (
 
 // replayHost is the Host of a Replay. It takes notices whatever the
 // client declared, and shows a client without notices the errors among
-// them as agent text: live, the prompt's error showed them.
+// them as agent text, the CLI's words exactly as stored: live, the
+// prompt's error showed them.
 type replayHost struct {
 	*host
 	notices bool
-	text    bool // the last update sent was agent text
 }
 
 func (h *replayHost) Notify(updates ...acp.Update) {
@@ -32,15 +32,10 @@ func (h *replayHost) Notify(updates ...acp.Update) {
 		switch {
 		case !ok || h.notices:
 		case n.Severity == acp.NoticeError:
-			text := n.Title + "\n\n"
-			if h.text {
-				text = "\n\n" + text
-			}
-			u = acp.AgentMessageChunk{Content: acp.TextContent{Text: text}}
+			u = acp.AgentMessageChunk{Content: acp.TextContent{Text: n.Title}}
 		default:
 			continue // live, a client without notices saw nothing
 		}
-		_, h.text = u.(acp.AgentMessageChunk)
 		out = append(out, u)
 	}
 	h.host.Notify(out...)

@@ -120,11 +120,12 @@ func checkGolden(t *testing.T, golden, got string) {
 	}
 }
 
-// TestLoad loads every captured session of each CLI, and compares what
-// the editor sees with the golden files under testdata/store: the
-// prompts, the text and thinking, the tool calls with their results,
-// the subagent's calls inside its task; not the CLI's bookkeeping, the
-// interrupt marker or the meta entries.
+// TestLoad loads every captured session of each CLI, and the fixtures in
+// their formats, and compares what the editor sees with the golden files
+// under testdata/store: the prompts, the text and thinking, the tool calls
+// with their results, the subagent's calls inside its task, the API
+// errors; not the CLI's bookkeeping, the interrupt marker or the meta
+// entries.
 func TestLoad(t *testing.T) {
 	tests := []struct {
 		name     string
@@ -140,9 +141,14 @@ func TestLoad(t *testing.T) {
 		{"claude-permission-deny", bridge.Claude, "permission-deny-stdio", "69755242-e22e-4c09-92a9-29c0b2b99807", "/tmp/cc-store/permission-deny-stdio/work"},
 		{"claude-subagent", bridge.Claude, "subagent", "6d0706c6-94f5-4004-a4aa-42746a618990", "/tmp/cc-store/subagent/work"},
 		{"claude-tui-title", bridge.Claude, "tui-title", "d5464bb8-88f1-410d-8933-83f4fd7c37c6", "/tmp/cc-store/tui-title/work"},
+		{"claude-background-agent", bridge.Claude, "background-agent", "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", "/tmp/cc-store/background-agent/work"},
+		{"claude-api-error", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
+		{"claude-api-error-notices", bridge.Claude, "api-error", "3f1c9a52-7d4e-4b8a-9c2e-5a6b7c8d9e01", "/tmp/cc-store/api-error/work"},
 		{"codex-resume", bridge.Codex, "resume", "01a23365-0657-7662-80b4-4726987395b1", "/tmp/cx-store/resume/work"},
 		{"codex-tool-call", bridge.Codex, "tool-call", "01a23365-5f5f-7923-b1f2-69bd6d41c2c7", "/tmp/cx-store/tool-call/work"},
 		{"codex-reasoning", bridge.Codex, "reasoning", "01a23365-bee2-7d02-958a-929b55ee4338", "/tmp/cx-store/reasoning/work"},
+		{"codex-apply-patch", bridge.Codex, "apply-patch", "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", "/tmp/cx-store/apply-patch/work"},
+		{"codex-failed-turn", bridge.Codex, "failed-turn", "01a233a0-3b4c-7d5e-8f6a-7b8c9d0e1f2a", "/tmp/cx-store/failed-turn/work"},
 		{"gemini-resume", bridge.Gemini, "resume", "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", "/tmp/gm-store/resume/work"},
 		{"gemini-tool-call", bridge.Gemini, "tool-call", "70c7e5f7-0000-0000-0000-000000000000", ""},
 		{"gemini-thinking", bridge.Gemini, "thinking", "", ""},
@@ -151,7 +157,11 @@ func TestLoad(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				store := capturedStore(t, tt.cli, tt.scenario)
-				e := newEnv(t, bridge.Config{CLI: tt.cli, Store: store}, acp.ClientCapabilities{})
+				var caps acp.ClientCapabilities
+				if strings.HasSuffix(tt.name, "-notices") { // a client that takes notices
+					caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
+				}
+				e := newEnv(t, bridge.Config{CLI: tt.cli, Store: store}, caps)
 				e.stayAtEOF = tt.cli.Info().PerTurn
 				defer e.close()
 				id := tt.id
@@ -212,11 +222,11 @@ func faultyStore() memStore {
 
 // The replay gets through a store's faults, shows the prompt's blocks as
 // the editor sent them, and shows the API error as a notice, or as agent
-// text to a client without notices.
+// text to a client without notices: the stored text, exactly.
 func TestLoadFaultyStore(t *testing.T) {
 	for _, notices := range []bool{true, false} {
 		var caps acp.ClientCapabilities
-		apiError := acp.Update(acp.AgentMessageChunk{Content: text("API Error: 529 Overloaded.\n\n")})
+		apiError := acp.Update(acp.AgentMessageChunk{Content: text("API Error: 529 Overloaded.")})
 		if notices {
 			caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}
 			apiError = acp.Notice{Severity: acp.NoticeError, Title: "API Error: 529 Overloaded."}
@@ -558,6 +568,132 @@ func TestLiveTitle(t *testing.T) {
 		must(t, err)
 		if res.Sessions[0].Title != "Login bug fix" {
 			t.Errorf("session/list shows the session as %+v", res.Sessions[0])
+		}
+	})
+}
+
+// replayed loads session id (the one session/list shows, for "") of a
+// CLI's captured store of scenario, run in cwd, into an editor without
+// notices, and returns the updates it got.
+func replayed(t *testing.T, cli bridge.CLI, scenario, id, cwd string) []acp.Update {
+	t.Helper()
+	e := newEnv(t, bridge.Config{CLI: cli, Store: capturedStore(t, cli, scenario)}, acp.ClientCapabilities{})
+	e.stayAtEOF = cli.Info().PerTurn
+	defer e.close()
+	if id == "" {
+		id = onlySession(t, e, cwd)
+	}
+	_, err := acp.SessionLoad.Call(bg, e.client, acp.LoadSessionParams{SessionID: id, Cwd: cwd})
+	must(t, err)
+	synctest.Wait()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.updates)
+}
+
+// lastUpdate returns the last update of tool call id among updates; nil
+// for none.
+func lastUpdate(updates []acp.Update, id string) acp.Update {
+	var last acp.Update
+	for _, u := range updates {
+		if u, ok := u.(acp.ToolCallUpdate); ok && u.ToolCallID == id {
+			last = u
+		}
+	}
+	return last
+}
+
+// A background subagent's task notification, which the CLI stored as a
+// user entry, is no prompt of the person's: the replay shows the
+// subagent's report as the result of the Agent call that started it.
+func TestLoadTaskNotification(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		updates := replayed(t, bridge.Claude, "background-agent", "b7e2a9c4-5d1f-4e6a-8b3c-2f9d0e1a7c65", "/tmp/cc-store/background-agent/work")
+		for _, u := range updates {
+			if u, ok := u.(acp.UserMessageChunk); ok {
+				if c, ok := u.Content.(acp.TextContent); ok && strings.Contains(c.Text, "task-notification") {
+					t.Errorf("the notification replayed as the person's: %q", c.Text)
+				}
+			}
+		}
+		want := acp.ToolCallUpdate{ToolCallID: "toolu_01Bg7Research", Status: acp.ToolCallStatusCompleted,
+			Content: []acp.ToolCallContent{acp.ToolCallContentBlock{Content: text("The README says hello.")}}, RawOutput: []byte(`"The README says hello."`)}
+		if diff := gocmp.Diff(acp.Update(want), lastUpdate(updates, "toolu_01Bg7Research")); diff != "" {
+			t.Errorf("the Agent call's last update (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// A stored apply_patch of Codex replays with what it did: the diff of
+// each file (an update's hunks, an added file's text), what applying it
+// printed, and that output as rawOutput.
+func TestLoadApplyPatch(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		updates := replayed(t, bridge.Codex, "apply-patch", "01a23390-2a3b-7c4d-8e5f-6a7b8c9d0e1f", "/tmp/cx-store/apply-patch/work")
+		const dir = "/tmp/cx-store/apply-patch/work/"
+		const out = "Success. Updated the following files:\nA hello.txt\nM notes.txt\n"
+		want := acp.ToolCallUpdate{ToolCallID: "call_Ap7Qm2Xw9Rt3", Title: "Edit " + dir + "notes.txt, " + dir + "hello.txt", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
+			Content: []acp.ToolCallContent{
+				acp.ToolCallDiff{Path: dir + "notes.txt", OldText: ptr("alpha\nbeta"), NewText: "alpha\ngamma"},
+				acp.ToolCallDiff{Path: dir + "hello.txt", NewText: "hello\n"},
+				acp.ToolCallContentBlock{Content: text(out)},
+			},
+			Locations: []acp.ToolCallLocation{{Path: dir + "notes.txt"}, {Path: dir + "hello.txt"}},
+			RawOutput: []byte(`{"stdout":"Success. Updated the following files:\nA hello.txt\nM notes.txt\n","stderr":""}`)}
+		if diff := gocmp.Diff(acp.Update(want), lastUpdate(updates, "call_Ap7Qm2Xw9Rt3")); diff != "" {
+			t.Errorf("the apply_patch call's last update (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// Gemini CLI's thoughts, which it stores with the model's message and the
+// live stream never shows, replay as agent thoughts before the answer,
+// each with its subject, as the CLI's own ACP mode shows them.
+func TestLoadGeminiThoughts(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		updates := replayed(t, bridge.Gemini, "thinking", "", "/tmp/gm-store/thinking/work")
+		want := []acp.Update{
+			acp.UserMessageChunk{Content: text("What is 2 + 2? Think first.")},
+			acp.AgentThoughtChunk{Content: text("**Adding numbers**\nThe user asks for 2 + 2.")},
+			acp.AgentThoughtChunk{Content: text("\n\nThat is 4.")},
+			acp.AgentMessageChunk{Content: text("2 + 2 = 4.")},
+		}
+		if diff := gocmp.Diff(want, updates); diff != "" {
+			t.Errorf("the replay (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// Gemini CLI's chat of a run that sent no prompt (its authentication
+// failed) holds nothing to replay, and the CLI leaves it out of its list:
+// session/list does too, beside the sessions that hold a conversation.
+func TestListGeminiEmptyChat(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		store := capturedStore(t, bridge.Gemini, "auth-failed")
+		for name, f := range capturedStore(t, bridge.Gemini, "resume").MapFS {
+			if name != "projects.json" {
+				store.MapFS[name] = f
+			}
+		}
+		// The store's projects are those of both scenarios, in folders
+		// of their own.
+		store.MapFS["tmp/resumed"] = &fstest.MapFile{Mode: fs.ModeDir}
+		for name, f := range store.MapFS {
+			if rest, ok := strings.CutPrefix(name, "tmp/work/chats/session-2026-12-01T21-06"); ok {
+				delete(store.MapFS, name)
+				store.MapFS["tmp/resumed/chats/session-2026-12-01T21-06"+rest] = f
+			}
+		}
+		store.add("projects.json", `{"projects":{"/tmp/gm-store/auth-failed/work":"work","/tmp/gm-store/resume/work":"resumed"}}`)
+		e := newEnv(t, bridge.Config{CLI: bridge.Gemini, Store: store}, acp.ClientCapabilities{})
+		e.stayAtEOF = true
+		defer e.close()
+		ids, _ := listAll(t, e, "")
+		if diff := gocmp.Diff([]string{"181cb93b-9be0-4ddf-8212-3da9bd3ff8d1"}, ids); diff != "" {
+			t.Errorf("session/list (-want +got):\n%s", diff)
+		}
+		if ids, _ := listAll(t, e, "/tmp/gm-store/auth-failed/work"); len(ids) != 0 {
+			t.Errorf("session/list in the failed run's directory shows %q", ids)
 		}
 	})
 }

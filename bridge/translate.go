@@ -210,22 +210,54 @@ func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []a
 	if r.Text != "" {
 		u.Content, u.RawOutput = []acp.ToolCallContent{textContent(r.Text)}, rawText(r.Text)
 	}
-	if d, ok := overwrite(t.tools[r.ToolUseID], r); ok {
-		u.Content = append([]acp.ToolCallContent{d}, u.Content...)
+	if !r.IsError && r.FileChange != nil {
+		u.Content = append(fileDiffs(r.FileChange), u.Content...)
 	}
 	return append(dst, u)
 }
 
-// overwrite is the diff of a Write that replaced a file, which its
-// announcement showed as a new one (its input has no old text): the
-// file's original text against the new. ok is false for any other
-// result, or one that does not say what the file held.
-func overwrite(st *toolState, r claude.ToolResult) (acp.ToolCallDiff, bool) {
-	c := r.FileChange
-	if st == nil || st.name != "Write" || r.IsError || c == nil || c.Type != "update" || c.Original == nil || c.Content == nil {
-		return acp.ToolCallDiff{}, false
+// fileDiffs is what a change to a file did, as the result of the call
+// that made it (a Write, an Edit) tells it, for the call's final content:
+// the diff of the file's whole text, before and after, where the call's
+// announcement could show only its input (a Write's new text, with no
+// old one; an Edit's strings). Without the whole text, it is the diff of
+// each hunk; nil without hunks either.
+func fileDiffs(c *claude.FileChange) []acp.ToolCallContent {
+	if text, ok := c.NewText(); ok {
+		return []acp.ToolCallContent{acp.ToolCallDiff{Path: c.Path, OldText: c.Original, NewText: text}}
 	}
-	return acp.ToolCallDiff{Path: c.Path, OldText: c.Original, NewText: *c.Content}, true
+	var out []acp.ToolCallContent
+	for _, h := range c.Hunks {
+		out = append(out, hunkDiff(c.Path, h.Lines))
+	}
+	return out
+}
+
+// hunkDiff is a hunk of a unified diff as a diff of the lines it shows:
+// its kept and removed lines before, its kept and added lines after, each
+// without a line end at the end; no old text when the hunk keeps or
+// removes no line.
+func hunkDiff(path string, lines []string) acp.ToolCallDiff {
+	var before, after []string
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		switch body := l[1:]; l[0] {
+		case ' ':
+			before, after = append(before, body), append(after, body)
+		case '-':
+			before = append(before, body)
+		case '+':
+			after = append(after, body)
+		}
+	}
+	d := acp.ToolCallDiff{Path: path, NewText: strings.Join(after, "\n")}
+	if before != nil {
+		old := strings.Join(before, "\n")
+		d.OldText = &old
+	}
+	return d
 }
 
 // PermissionToolCall returns the tool call a permission request is about,

@@ -103,8 +103,10 @@
 // a resumed session goes on in its file. [ReadEntries] reads such a file
 // from an [io.Reader], streaming, and yields one [Entry] per line: the
 // person's [Prompt], the [Event] values the live stream shows of the
-// model's output and the tool results, titles, and the CLI's bookkeeping,
-// flagged Internal; a line of a type it does not know keeps its bytes in
+// model's output and the tool results, titles, the entries the CLI wrote
+// for the model itself, flagged Meta (a background task's
+// [TaskNotification] among them), and the CLI's bookkeeping, flagged
+// Internal; a line of a type it does not know keeps its bytes in
 // Raw, and a corrupt line is reported where it is, never fatal.
 // [ReadSubagent] reads a subagent's file, whose events the live stream
 // marks with the call that launched it, and [Interleave] merges the

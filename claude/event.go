@@ -25,8 +25,9 @@ import (
 //   - [Unknown]: a line this package does not model, reported only when
 //     asked for ([Parser.ReportUnknown], [Turn.ReportUnknown]).
 //   - [Result]: the final event of a run.
-//   - [ResumeFailed]: the final event of a run whose resume found no
-//     conversation (reported by [Turn] only).
+//   - [ResumeFailed], [NoResult]: the final event of a run whose resume
+//     found no conversation, or that ended without a result line
+//     (reported by [Turn] only).
 //   - [PermissionRequest], [MCPRequest], [HookRequest], [UnknownRequest],
 //     [ControlResponse], [ControlCancel], [TurnEnd]: the control protocol
 //     of streaming-input mode (reported by [Session] only).
@@ -152,9 +153,9 @@ type ToolResult struct {
 	// Details is the CLI's own account of the call, raw JSON as it sent
 	// it ("tool_use_result" on the stream, "toolUseResult" in a stored
 	// session): an object whose shape depends on the tool, or a string
-	// (an error's text); nil when the line has none. The CLI puts one on
-	// a line, so a line of several results (which Claude Code 2.1.328
-	// does not write) gives it to none of them.
+	// (an error's text); nil when the line has none, or a null one. The
+	// CLI puts one on a line, so a line of several results (which Claude
+	// Code 2.1.328 does not write) gives it to none of them.
 	Details json.RawMessage `json:",omitempty"`
 	// FileChange is what a file-editing tool (Write, Edit, MultiEdit)
 	// says it did, read from Details; nil when Details does not describe
@@ -165,7 +166,8 @@ type ToolResult struct {
 
 // FileChange is a change a tool made to one file, as the CLI reports it
 // in a result's Details: an object with a "filePath" and a
-// "structuredPatch".
+// "structuredPatch". [FileChange.NewText] gives the file's text after
+// it.
 type FileChange struct {
 	// Path is the file's path ("filePath"), absolute.
 	Path string

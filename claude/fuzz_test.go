@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -22,6 +23,8 @@ func FuzzParseLine(f *testing.F) {
 		`{"type":"stream_event","event":{"type":"content_block_delta","delta":{"type":"text_delta","text":"x"}}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t","content":"ok"}]},"tool_use_result":{"type":"update","filePath":"/a","content":"b\n","originalFile":"a\n","structuredPatch":[{"oldStart":1,"oldLines":1,"newStart":1,"newLines":1,"lines":["-a","+b"]}]}}`,
 		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":"Error: x"}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":null}`,
+		`{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t"}]},"tool_use_result":{"filePath":"/a","originalFile":"a\nb","structuredPatch":[{"oldStart":1,"oldLines":2,"newStart":1,"newLines":2,"lines":[" a","-b","\\ No newline at end of file","+c"]}]}}`,
 		`{"type":"stream_event","event":{"type":"message_start","message":{"id":"msg_1","usage":{"input_tokens":3,"output_tokens":1}}}}`,
 		`{"type":"stream_event","event":{"type":"message_delta","delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":16}}}`,
 		`{"type":"assistant","message":{"id":"msg_1","content":[],"usage":{"input_tokens":3,"output_tokens":1}}}`,
@@ -100,12 +103,18 @@ func checkAgainstEncodingJSON(t *testing.T, line []byte, added []Event, sid []by
 	var details json.RawMessage
 	_ = json.Unmarshal(top["tool_use_result"], &details)
 	for _, e := range added {
+		if r, ok := e.(ToolResult); ok && string(r.Details) == "null" {
+			t.Fatal("a null tool_use_result kept as Details")
+		}
 		if r, ok := e.(ToolResult); ok && r.FileChange != nil {
 			var fc struct {
 				FilePath string `json:"filePath"`
 			}
 			if r.Details == nil || json.Unmarshal(details, &fc) == nil && fc.FilePath != r.FileChange.Path {
 				t.Fatalf("file change %+v of details %s, encoding/json reads %q", r.FileChange, details, fc.FilePath)
+			}
+			if text, ok := r.FileChange.NewText(); ok && r.FileChange.Content == nil && len(r.FileChange.Hunks) == 0 && text != *r.FileChange.Original {
+				t.Fatalf("no hunk changed %q into %q", *r.FileChange.Original, text)
 			}
 		}
 	}
@@ -209,6 +218,9 @@ func FuzzRateLimitInfo(f *testing.F) {
 	})
 }
 
+// limitReached matches a text that reports a limit in the CLI's words.
+var limitReached = regexp.MustCompile(`(?i)\blimit reached`)
+
 func FuzzParseResetTime(f *testing.F) {
 	for _, s := range []string{
 		"Claude AI usage limit reached|1778598000",
@@ -219,6 +231,8 @@ func FuzzParseResetTime(f *testing.F) {
 		"You've hit your 5-hour limit · resets 5pm (Europe/Paris) · progress saved",
 		"limit · resets Feb 29, 12:00",
 		"Claude AI usage limit reached|0",
+		"The file uses a tab delimiter; it resets 3pm",
+		"Unlimited retries exhausted",
 	} {
 		f.Add(s, int64(1778595630), int32(0))
 	}
@@ -245,8 +259,8 @@ func FuzzParseResetTime(f *testing.F) {
 					t.Fatalf("ZoneError for %q (resolver error %v) from %q", ze.Zone, ze.Err, text)
 				}
 			case err == ErrNotLimit:
-				if strings.Contains(strings.ToLower(text), "limit") {
-					t.Fatalf("ErrNotLimit for a text that names a limit: %q", text)
+				if limitReached.MatchString(text) {
+					t.Fatalf("ErrNotLimit for a text that reports a limit: %q", text)
 				}
 			case err != ErrNoResetTime:
 				t.Fatalf("unexpected error %v", err)

@@ -382,8 +382,8 @@ func (p *lineParser) user(f *topFields) {
 		return true
 	})
 	// The line's account of the call belongs to its one result; of
-	// several, nothing says whose it is.
-	if len(p.events) == first+1 && f.toolUseResult.Exists() {
+	// several, nothing says whose it is. A null account is none.
+	if len(p.events) == first+1 && f.toolUseResult.Exists() && f.toolUseResult.Type != gjson.Null {
 		r := p.events[first].(ToolResult)
 		r.Details = members.Raw(f.toolUseResult)
 		r.FileChange = fileChange(f.toolUseResult)

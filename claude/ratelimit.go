@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/acpkit/acpkit/internal/members"
 	"github.com/acpkit/acpkit/timeparse"
@@ -228,7 +229,9 @@ func (e *ZoneError) Unwrap() error { return e.Err }
 //
 // The error is a [*ZoneError] when the text names a zone that zones
 // cannot resolve; without a time, it is [ErrNoResetTime] when the text
-// reports a limit and [ErrNotLimit] otherwise. ms is then 0.
+// reports a limit in the CLI's words ("… limit reached", "…hit your …
+// limit") and [ErrNotLimit] otherwise ("Unlimited retries exhausted").
+// ms is then 0.
 func ParseResetTime(text string, now time.Time, zones timeparse.ZoneResolver) (ms int64, err error) {
 	if ms, ok, found := pipeReset(text); found {
 		if !ok {
@@ -236,11 +239,7 @@ func ParseResetTime(text string, now time.Time, zones timeparse.ZoneResolver) (m
 		}
 		return ms, nil
 	}
-	ms, err = clockReset(text, now, zones)
-	if errors.Is(err, ErrNoResetTime) && !strings.Contains(strings.ToLower(text), "limit") {
-		return 0, ErrNotLimit
-	}
-	return ms, err
+	return clockReset(text, now, zones)
 }
 
 // pipeReset reads "…limit reached|<epoch>"; found reports the form matched.
@@ -274,7 +273,7 @@ func isWordByte(c byte) bool {
 func clockReset(text string, now time.Time, zones timeparse.ZoneResolver) (int64, error) {
 	li := indexLimit(text)
 	if li < 0 {
-		return 0, ErrNoResetTime
+		return 0, ErrNotLimit
 	}
 	const marker = "resets "
 	ri := strings.Index(text[li:], marker)
@@ -353,12 +352,44 @@ var months = [...]string{
 	"july", "august", "september", "october", "november", "december",
 }
 
-// indexLimit is the index of the first "limit" in s, any ASCII case; -1 if
-// none.
+// indexLimit is the index of the first word "limit" (any ASCII case) by
+// which s reports a limit in the CLI's words: "… limit reached" or "…hit
+// your … limit", within one clause; -1 if s reports none. A word that
+// only holds "limit" ("delimiter", "unlimited") is not one.
 func indexLimit(s string) int {
 	const word = "limit"
 	for i := 0; i+len(word) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(word)], word) {
+		if !strings.EqualFold(s[i:i+len(word)], word) || i > 0 && isLetter(s[i-1]) {
+			continue
+		}
+		after := s[i+len(word):]
+		if after != "" && isLetter(after[0]) {
+			continue
+		}
+		start := 0 // of the clause
+		if j := strings.LastIndexAny(s[:i], ".;|·∙\n"); j >= 0 {
+			_, n := utf8.DecodeRuneInString(s[j:])
+			start = j + n
+		}
+		if hasFoldPrefix(after, " reached") || indexFold(s[start:i], "hit your ") >= 0 {
+			return i
+		}
+	}
+	return -1
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// hasFoldPrefix reports whether s begins with prefix, any ASCII case.
+func hasFoldPrefix(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// indexFold is the index of the first sub in s, any ASCII case; -1 if
+// none.
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if hasFoldPrefix(s[i:], sub) {
 			return i
 		}
 	}

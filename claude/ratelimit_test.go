@@ -83,6 +83,11 @@ func TestParseResetTime(t *testing.T) {
 		{"Feb 30", "limit reached ∙ resets Feb 30, 1pm", now, "none"},
 		{"Feb 29 goes to a leap year", "limit reached ∙ resets Feb 29, 1pm (UTC)", now, "2028-02-29T13:00:00Z"},
 		{"empty", "", now, "no limit"},
+		{"a word holding limit", "The file uses a tab delimiter.", now, "no limit"},
+		{"a word starting with limit", "Unlimited retries exhausted", now, "no limit"},
+		{"limit as another word", "The limit of the list is 10; it resets 3pm", now, "no limit"},
+		{"reached a limit in other words", "Rate limit reached for requests", now, "none"},
+		{"hit a named limit", "You've hit your weekly Opus limit", now, "none"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

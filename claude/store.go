@@ -79,6 +79,19 @@ type Entry struct {
 	// turn: a user entry "[Request interrupted by user]" (or "… for tool
 	// use"), which the live stream does not show.
 	Interrupt bool `json:",omitempty"`
+	// Origin is where the CLI says a user entry comes from: the kind of
+	// its "origin" or, when it has none, its "turnOrigin" ("human" and
+	// "sdk" for the person; "task-notification" or "task_notification",
+	// "peer", "scheduled", … for what the CLI sent the model itself); ""
+	// when the entry names none, as releases before 2.1.1xx do.
+	Origin string `json:",omitempty"`
+	// Notification is what a task notification tells: a user entry the
+	// CLI writes when a task it ran in the background ends (a subagent, a
+	// command), which the model answers as a prompt, and which the live
+	// stream does not show. Its Origin says it is one, or, in releases
+	// that name no origin, its text ("<task-notification>…"). Such an
+	// entry is Meta. Nil for any other entry.
+	Notification *TaskNotification `json:",omitempty"`
 	// Prompt is the content of a user entry that holds the person's
 	// words, its text and image blocks without its tool results; nil for
 	// any other entry. Meta and Sidechain entries have one that the
@@ -88,7 +101,10 @@ type Entry struct {
 	// reads the stream-json line the CLI prints for it: the [Text],
 	// [Thinking], [ToolUse] and [UnknownBlock] blocks of an assistant
 	// entry, or its [APIError]; the [ToolResult] blocks of a user entry;
-	// a [Heartbeat], [Retry] or [PermissionDenied] for a system entry.
+	// a [Heartbeat], [Retry] or [PermissionDenied] for a system entry. The
+	// store names some members otherwise than the stream ("apiErrorStatus"
+	// for "api_error_status", …; a retry is a system entry "api_error",
+	// not "api_retry"), and the events are the same.
 	// Nil for other entries.
 	Events []Event `json:",omitempty"`
 	// Title is the title a title entry sets ("customTitle" of
@@ -121,6 +137,29 @@ type PromptBlock struct {
 	// Raw is the whole block, for a block of another type than text and
 	// image; nil otherwise.
 	Raw json.RawMessage `json:",omitempty"`
+}
+
+// TaskNotification is the end of a task the CLI ran in the background,
+// as its task notification tells the model: the tags of its text. A tag
+// the text lacks is "".
+type TaskNotification struct {
+	TaskID string // "task-id"
+	// ToolUseID is the id of the tool call that started the task
+	// ("tool-use-id"): an Agent call run in the background, a Bash call's
+	// background command.
+	ToolUseID string
+	// OutputFile is the file that holds the task's output
+	// ("output-file"), on the machine the CLI ran on.
+	OutputFile string
+	// Status is how the task ended ("status"): "completed", "failed",
+	// "killed", …
+	Status string
+	// Summary is the CLI's one line about it ("summary"): `Agent "…"
+	// finished`, `Background command "…" completed (exit code 0)`, …
+	Summary string
+	// Result is the task's own report ("result"): a subagent's final
+	// answer, which the call that started it reported before it ended.
+	Result string
 }
 
 // Text returns the text of the prompt's text blocks, joined with
@@ -204,6 +243,7 @@ type entryFields struct {
 	top                         topFields // what the live parser reads
 	uuid, parentUUID, sessionID gjson.Result
 	cwd, agentID, title         gjson.Result
+	origin, turnOrigin          gjson.Result
 	sidechain, meta, apiErrMsg  bool
 }
 
@@ -216,6 +256,10 @@ func (f *entryFields) set(name string, val []byte) {
 		f.top.set(name, v())
 	case "toolUseResult": // the stream's "tool_use_result"
 		f.top.set("tool_use_result", v())
+	case "apiErrorStatus", "apiErrorType", "apiError", "apiErrorParams": // the stream's "api_error_status", …
+		f.top.set(storeNames[name], v())
+	case "retryAttempt", "maxRetries", "retryInMs": // of a system "api_error"
+		f.top.set(storeNames[name], v())
 	case "uuid":
 		f.uuid = v()
 	case "parentUuid":
@@ -236,7 +280,19 @@ func (f *entryFields) set(name string, val []byte) {
 		}
 	case "isApiErrorMessage":
 		f.apiErrMsg = v().Type == gjson.True
+	case "origin":
+		f.origin = members.Get(v(), "kind")
+	case "turnOrigin":
+		f.turnOrigin = v()
 	}
+}
+
+// storeNames are the stream's names of the members that the store names
+// in camelCase.
+var storeNames = map[string]string{
+	"apiErrorStatus": "api_error_status", "apiErrorType": "api_error_type", "apiError": "api_error",
+	"apiErrorParams": "api_error_params", "retryAttempt": "attempt", "maxRetries": "max_retries",
+	"retryInMs": "retry_delay_ms",
 }
 
 // internalTypes are the bookkeeping line types of Claude Code 2.1.328.
@@ -297,8 +353,22 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 		e.Type = "user"
 		lp.user(&f.top)
 		e.Prompt, e.Interrupt = prompt(members.Get(f.top.message, "content"))
+		e.Origin = str(f.origin)
+		if f.origin.Type != gjson.String {
+			e.Origin = str(f.turnOrigin)
+		}
+		if e.Notification = notification(e.Origin, e.Prompt); e.Notification != nil {
+			e.Meta = true
+		}
 	case "system":
 		e.Type = "system"
+		if f.top.subtype.Str == "api_error" {
+			// A retry: the stream's "api_retry", whose status the
+			// store keeps in the error.
+			f.top.subtype = gjson.Result{Type: gjson.String, Str: "api_retry"}
+			f.top.errorStatus = members.Get(f.top.errorKind, "status")
+			f.top.errorKind = gjson.Result{}
+		}
 		lp.system(&f.top)
 	default:
 		e.Type = strings.Clone(typ)
@@ -380,6 +450,58 @@ func prompt(content gjson.Result) (Prompt, bool) {
 		return true
 	})
 	return p, interrupt && len(p) == 0
+}
+
+// notificationTag starts the text of a task notification.
+const notificationTag = "<task-notification>"
+
+// notification reads the task notification a user entry of the origin
+// and prompt p is; nil when it is none.
+func notification(origin string, p Prompt) *TaskNotification {
+	text := p.Text()
+	switch origin {
+	case "task-notification", "task_notification":
+	case "":
+		if !strings.HasPrefix(strings.TrimSpace(text), notificationTag) {
+			return nil
+		}
+	default:
+		return nil
+	}
+	if i := strings.Index(text, notificationTag); i >= 0 {
+		text = text[i+len(notificationTag):]
+	}
+	if i := strings.LastIndex(text, "</task-notification>"); i >= 0 {
+		text = text[:i]
+	}
+	return &TaskNotification{
+		TaskID:     tagText(text, "task-id", false),
+		ToolUseID:  tagText(text, "tool-use-id", false),
+		OutputFile: tagText(text, "output-file", false),
+		Status:     tagText(text, "status", false),
+		Summary:    tagText(text, "summary", false),
+		// A report may hold tags of its own: it ends at the last close.
+		Result: tagText(text, "result", true),
+	}
+}
+
+// tagText returns the text between the first <tag> of s and the first
+// </tag> after it, or the last one; "" when s has no such pair.
+func tagText(s, tag string, last bool) string {
+	open, end := "<"+tag+">", "</"+tag+">"
+	i := strings.Index(s, open)
+	if i < 0 {
+		return ""
+	}
+	s = s[i+len(open):]
+	j := strings.Index(s, end)
+	if last {
+		j = strings.LastIndex(s, end)
+	}
+	if j < 0 {
+		return ""
+	}
+	return strings.Clone(s[:j])
 }
 
 // Interleave merges the entries of a session with those of its subagents

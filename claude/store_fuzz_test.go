@@ -20,6 +20,10 @@ func FuzzReadEntries(f *testing.F) {
 		`{"type":"user","message":{"content":[{"type":"image","source":{"type":"base64","media_type":"image/png","data":"iVBO"}},{"type":"text","text":"[Request interrupted by user]"}]}}`,
 		`{"type":"assistant","isApiErrorMessage":true,"message":{"content":[{"type":"text","text":"API Error"}]}}`,
 		`{"type":"system","subtype":"turn_duration","durationMs":233,"uuid":"c","isMeta":false}`,
+		`{"type":"user","origin":{"kind":"task-notification"},"message":{"role":"user","content":"<task-notification>\n<task-id>a1</task-id>\n<tool-use-id>toolu_1</tool-use-id>\n<status>completed</status>\n<result>r</result>\n</task-notification>"}}`,
+		`{"type":"user","turnOrigin":"task_notification","message":{"role":"user","content":[{"type":"text","text":"<task-notification><result>a</result></result>"}]}}`,
+		`{"type":"system","subtype":"api_error","level":"error","error":{"status":529},"retryInMs":601.5,"retryAttempt":1,"maxRetries":10}`,
+		`{"type":"assistant","error":"rate_limit","isApiErrorMessage":true,"apiErrorStatus":429,"apiErrorParams":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400}},"message":{"content":[{"type":"text","text":"x"}]}}`,
 		`{"type":"custom-title","customTitle":"Login work"}` + "\n" + `{"type":"ai-title","aiTitle":"t"}`,
 		`{"type":"attachment","attachment":{"type":"date"}}` + "\r\n\r\n" + `{"type":"future","x":[1,2]}`,
 		`{"type":"user","message":{"con`,
@@ -126,6 +130,9 @@ func checkEntry(t *testing.T, l parsetest.FileLine, e Entry, err error, maxLine 
 	}
 	if e.Prompt != nil && typ != "user" || e.Interrupt && e.Prompt != nil {
 		t.Fatalf("%q line with prompt %v, interrupt %v", typ, e.Prompt, e.Interrupt)
+	}
+	if e.Notification != nil && (typ != "user" || !e.Meta) || e.Origin != "" && typ != "user" {
+		t.Fatalf("%q line with notification %+v, origin %q, meta %v", typ, e.Notification, e.Origin, e.Meta)
 	}
 }
 

@@ -1,6 +1,7 @@
 package claude_test
 
 import (
+	"encoding/json"
 	"errors"
 	"io"
 	"iter"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/internal/fakecli"
@@ -207,4 +209,97 @@ func sessionEntries(t *testing.T, base string) iter.Seq2[claude.Entry, error] {
 		subs = append(subs, claude.ReadSubagent(open(t, strings.TrimSuffix(m, ".meta.json")+".jsonl"), meta.ToolUseID))
 	}
 	return claude.Interleave(claude.ReadEntries(open(t, base+".jsonl")), subs...)
+}
+
+// TestReadEntriesAPIErrors checks the API failures of a stored session,
+// which the store writes otherwise than the stream: the assistant line of
+// an error names its status, type, code and limit in camelCase (the
+// stream's rate-limit-rejected capture, ../shared/captures/claude, with
+// the store's names), and each retry is a system line "api_error" (the
+// stream's "api_retry"), in the shape Claude Code 2.1.x stores it.
+func TestReadEntriesAPIErrors(t *testing.T) {
+	file := `{"parentUuid":"u1","isSidechain":false,"type":"assistant","message":{"id":"m1","model":"<synthetic>","role":"assistant","type":"message","content":[{"type":"text","text":"You've hit your 5-hour limit · resets 4pm (UTC)"}]},"uuid":"a1","timestamp":"2026-11-30T13:48:45.722Z","error":"rate_limit","requestId":"req_1","isApiErrorMessage":true,"apiErrorStatus":429,"apiError":"usage_limit_reached","apiErrorParams":{"rate_limit_info":{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour"}},"apiErrorType":"rate_limit_error","sessionId":"s"}
+{"parentUuid":"a1","isSidechain":false,"type":"system","subtype":"api_error","level":"error","error":{"message":"529 overloaded","status":529,"formatted":"529 overloaded_error","connection":null,"isNetworkDown":false,"rateLimits":null},"retryInMs":601.7,"retryAttempt":2,"maxRetries":10,"source":"request_retry","uuid":"s1","timestamp":"2026-11-30T13:48:46.000Z","sessionId":"s"}
+{"parentUuid":"s1","isSidechain":false,"type":"system","subtype":"api_error","level":"error","error":{"message":"fetch failed","connection":{"code":"ECONNRESET"}},"retryInMs":2008,"retryAttempt":3,"maxRetries":10,"uuid":"s2","timestamp":"2026-11-30T13:48:47.000Z","sessionId":"s"}
+`
+	var got []claude.Event
+	for e, err := range claude.ReadEntries(strings.NewReader(file)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Events...)
+	}
+	const at = 1796046525722 // 2026-11-30T13:48:45.722Z
+	want := []claude.Event{
+		claude.APIError{Kind: "rate_limit", Status: 429, Type: "rate_limit_error", Code: "usage_limit_reached",
+			RateLimit: &claude.RateLimit{Status: claude.RateLimitRejected, Type: "five_hour", ResetsAt: 1796054400000,
+				Raw: []byte(`{"status":"rejected","resetsAt":1796054400,"rateLimitType":"five_hour"}`), Timestamp: at},
+			Text: "You've hit your 5-hour limit · resets 4pm (UTC)", Timestamp: at},
+		claude.Retry{Attempt: 2, MaxRetries: 10, Delay: 601 * time.Millisecond, Status: 529, Timestamp: at + 278},
+		claude.Retry{Attempt: 3, MaxRetries: 10, Delay: 2008 * time.Millisecond, Timestamp: at + 1278},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// taskNotification is the text of the user entry Claude Code writes when a
+// subagent run in the background ends: its tags as Claude Code 2.1.x
+// writes them, the subagent's report in <result>.
+const taskNotification = "<task-notification>\n<task-id>a4b5c6d7e8f901234</task-id>\n" +
+	"<tool-use-id>toolu_01Bg7Research</tool-use-id>\n<output-file>/tmp/claude-0/-w/s/tasks/a4b5c6d7e8f901234.output</output-file>\n" +
+	"<status>completed</status>\n<summary>Agent \"Read the README\" finished</summary>\n" +
+	"<note>The same task may be notified more than once.</note>\n" +
+	"<result>The README says <b>hello</b>.\nThat is all.</result>\n" +
+	"<usage><subagent_tokens>1200</subagent_tokens><tool_uses>1</tool_uses><duration_ms>2100</duration_ms></usage>\n" +
+	"</task-notification>"
+
+// TestReadEntriesTaskNotification checks that a task's notification,
+// which the CLI writes as a user entry, is read as the CLI's own entry,
+// not the person's, and what it tells: by its origin, as releases since
+// 2.1.1xx name it ("origin", then "turnOrigin"), or by its text in those
+// that name none.
+func TestReadEntriesTaskNotification(t *testing.T) {
+	notice := &claude.TaskNotification{TaskID: "a4b5c6d7e8f901234", ToolUseID: "toolu_01Bg7Research",
+		OutputFile: "/tmp/claude-0/-w/s/tasks/a4b5c6d7e8f901234.output", Status: "completed",
+		Summary: `Agent "Read the README" finished`, Result: "The README says <b>hello</b>.\nThat is all."}
+	content, _ := json.Marshal(taskNotification)
+	line := func(members string) string {
+		return `{"parentUuid":"a1","isSidechain":false,"promptId":"p2","type":"user","message":{"role":"user","content":` + string(content) + `},"uuid":"u2"` + members + `}`
+	}
+	type result struct {
+		Meta         bool
+		Origin       string
+		Notification *claude.TaskNotification
+	}
+	tests := []struct {
+		name string
+		line string
+		want result
+	}{
+		{"origin", line(`,"permissionMode":"default","origin":{"kind":"task-notification"},"userType":"external"`),
+			result{Meta: true, Origin: "task-notification", Notification: notice}},
+		{"turnOrigin", line(`,"promptSource":"system","turnOrigin":"task_notification"`),
+			result{Meta: true, Origin: "task_notification", Notification: notice}},
+		{"no origin: its text", line(``), result{Meta: true, Notification: notice}},
+		{"text of no notification", `{"type":"user","origin":{"kind":"task-notification"},"message":{"role":"user","content":"a background command finished"}}`,
+			result{Meta: true, Origin: "task-notification", Notification: &claude.TaskNotification{}}},
+		{"the person's, whatever its text", line(`,"origin":{"kind":"human"},"promptSource":"typed","turnOrigin":"human"`),
+			result{Origin: "human"}},
+		{"a prompt from the SDK", `{"type":"user","promptSource":"sdk","turnOrigin":"sdk","message":{"role":"user","content":"Say hello."}}`,
+			result{Origin: "sdk"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for e, err := range claude.ReadEntries(strings.NewReader(tt.line)) {
+				if err != nil {
+					t.Fatal(err)
+				}
+				got := result{Meta: e.Meta, Origin: e.Origin, Notification: e.Notification}
+				if diff := cmp.Diff(tt.want, got); diff != "" {
+					t.Errorf("(-want +got):\n%s", diff)
+				}
+			}
+		})
+	}
 }

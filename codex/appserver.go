@@ -387,22 +387,9 @@ func (s *Session) unpend(id string, fromCLI bool) {
 }
 
 // Feed parses one line of the server's output, appends its events to
-// events and returns the extended slice. Besides the item events it
-// shares with `codex exec` (see [Event]), a line gives:
-//
-//   - [TextDelta], [ReasoningDelta], [CommandOutputDelta],
-//     [MCPToolProgress]: pieces of items as they stream;
-//   - [ThreadStarted], [TurnStarted], [TurnEnd], [ThreadStatusChanged],
-//     [ThreadNameChanged]: threads and turns;
-//   - [TurnDiff], [PlanUpdate]: the turn's changes and plan;
-//   - [TokenUsage], [RateLimits], [ErrorNotification], [Warning],
-//     [MCPServerStatus]: usage, limits, failures and notices;
-//   - [CommandApproval], [FileChangeApproval], [Elicitation],
-//     [UnknownRequest]: the server's requests, each to be answered, and
-//     [RequestResolved] when one no longer waits;
-//   - [Response]: an answer to a request the client sent, handed to the
-//     call waiting for it;
-//   - [UnknownNotification]: any other notification, raw.
+// events and returns the extended slice: the item events it shares with
+// `codex exec` and the app-server's own, both listed on [Event]. A
+// [Response] is also handed to the call waiting for it.
 //
 // A message that is not of the protocol, such as a JSON object without a
 // method or an id, is an UnknownNotification with no Method and the line

@@ -779,7 +779,7 @@ func appStatus(s string) Status {
 func fileChanges(w []wireFileChange) []Change {
 	var out []Change
 	for _, c := range w {
-		out = append(out, Change{Path: c.Path, Kind: ChangeKind(c.Kind.Type), Diff: c.Diff, MovePath: c.Kind.MovePath})
+		out = append(out, withHunks(Change{Path: c.Path, Kind: ChangeKind(c.Kind.Type), Diff: c.Diff, MovePath: c.Kind.MovePath}))
 	}
 	return out
 }

@@ -107,7 +107,9 @@
 // line, and a resumed thread goes on in its first file. [ReadEntries]
 // reads such a file from an [io.Reader], streaming, and yields one
 // [Entry] per line: the person's [Prompt], the [Event] values the live
-// stream shows of each completed item, the thread's name, and the CLI's
+// stream shows of each completed item (with what only the store keeps: a
+// [FileChange]'s text of each change and what applying it printed), the
+// thread's name, and the CLI's
 // bookkeeping and model-facing history, flagged Internal; a record of a
 // type it does not know keeps its bytes in Raw, and a corrupt line is
 // reported where it is, never fatal.

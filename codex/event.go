@@ -16,7 +16,7 @@ import (
 // [UnknownItem]. A Session sets their ThreadID and TurnID, which `codex
 // exec` (one turn of one thread per run) leaves empty, and the members
 // only the app-server sends; it reports the rest of the protocol with the
-// Session's own events, listed on [Session.Feed].
+// Session's own events.
 //
 // Of `codex exec`:
 //
@@ -33,6 +33,22 @@ import (
 //   - [TurnCompleted], [TurnFailed]: the final event of a run.
 //   - [ResumeFailed], [NoResult]: the final event of a run that ended
 //     without one of those (reported by [Turn.Finish] only).
+//
+// Of `codex app-server`, besides the items:
+//
+//   - [TextDelta], [ReasoningDelta], [CommandOutputDelta],
+//     [MCPToolProgress]: pieces of items as they stream;
+//   - [UserMessage]: the prompt of a turn, as the thread records it;
+//   - [ThreadStarted], [TurnStarted], [TurnEnd], [ThreadStatusChanged],
+//     [ThreadNameChanged]: threads and turns;
+//   - [TurnDiff], [PlanUpdate]: the turn's changes and plan;
+//   - [TokenUsage], [RateLimits], [ErrorNotification], [Warning],
+//     [MCPServerStatus]: usage, limits, failures and notices;
+//   - [CommandApproval], [FileChangeApproval], [Elicitation],
+//     [UnknownRequest]: the server's requests, each to be answered, and
+//     [RequestResolved] when one no longer waits;
+//   - [Response]: an answer to a request the client sent;
+//   - [UnknownNotification]: any other notification, raw.
 //
 // Strings and raw JSON in events are copies: they stay valid after the line
 // they came from is reused.
@@ -202,14 +218,39 @@ const (
 )
 
 // Change is one file of a [FileChange]. Path is as the CLI printed it,
-// usually absolute. A [Session] also sets Diff, the change as a unified
-// diff of the file (for an added file, its content), and MovePath, where
-// an update moves the file ("" when it stays).
+// usually absolute.
+//
+// What the change does to the file is in a stored session's items (see
+// [ReadEntries]) and in app-server's items (see [Session]); `codex exec --json`
+// 0.169.0 prints only the file and its kind, and then Diff is "" and
+// Hunks nil.
 type Change struct {
-	Path     string
-	Kind     ChangeKind
-	Diff     string `json:",omitempty"`
+	Path string
+	Kind ChangeKind
+	// MovePath is where an update moves the file ("move_path"); "" when
+	// it stays.
 	MovePath string `json:",omitempty"`
+	// Diff is the change's text as the CLI gives it: the whole text of a
+	// file added or deleted, or the unified diff of an update (its "@@"
+	// hunks, without file headers); "" when unknown.
+	Diff string `json:",omitempty"`
+	// Hunks are an update's Diff read as the hunks of a unified diff, in
+	// order, in the shape package claude gives the CLI's own; nil for
+	// another kind of change, a Diff of no hunk, or one whose hunk does
+	// not read (a part of a patch would be a wrong one).
+	Hunks []Hunk `json:",omitempty"`
+}
+
+// Hunk is one hunk of a unified diff: the OldLines lines from line
+// OldStart of the old text became the NewLines lines from line NewStart
+// of the new one (lines counted from 1; a start is 0 only for an empty
+// side). Lines are the hunk's lines without their line ends, each
+// starting with ' ' (kept), '-' (removed) or '+' (added), or '\' (the
+// "\ No newline at end of file" marker), as the CLI wrote them.
+type Hunk struct {
+	OldStart, OldLines int
+	NewStart, NewLines int
+	Lines              []string
 }
 
 // FileChange is a patch the agent applied (a "file_change" item): Changes
@@ -221,11 +262,16 @@ type Change struct {
 // changes, and a [FileChangeApproval] for it may follow; the changes may
 // be revised meanwhile (a FileChange at [PhaseUpdated]).
 type FileChange struct {
-	ItemID   string
-	Phase    Phase
-	Kind     ToolKind
-	Changes  []Change
-	Status   Status
+	ItemID  string
+	Phase   Phase
+	Kind    ToolKind
+	Changes []Change
+	Status  Status
+	// Stdout and Stderr are what applying the patch printed ("Success.
+	// Updated the following files: …", or why it failed), which a stored
+	// session keeps; "" when unknown, as on the live stream.
+	Stdout   string `json:",omitempty"`
+	Stderr   string `json:",omitempty"`
 	ThreadID string `json:",omitempty"`
 	TurnID   string `json:",omitempty"`
 }

@@ -251,22 +251,27 @@ func objects[T any](arr gjson.Result, read func(obj gjson.Result) T) []T {
 	return out
 }
 
-// readChange reads one element of a file_change item's changes.
+// readChange reads one element of a file_change item's changes: {path,
+// kind}, and in newer protocols the change's text ("diff") and a kind
+// that is an object ({"type": "update", "move_path": …}).
 func readChange(c gjson.Result) Change {
-	var path, kind gjson.Result
+	var path, kind, diff, move gjson.Result
 	c.ForEach(func(k, v gjson.Result) bool {
 		switch k.Str {
 		case "path":
 			path = v
 		case "kind":
 			kind = v
+		case "diff":
+			diff = v
 		}
 		return true
 	})
-	if kind.IsObject() { // {"type":"update","move_path":…} in newer protocols
+	if kind.IsObject() {
+		move = members.Get(kind, "move_path")
 		kind = members.Get(kind, "type")
 	}
-	return Change{Path: str(path), Kind: ChangeKind(str(kind))}
+	return withHunks(Change{Path: str(path), Kind: ChangeKind(str(kind)), MovePath: str(move), Diff: str(diff)})
 }
 
 // changeKind is the kind of a patch made of changes: delete when every

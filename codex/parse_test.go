@@ -47,7 +47,12 @@ func TestParseLine(t *testing.T) {
 		{"todo list, empty", `{"type":"item.started","item":{"id":"i","type":"todo_list","items":[]}}`,
 			[]codex.Event{codex.TodoList{ItemID: "i", Phase: codex.PhaseStarted, Items: []codex.TodoItem{}}}},
 		{"changes with an object kind", `{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"p","kind":{"type":"update","move_path":"q"}}],"status":"completed"}}`,
-			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Changes: []codex.Change{{Path: "p", Kind: codex.ChangeUpdate}}, Status: codex.StatusCompleted}}},
+			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Changes: []codex.Change{{Path: "p", Kind: codex.ChangeUpdate, MovePath: "q"}}, Status: codex.StatusCompleted}}},
+		{"changes with their text", `{"type":"item.completed","item":{"id":"i","type":"file_change","changes":[{"path":"/w/a","kind":{"type":"add"},"diff":"hi\n"},{"path":"/w/b","kind":{"type":"update","move_path":null},"diff":"@@ -1 +1 @@\n-a\n+b\n"}],"status":"completed"}}`,
+			[]codex.Event{codex.FileChange{ItemID: "i", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Status: codex.StatusCompleted, Changes: []codex.Change{
+				{Path: "/w/a", Kind: codex.ChangeAdd, Diff: "hi\n"},
+				{Path: "/w/b", Kind: codex.ChangeUpdate, Diff: "@@ -1 +1 @@\n-a\n+b\n", Hunks: []codex.Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Lines: []string{"-a", "+b"}}}},
+			}}}},
 		{"notice", `{"type":"item.completed","item":{"id":"item_9","type":"error","message":"careful"}}`,
 			[]codex.Event{codex.Notice{ItemID: "item_9", Message: "careful"}}},
 		{"retry", `{"type":"error","message":"Reconnecting... 3/5 (stream error: unexpected status 503 Service Unavailable (x))"}`,

@@ -262,6 +262,7 @@ func (er *entryReader) read(line []byte) (Entry, error) {
 type payloadFields struct {
 	typ, id, turnID, cwd, historyMode gjson.Result
 	message, text, images, reason     gjson.Result
+	err                               gjson.Result
 	threadName, plan                  gjson.Result
 	item                              []byte // raw: read only for item_completed
 }
@@ -297,6 +298,8 @@ func readPayload(p []byte) payloadFields {
 			dst = &f.threadName
 		case "plan":
 			dst = &f.plan
+		case "error":
+			dst = &f.err
 		}
 		if dst != nil {
 			*dst = gjson.Parse(members.View(val))
@@ -334,7 +337,7 @@ func (er *entryReader) event(e *Entry, p payloadFields, line []byte) {
 	case "turn_aborted":
 		e.Interrupt = true
 	case "error":
-		e.Events = []Event{parseError(str(p.message))}
+		e.Events = []Event{parseError(errorMessage(p))}
 	case "plan_update":
 		e.Events = []Event{TodoList{Phase: PhaseUpdated, Items: objects(p.plan, readStep)}}
 	case "thread_name_updated":
@@ -344,13 +347,26 @@ func (er *entryReader) event(e *Entry, p payloadFields, line []byte) {
 	}
 }
 
+// errorMessage is the message of an error record: its "message", as
+// Codex's ErrorEvent has it, or that of its "error", an object as the
+// app-server protocol's turn error, or a string.
+func errorMessage(p payloadFields) string {
+	if p.message.Type == gjson.String {
+		return str(p.message)
+	}
+	if p.err.Type == gjson.String {
+		return str(p.err)
+	}
+	return str(members.Get(p.err, "message"))
+}
+
 // storedItem holds the members of a stored item that the reader keeps;
 // of a repeated name, the last value.
 type storedItem struct {
 	typ, id, content, summary, rawContent       gjson.Result
 	command, output, exitCode, status, changes  gjson.Result
 	query, action, server, tool, arguments, res gjson.Result
-	err                                         gjson.Result
+	err, stdout, stderr                         gjson.Result
 }
 
 // item reads the item of an item_completed line into e. Stored items have
@@ -398,6 +414,10 @@ func (er *entryReader) item(e *Entry, item []byte) {
 			dst = &f.res
 		case "error":
 			dst = &f.err
+		case "stdout":
+			dst = &f.stdout
+		case "stderr":
+			dst = &f.stderr
 		}
 		if dst != nil {
 			*dst = gjson.Parse(members.View(val))
@@ -429,7 +449,8 @@ func (er *entryReader) item(e *Entry, item []byte) {
 		e.Events = []Event{c}
 	case "FileChange":
 		changes := storedChanges(f.changes)
-		e.Events = []Event{FileChange{ItemID: id, Phase: PhaseCompleted, Kind: changeKind(changes), Changes: changes, Status: Status(str(f.status))}}
+		e.Events = []Event{FileChange{ItemID: id, Phase: PhaseCompleted, Kind: changeKind(changes), Changes: changes, Status: Status(str(f.status)),
+			Stdout: str(f.stdout), Stderr: str(f.stderr)}}
 	case "WebSearch":
 		action := str(members.Get(f.action, "type"))
 		kind := ToolKindSearch
@@ -497,8 +518,9 @@ func commandLine(cmd gjson.Result) string {
 }
 
 // storedChanges reads a stored file change's changes: an object of path
-// to change ({"path": {"type": "update", …}}), as the CLI keeps them, or
-// an array of {path, kind} as it prints them.
+// to change, as the CLI keeps them ({"path": {"type": "add", "content":
+// …}}, {"type": "update", "unified_diff": …, "move_path": …}), or an
+// array of {path, kind} as it prints them.
 func storedChanges(c gjson.Result) []Change {
 	if c.IsArray() {
 		return objects(c, readChange)
@@ -508,17 +530,30 @@ func storedChanges(c gjson.Result) []Change {
 	}
 	out := []Change{}
 	c.ForEach(func(path, v gjson.Result) bool {
-		kind := members.Get(v, "type")
+		m := members.GetAll(v, "type", "kind", "content", "unified_diff", "move_path")
+		kind := m[0]
 		if !kind.Exists() {
-			kind = members.Get(v, "kind")
+			kind = m[1]
 		}
 		if kind.IsObject() {
 			kind = members.Get(kind, "type")
 		}
-		out = append(out, Change{Path: str(path), Kind: ChangeKind(str(kind))})
+		ch := Change{Path: str(path), Kind: ChangeKind(str(kind)), MovePath: str(m[4]), Diff: str(m[2])}
+		if ch.Kind == ChangeUpdate {
+			ch.Diff = str(m[3])
+		}
+		out = append(out, withHunks(ch))
 		return true
 	})
 	return out
+}
+
+// withHunks returns c with an update's Diff read as Hunks.
+func withHunks(c Change) Change {
+	if c.Kind == ChangeUpdate && c.Diff != "" {
+		c.Hunks = parseHunks(c.Diff)
+	}
+	return c
 }
 
 // readStep reads one step of a plan_update's plan.

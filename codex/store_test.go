@@ -248,7 +248,7 @@ func TestReadEntriesItems(t *testing.T) {
 		codex.Prompt{{Type: "text", Text: "Look:"}, {Type: "image", URL: "https://example.com/a.png"},
 			{Type: "local_image", Raw: []byte(`{"type":"local_image","path":"/tmp/b.png"}`)}},
 		codex.FileChange{ItemID: "p", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Status: codex.StatusCompleted,
-			Changes: []codex.Change{{Path: "/w/a.go", Kind: codex.ChangeUpdate}, {Path: "/w/b.go", Kind: codex.ChangeAdd}}},
+			Changes: []codex.Change{{Path: "/w/a.go", Kind: codex.ChangeUpdate, Diff: "@@"}, {Path: "/w/b.go", Kind: codex.ChangeAdd, Diff: "x"}}},
 		codex.FileChange{ItemID: "q", Phase: codex.PhaseCompleted, Kind: codex.ToolKindDelete, Status: codex.StatusCompleted,
 			Changes: []codex.Change{{Path: "/w/c.go", Kind: codex.ChangeDelete}}},
 		codex.WebSearch{ItemID: "ws_1", Phase: codex.PhaseCompleted, Kind: codex.ToolKindSearch, Query: "go iter", ActionType: "search",
@@ -267,3 +267,65 @@ func TestReadEntriesItems(t *testing.T) {
 func open(t *testing.T, p string) *os.File { return parsetest.Open(t, p) }
 
 func size(t *testing.T, f *os.File) int64 { return parsetest.Size(t, f) }
+
+// TestReadEntriesFileChange checks a stored apply_patch, in the shape of
+// Codex's FileChange item (codex-rs/protocol/src/items.rs): each file's
+// change with its text (an added or deleted file's whole text, an
+// update's unified diff and where it moved the file), and what applying
+// the patch printed. The live stream prints the files and their kinds
+// only.
+func TestReadEntriesFileChange(t *testing.T) {
+	file := `{"timestamp":"2026-12-01T21:40:00.000Z","type":"session_meta","payload":{"id":"01a23380-1c2d-7e3f-9a4b-5c6d7e8f9a0b","cwd":"/w","history_mode":"paginated"}}
+{"timestamp":"2026-12-01T21:40:02.000Z","type":"event_msg","payload":{"type":"item_completed","thread_id":"01a23380-1c2d-7e3f-9a4b-5c6d7e8f9a0b","turn_id":"t1","item":{"type":"FileChange","id":"call_Ap1","changes":{"/w/notes.txt":{"type":"update","unified_diff":"@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n","move_path":null},"/w/new.txt":{"type":"add","content":"hello\n"},"/w/old.txt":{"type":"delete","content":"bye\n"},"/w/a.txt":{"type":"update","unified_diff":"@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n","move_path":"/w/b.txt"}},"status":"completed","auto_approved":true,"stdout":"Success. Updated the following files:\nA new.txt\nM notes.txt\nD old.txt\nM b.txt\n","stderr":""},"started_at_ms":1796161201900,"completed_at_ms":1796161202000}}
+{"timestamp":"2026-12-01T21:40:03.000Z","type":"event_msg","payload":{"type":"item_completed","item":{"type":"FileChange","id":"call_Ap2","changes":{"/w/x.txt":{"type":"update","unified_diff":"not a diff"}},"status":"failed","stdout":"","stderr":"Failed to find expected lines in /w/x.txt"}}}
+`
+	var got []codex.Event
+	for e, err := range codex.ReadEntries(strings.NewReader(file)) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, e.Events...)
+	}
+	want := []codex.Event{
+		codex.FileChange{ItemID: "call_Ap1", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Status: codex.StatusCompleted,
+			Changes: []codex.Change{
+				{Path: "/w/notes.txt", Kind: codex.ChangeUpdate, Diff: "@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n",
+					Hunks: []codex.Hunk{{OldStart: 1, OldLines: 2, NewStart: 1, NewLines: 2, Lines: []string{" alpha", "-beta", "+gamma"}}}},
+				{Path: "/w/new.txt", Kind: codex.ChangeAdd, Diff: "hello\n"},
+				{Path: "/w/old.txt", Kind: codex.ChangeDelete, Diff: "bye\n"},
+				{Path: "/w/a.txt", Kind: codex.ChangeUpdate, MovePath: "/w/b.txt", Diff: "@@ -1 +1 @@\n-a\n\\ No newline at end of file\n+b\n",
+					Hunks: []codex.Hunk{{OldStart: 1, OldLines: 1, NewStart: 1, NewLines: 1, Lines: []string{"-a", `\ No newline at end of file`, "+b"}}}},
+			},
+			Stdout: "Success. Updated the following files:\nA new.txt\nM notes.txt\nD old.txt\nM b.txt\n"},
+		codex.FileChange{ItemID: "call_Ap2", Phase: codex.PhaseCompleted, Kind: codex.ToolKindEdit, Status: codex.StatusFailed,
+			Changes: []codex.Change{{Path: "/w/x.txt", Kind: codex.ChangeUpdate, Diff: "not a diff"}},
+			Stderr:  "Failed to find expected lines in /w/x.txt"},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("events (-want +got):\n%s", diff)
+	}
+}
+
+// TestReadEntriesError checks the error that failed a turn, in the shapes
+// Codex stores it: its ErrorEvent ({"message", "codex_error_info"}), and
+// its turn error nested as the app-server protocol carries it
+// ({"error": {"message", "codexErrorInfo"}}, see
+// ../shared/captures/codex/app-server/api-error-500.ndjson), or a string.
+func TestReadEntriesError(t *testing.T) {
+	const msg = "We’re currently experiencing high demand, which may cause temporary errors."
+	for _, payload := range []string{
+		`{"type":"error","message":"` + msg + `","codex_error_info":"internal_server_error"}`,
+		`{"type":"error","error":{"message":"` + msg + `","codexErrorInfo":"internalServerError","additionalDetails":null}}`,
+		`{"type":"error","error":"` + msg + `"}`,
+	} {
+		line := `{"timestamp":"2026-12-01T21:50:01.300Z","type":"event_msg","payload":` + payload + `}`
+		for e, err := range codex.ReadEntries(strings.NewReader(line)) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff([]codex.Event{codex.APIError{Message: msg}}, e.Events); diff != "" {
+				t.Errorf("%s (-want +got):\n%s", payload, diff)
+			}
+		}
+	}
+}

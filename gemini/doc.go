@@ -76,7 +76,8 @@
 // messages still in the list.
 //
 // [ReadInfo] reads what a list of sessions shows (id, project hash, title,
-// last time) from the head and the tail of a file, through an
+// last time, and whether it holds a message at all: the CLI lists only
+// those that do) from the head and the tail of a file, through an
 // [io.ReaderAt]. [ChatsDir], [SessionFile], [SessionFilePattern],
 // [ReadProjects] and [ProjectHash] say where the CLI keeps a session and
 // for which cwd, and [ValidSessionID] checks an id before it becomes part

@@ -61,6 +61,9 @@ func FuzzReadEntries(f *testing.F) {
 		if strings.ContainsAny(info.Title, "\n\r\t") || utf8.RuneCountInString(info.Title) > 201 || !utf8.ValidString(info.Title) {
 			t.Fatalf("title %q is not one short line", info.Title)
 		}
+		if info.Title != "" && !info.Named && !info.HasMessages {
+			t.Fatalf("a prompt for a title, %q, but no message", info.Title)
+		}
 	})
 }
 

@@ -34,6 +34,12 @@ type Info struct {
 	// time, or the lastUpdated a record sets), in Unix epoch
 	// milliseconds; 0 when none of the lines read has one.
 	Updated int64
+	// HasMessages reports that the lines read hold a message of the
+	// person or of the model (a user or gemini message, of a record of
+	// its own or of a $set list): the CLI lists only such sessions. A
+	// chat of a run that ended before it sent a prompt, such as one whose
+	// authentication failed, holds none.
+	HasMessages bool
 }
 
 // ReadInfo reads what a list of sessions shows of the session file r,
@@ -93,7 +99,24 @@ func recordTime(e Entry) int64 {
 	return e.Timestamp
 }
 
+// conversational reports whether a record is, or sets, a message of the
+// person or of the model.
+func conversational(e Entry) bool {
+	if e.Record == RecordMessage {
+		return e.Type == "user" || e.Type == "gemini"
+	}
+	if e.Set != nil {
+		for _, m := range e.Set.Messages {
+			if m.Type == "user" || m.Type == "gemini" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (s *infoScan) head(e Entry) {
+	s.in.HasMessages = s.in.HasMessages || conversational(e)
 	if e.Record == RecordMetadata && s.in.SessionID == "" {
 		s.in.SessionID, s.in.ProjectHash = e.Set.SessionID, e.Set.ProjectHash
 	}
@@ -111,6 +134,7 @@ func (s *infoScan) head(e Entry) {
 }
 
 func (s *infoScan) tail(e Entry) {
+	s.in.HasMessages = s.in.HasMessages || conversational(e)
 	if e.Title != "" && s.tailTitle == "" {
 		s.tailTitle = e.Title
 	}

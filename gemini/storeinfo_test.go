@@ -21,16 +21,16 @@ func TestReadInfo(t *testing.T) {
 	}{
 		{"plain/tmp/work/chats/session-2026-12-01T21-06-e8280112.jsonl", gemini.Info{
 			SessionID: "e8280112-4e66-4a40-a4f5-c1cfb6f99296", ProjectHash: "3e1d5bf4fbd3f05b20d8df16febe8064558530454fcbda6579864fa005a8b4f2",
-			Title: "Mock summary: Say hello and tell", Named: true, Updated: 1796159168199}},
+			Title: "Mock summary: Say hello and tell", Named: true, Updated: 1796159168199, HasMessages: true}},
 		{"resume/tmp/work/chats/session-2026-12-01T21-06-181cb93b.jsonl", gemini.Info{
 			SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a57756221e31995793396553760decefe5cf7f744a9161eaa28d4d35685336",
-			Title: "Mock summary: First question: who are", Named: true, Updated: 1796159208618}},
+			Title: "Mock summary: First question: who are", Named: true, Updated: 1796159208618, HasMessages: true}},
 		{"thinking/tmp/work/chats/session-2026-12-01T21-07-5d3f4ebe.jsonl", gemini.Info{
 			SessionID: "5d3f4ebe-7024-44ff-8d11-1c55bf81c108", ProjectHash: "701f4d339ead0182d4e54a01570c9f0fbeb209dffd4ce58dd6dd4bd1fcf08a85",
-			Title: "What is 2 + 2? Think first.", Updated: 1796159244759}},
+			Title: "What is 2 + 2? Think first.", Updated: 1796159244759, HasMessages: true}},
 		{"tool-call/tmp/work/chats/session-2026-12-01T21-07-70c7e5f7.jsonl", gemini.Info{
 			SessionID: "70c7e5f7-d9a6-4069-95ce-50e60472dd03", ProjectHash: "cd7ab351838a4f742c5d5c90861d072d03304ae9c03eb0800ed885ca0c28dde7",
-			Title: "Run echo hi in the shell and tell me what it printed.", Updated: 1796159224875}},
+			Title: "Run echo hi in the shell and tell me what it printed.", Updated: 1796159224875, HasMessages: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -56,14 +56,22 @@ func TestReadInfoCases(t *testing.T) {
 		want       gemini.Info
 	}{
 		{"empty", "", gemini.Info{}},
-		{"context only", meta + `{"$set":{"messages":[{"id":"c","type":"user","content":[{"text":"<session_context>\n</session_context>"}]}]}}` + "\n",
+		// A run that failed before it sent a prompt, such as one whose
+		// authentication failed, leaves its metadata alone: the CLI does
+		// not list such a chat.
+		{"metadata only", meta, gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
+		{"notices only", meta + `{"id":"e","type":"error","content":"Auth failed"}` + "\n" + `{"id":"i","type":"info","content":"Bye"}` + "\n",
 			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
+		{"context only", meta + `{"$set":{"messages":[{"id":"c","type":"user","content":[{"text":"<session_context>\n</session_context>"}]}]}}` + "\n",
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370, HasMessages: true}},
+		{"a model message", meta + `{"id":"g","timestamp":"2026-12-01T21:06:25.000Z","type":"gemini","content":"Hi."}` + "\n",
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159185000, HasMessages: true}},
 		{"first prompt, not a tool response", meta +
 			`{"id":"r","timestamp":"2026-12-01T21:06:25.000Z","type":"user","content":[{"functionResponse":{"id":"x","name":"n","response":{}}}]}` + "\n" +
 			`{"id":"u","timestamp":"2026-12-01T21:06:26.000Z","type":"user","content":[{"text":"Fix\nit"}]}` + "\n",
-			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Fix it", Updated: 1796159186000}},
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Fix it", Updated: 1796159186000, HasMessages: true}},
 		{"the last summary", meta + `{"id":"u","type":"user","content":"Fix it"}` + "\n" + `{"$set":{"summary":"One"}}` + "\n" + `{"$set":{"summary":"Two"}}` + "\n",
-			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Two", Named: true, Updated: 1796159184370}},
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Title: "Two", Named: true, Updated: 1796159184370, HasMessages: true}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -45,7 +45,7 @@ func scenarioNamed(t *testing.T, name string) scenario {
 // the prompts the editor sent are replayed as the person's messages. A
 // turn that failed shows its error again as the live turn did: as a
 // notice, or, to a client without notices, which saw it as the prompt's
-// error, as agent text. The golden files hold every line the second
+// error, as agent text: the CLI's words, exactly. The golden files hold every line the second
 // agent wrote.
 func TestReplayEqualsLive(t *testing.T) {
 	for _, tt := range []struct {
@@ -437,10 +437,7 @@ func (e *editor) live(notices bool) []map[string]any {
 			out = append(out, m.Params.Update)
 		case m.Method == "" && methods[string(m.ID)] == acp.SessionPrompt.Name:
 			if m.Error != nil && !notices {
-				text := m.Error.Message + "\n\n"
-				if n := len(out); n > 0 && out[n-1]["sessionUpdate"] == "agent_message_chunk" {
-					text = "\n\n" + text
-				}
+				text := m.Error.Message
 				out = append(out, map[string]any{"sessionUpdate": "agent_message_chunk", "content": map[string]any{"type": "text", "text": text}})
 			}
 			next() // a turn ended: the next prompt's come next
