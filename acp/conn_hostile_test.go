@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -262,11 +263,13 @@ func TestConnLargeResultCopies(t *testing.T) {
 			conn := acp.NewConn(t.Context(), inR, sink, h, nil)
 			defer func() {
 				inW.Close()
-				conn.Wait()
+				testwait.Do(t, "the Conn to end", func() { conn.Wait() })
 			}()
 			answering := allocated(func() {
-				io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"big"}`+"\n")
-				if n := <-sink.lines; n < size {
+				testwait.Do(t, "the Conn to read the request", func() {
+					io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"big"}`+"\n")
+				})
+				if n := testwait.For(t, sink.lines, "the response"); n < size {
 					t.Errorf("response of %d bytes", n)
 				}
 			})

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -88,11 +89,35 @@ var shutdownTransports = []shutdownTransport{
 
 // inBubble runs test under testing/synctest over a fresh connection of
 // tr, and fails it if a goroutine it started is left when it ends.
+//
+// A goroutine blocked on the network is not durably blocked: the bubble
+// can neither report a hang over TCP nor let its clock run out. So a
+// timer of real time, started outside the bubble, bounds such a test:
+// after testwait.Limit it fails it and closes the connection, so that
+// what waited on the network ends and the bubble sees what is stuck.
 func inBubble(t *testing.T, tr shutdownTransport, test func(t *testing.T, agentR io.Reader, agentW io.Writer, peer io.ReadWriteCloser)) {
+	var mu sync.Mutex
+	var open []io.Closer // the connection's ends, once open
+	if !tr.fakeTime {
+		watchdog := time.AfterFunc(testwait.Limit, func() {
+			t.Errorf("waited %v for the test over %s to end: closing the connection", testwait.Limit, tr.name)
+			mu.Lock()
+			defer mu.Unlock()
+			for _, c := range open {
+				c.Close()
+			}
+		})
+		defer watchdog.Stop()
+	}
 	synctest.Test(t, func(t *testing.T) {
 		noGoroutineLeft(t)
 		agentR, agentW, peer := tr.open(t)
 		defer peer.Close()
+		if c, ok := agentR.(io.Closer); ok && !tr.fakeTime {
+			mu.Lock()
+			open = append(open, peer, c)
+			mu.Unlock()
+		}
 		test(t, agentR, agentW, peer)
 	})
 }

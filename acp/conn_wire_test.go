@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -151,7 +152,9 @@ func FuzzConn(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte) {
 		var out bytes.Buffer
 		conn := acp.NewConn(t.Context(), bytes.NewReader(input), &out, echo, &acp.ConnOptions{MaxLineLength: 128})
-		if err := conn.Wait(); err != nil {
+		var err error
+		testwait.Do(t, "the Conn to end at its input's end", func() { err = conn.Wait() })
+		if err != nil {
 			t.Fatalf("Wait = %v", err)
 		}
 		lines := bytes.Split(bytes.TrimSuffix(out.Bytes(), []byte("\n")), []byte("\n"))

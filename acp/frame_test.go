@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 	"unicode/utf8"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -157,7 +158,7 @@ func TestFrameWriterConcurrent(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	testwait.Do(t, "the writers", wg.Wait)
 
 	next := make([]int, writers)
 	sc := bufio.NewScanner(&out.buf)

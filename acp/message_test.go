@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/internal/transport"
 	"github.com/google/go-cmp/cmp"
 )
@@ -39,6 +41,13 @@ func (m *messages) ReadMessage() ([]byte, error) {
 
 func (m *messages) Read([]byte) (int, error) { panic("Read called on a MessageReader") }
 
+// send hands msg to the Conn's reader, failing the test if the Conn does
+// not read it within testwait.Limit.
+func (m *messages) send(t *testing.T, msg string) {
+	t.Helper()
+	testwait.Do(t, "the Conn to read a message", func() { m.in <- msg })
+}
+
 func (m *messages) Write(p []byte) (int, error) {
 	m.mu.Lock()
 	m.writes = append(m.writes, string(p))
@@ -52,15 +61,17 @@ func TestConnMessageReader(t *testing.T) {
 	conn := acp.NewConn(t.Context(), m, m, echo, &acp.ConnOptions{MaxLineLength: 100})
 	// A message may hold JSON's newlines; a blank one is skipped; one too
 	// long is answered as a line too long is.
-	m.in <- "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"echo\",\n  \"params\": {\"a\": \"x\\ny\"}\n}"
-	<-m.wrote
-	m.in <- " \n\t"
-	m.in <- `{"jsonrpc":"2.0","id":2,"method":"echo","params":{"long":"` + strings.Repeat("x", 100) + `"}}`
-	<-m.wrote
-	m.in <- `{"jsonrpc":"2.0","id":3,"method":"echo","params":[3]}`
-	<-m.wrote
+	m.send(t, "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"echo\",\n  \"params\": {\"a\": \"x\\ny\"}\n}")
+	testwait.For(t, m.wrote, "the answer to request 1")
+	m.send(t, " \n\t")
+	m.send(t, `{"jsonrpc":"2.0","id":2,"method":"echo","params":{"long":"`+strings.Repeat("x", 100)+`"}}`)
+	testwait.For(t, m.wrote, "the answer to request 2")
+	m.send(t, `{"jsonrpc":"2.0","id":3,"method":"echo","params":[3]}`)
+	testwait.For(t, m.wrote, "the answer to request 3")
 	close(m.in)
-	if err := conn.Wait(); err != nil {
+	var err error
+	testwait.Do(t, "the Conn to end", func() { err = conn.Wait() })
+	if err != nil {
 		t.Fatalf("Wait: %v", err)
 	}
 	want := []string{
@@ -86,12 +97,12 @@ func TestConnWritesWholeMessages(t *testing.T) {
 			conn.Notify(context.Background(), "note", map[string]any{"i": i, "text": strings.Repeat("y", i*100)})
 		})
 	}
-	wg.Wait()
-	for range n {
-		<-m.wrote
+	testwait.Do(t, "the notifications to be sent", wg.Wait)
+	for i := range n {
+		testwait.For(t, m.wrote, fmt.Sprintf("write %d of %d", i+1, n))
 	}
 	close(m.in)
-	conn.Wait()
+	testwait.Do(t, "the Conn to end", func() { conn.Wait() })
 	for _, w := range m.writes {
 		if strings.Count(w, "\n") != 1 || !strings.HasSuffix(w, "\n") || !json.Valid([]byte(w)) {
 			t.Errorf("a Write was not one message and its newline: %.80q", w)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -42,7 +43,7 @@ func TestMethodHandleInvalidParams(t *testing.T) {
 		return vendorResult{Hits: []string{p.Query}}, nil
 	})
 	client, _, closePair := acptest.NewPair(context.Background(), nil, agent, nil)
-	defer closePair()
+	defer testwait.Do(t, "the pair to close", func() { closePair() })
 
 	tests := []struct {
 		name, method string
@@ -60,7 +61,7 @@ func TestMethodHandleInvalidParams(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := client.Request(context.Background(), tt.method, tt.params)
+			_, err := client.Request(testwait.Context(t), tt.method, tt.params)
 			if !errors.Is(err, acp.ErrInvalidParams) {
 				t.Fatalf("error %v, want -32602", err)
 			}
@@ -100,8 +101,8 @@ func TestMethodCall(t *testing.T) {
 		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil
 	})
 	client, _, closePair := acptest.NewPair(context.Background(), nil, agent, nil)
-	defer closePair()
-	ctx := context.Background()
+	defer testwait.Do(t, "the pair to close", func() { closePair() })
+	ctx := testwait.Context(t)
 
 	res, err := acp.SessionPrompt.Call(ctx, client, acp.PromptParams{SessionID: "s", Prompt: acp.ContentBlocks{acp.TextContent{Text: "hi"}}})
 	if diff := cmp.Diff(acp.PromptResult{StopReason: acp.StopReasonEndTurn}, res); diff != "" || err != nil {
@@ -164,7 +165,7 @@ func TestNotificationHandle(t *testing.T) {
 		got <- n
 	})
 	_, agent, closePair := acptest.NewPair(context.Background(), client, nil, nil)
-	ctx := context.Background()
+	ctx := testwait.Context(t)
 	want := []acp.SessionNotification{
 		{SessionID: "s", Update: acp.AgentMessageChunk{Content: acp.TextContent{Text: "a"}}},
 		{SessionID: "s", Update: acp.CurrentModeUpdate{CurrentModeID: "code"}},
@@ -184,7 +185,9 @@ func TestNotificationHandle(t *testing.T) {
 	if _, err := agent.Request(ctx, "x/sync", nil); !errors.Is(err, acp.ErrMethodNotFound) {
 		t.Fatal(err)
 	}
-	if err := closePair(); err != nil {
+	var err error
+	testwait.Do(t, "the pair to close", func() { err = closePair() })
+	if err != nil {
 		t.Fatal(err)
 	}
 	close(got)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/internal/wire"
 	"github.com/google/go-cmp/cmp"
 )
@@ -77,8 +78,8 @@ func TestRegisteredCodecs(t *testing.T) {
 		return regResult{Echo: p.Name}, nil
 	})
 	client, _, closePair := acptest.NewPair(context.Background(), nil, agent, nil)
-	defer closePair()
-	r, err := regMethod.Call(context.Background(), client, regParams{Name: "c", Count: 2})
+	defer testwait.Do(t, "the pair to close", func() { closePair() })
+	r, err := regMethod.Call(testwait.Context(t), client, regParams{Name: "c", Count: 2})
 	if diff := cmp.Diff(regResult{Echo: "c"}, r); diff != "" || err != nil {
 		t.Errorf("Call = %v (-want +got):\n%s", err, diff)
 	}

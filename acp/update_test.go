@@ -8,6 +8,7 @@ import (
 	"io"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/internal/wire"
 	"github.com/google/go-cmp/cmp"
 )
@@ -231,11 +232,13 @@ func TestSessionUpdateNilUpdate(t *testing.T) {
 	toAgentR, toAgentW := io.Pipe()
 	cc := NewConn(context.Background(), toClientR, toAgentW, client, nil)
 	agent := NewConn(context.Background(), toAgentR, toClientW, nil, nil)
-	if err := SessionUpdate.Notify(context.Background(), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, wire.ErrNil) {
+	if err := SessionUpdate.Notify(testwait.Context(t), agent, SessionNotification{SessionID: "s"}); !errors.Is(err, wire.ErrNil) {
 		t.Errorf("Notify without an update = %v, want an error matching wire.ErrNil", err)
 	}
 	agent.Close()
-	if err := errors.Join(cc.Wait(), agent.Wait()); err != nil {
+	var err error
+	testwait.Do(t, "the connections to end", func() { err = errors.Join(cc.Wait(), agent.Wait()) })
+	if err != nil {
 		t.Fatal(err)
 	}
 	if got != nil {

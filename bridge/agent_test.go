@@ -294,8 +294,9 @@ func (tt scenario) play(t *testing.T) {
 			<-rec.chunk
 		}
 	}
-	a.Close()
-	if err := closePair(); err != nil {
+	testwait.Do(t, "the agent to close", a.Close)
+	testwait.Do(t, "the connections to close", func() { err = closePair() })
+	if err != nil {
 		t.Error(err)
 	}
 	for _, a := range args {

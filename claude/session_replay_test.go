@@ -6,10 +6,10 @@ import (
 	"io"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -93,30 +93,27 @@ func TestSessionServesRequestsBeforeInitialize(t *testing.T) {
 		readerDone <- err
 	}()
 
-	id, err := s.Initialize(claude.InitializeOptions{})
+	// A deadlock would hang here; testwait turns it into a failure.
+	var id string
+	var err error
+	testwait.Do(t, "the fake CLI to read initialize", func() { id, err = s.Initialize(claude.InitializeOptions{}) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A deadlock would hang here; the guard turns it into a failure.
-	guard := time.NewTimer(time.Minute)
-	defer guard.Stop()
-	select {
-	case resp := <-responses:
-		if diff := cmp.Diff(claude.ControlResponse{ID: id, Subtype: "initialize", Payload: json.RawMessage(`{"pid":42}`)}, resp); diff != "" {
-			t.Errorf("initialize answer mismatch (-want +got):\n%s", diff)
-		}
-	case <-guard.C:
-		t.Fatal("deadlock: no answer to initialize")
+	resp := testwait.For(t, responses, "the answer to initialize")
+	if diff := cmp.Diff(claude.ControlResponse{ID: id, Subtype: "initialize", Payload: json.RawMessage(`{"pid":42}`)}, resp); diff != "" {
+		t.Errorf("initialize answer mismatch (-want +got):\n%s", diff)
 	}
-	if err := s.SendText("hi"); err != nil {
+	testwait.Do(t, "the fake CLI to read the turn", func() { err = s.SendText("hi") })
+	if err != nil {
 		t.Fatal(err)
 	}
-	end := <-turns
+	end := testwait.For(t, turns, "the turn's end")
 	inW.Close()
-	if err := <-readerDone; err != nil {
+	if err := testwait.For(t, readerDone, "the output to end"); err != nil {
 		t.Error(err)
 	}
-	if code := <-exit; code != 0 || stderr.Len() != 0 {
+	if code := testwait.For(t, exit, "the fake CLI to exit"); code != 0 || stderr.Len() != 0 {
 		t.Errorf("fake CLI: status %d, stderr %q", code, stderr.String())
 	}
 	got := []any{seen, end, len(s.Pending()), s.SessionID()}

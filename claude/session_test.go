@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -563,7 +564,7 @@ func TestSessionConcurrentUse(t *testing.T) {
 			s.InTurn()
 		})
 	}
-	wg.Wait()
+	testwait.Do(t, "the goroutines using the Session", wg.Wait)
 	close(ids)
 	unique := map[string]bool{}
 	for id := range ids {
@@ -642,13 +643,13 @@ func TestSessionRequest(t *testing.T) {
 				payload, err := s.Request(ctx, "set_permission_mode", json.RawMessage(`{"mode":"plan"}`))
 				done <- outcome{payload, err}
 			}()
-			id := requestID(t, <-written)
+			id := requestID(t, testwait.For(t, written, "the request's line"))
 			if tt.cancel {
 				cancel()
 			} else {
 				feed(t, s, tt.answer(id))
 			}
-			tt.check(t, <-done)
+			tt.check(t, testwait.For(t, done, "Request to return"))
 			if p := s.Pending(); len(p) != tt.pending {
 				t.Errorf("Pending() = %v, want %d", p, tt.pending)
 			}
@@ -674,16 +675,16 @@ func TestSessionRequestOutputEnded(t *testing.T) {
 		_, err := s.Request(context.Background(), "mcp_status", nil)
 		failed <- err
 	}()
-	<-written
+	testwait.For(t, written, "the request's line")
 	outW.Close()
-	if err := <-failed; !errors.Is(err, claude.ErrOutputEnded) {
+	if err := testwait.For(t, failed, "the waiting Request to fail"); !errors.Is(err, claude.ErrOutputEnded) {
 		t.Errorf("waiting Request() = %v, want ErrOutputEnded", err)
 	}
-	<-loop
-	if _, err := s.Request(context.Background(), "mcp_status", nil); !errors.Is(err, claude.ErrOutputEnded) {
+	testwait.For(t, loop, "the Events loop to end")
+	if _, err := s.Request(testwait.Context(t), "mcp_status", nil); !errors.Is(err, claude.ErrOutputEnded) {
 		t.Errorf("Request() after the end = %v, want ErrOutputEnded", err)
 	}
-	if _, err := claude.NewSession(failingWriter{}, "").Request(context.Background(), "mcp_status", nil); err == nil || !strings.Contains(err.Error(), "broken pipe") {
+	if _, err := claude.NewSession(failingWriter{}, "").Request(testwait.Context(t), "mcp_status", nil); err == nil || !strings.Contains(err.Error(), "broken pipe") {
 		t.Errorf("Request() = %v, want the write error", err)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -182,7 +183,7 @@ func TestTrackerConcurrent(t *testing.T) {
 			}
 		})
 	}
-	wg.Wait()
+	testwait.Do(t, "the goroutines observing", wg.Wait)
 	if tr.Len() != 4 {
 		t.Errorf("Len = %d, want 4", tr.Len())
 	}

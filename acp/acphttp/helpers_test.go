@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // realClock is time.AfterFunc, which a synctest bubble fakes.
@@ -178,15 +179,15 @@ func dial(t *testing.T, p int, url string, h acp.Handler, o *acphttp.DialOptions
 	if o.HTTPClient == nil {
 		o.HTTPClient = http.DefaultClient
 	}
-	conn, err := profiles[p].dial(t.Context(), url, h, o)
+	conn, err := profiles[p].dial(testwait.Context(t), url, h, o)
 	if err != nil {
 		t.Fatalf("dial: %v", err)
 	}
 	t.Cleanup(func() {
 		conn.Close()
-		conn.Wait()
+		testwait.Do(t, "the connection to end", func() { conn.Wait() })
 	})
-	if _, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+	if _, err := acp.Initialize.Call(testwait.Context(t), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return conn

@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // protoRecorder records the protocol of every response.
@@ -55,15 +56,15 @@ func TestHTTP2(t *testing.T) {
 		}
 		client := newTestClient()
 		conn := dial(t, p, hs.URL, client.methods(), opts)
-		ns, err := acp.SessionNew.Call(t.Context(), conn, acp.NewSessionParams{Cwd: "/"})
+		ns, err := acp.SessionNew.Call(testwait.Context(t), conn, acp.NewSessionParams{Cwd: "/"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r, err := prompt(t.Context(), conn, ns.SessionID, "over two"); err != nil || len(client.texts(ns.SessionID)) != 2 {
+		if r, err := prompt(testwait.Context(t), conn, ns.SessionID, "over two"); err != nil || len(client.texts(ns.SessionID)) != 2 {
 			t.Fatalf("%s: prompt: %v %v", profiles[p].name, r, err)
 		}
 		conn.Close()
-		conn.Wait()
+		testwait.Do(t, "the connection to end", func() { conn.Wait() })
 	}
 	rec.mu.Lock()
 	defer rec.mu.Unlock()

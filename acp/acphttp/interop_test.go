@@ -10,6 +10,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/internal/tssdk"
 	"github.com/google/go-cmp/cmp"
 )
@@ -67,12 +68,12 @@ func TestInteropTSServer(t *testing.T) {
 		t.Run(profile.name, func(t *testing.T) {
 			client := newTestClient()
 			conn := dial(t, p, url, client.methods(), nil)
-			ns, err := acp.SessionNew.Call(t.Context(), conn, acp.NewSessionParams{Cwd: "/"})
+			ns, err := acp.SessionNew.Call(testwait.Context(t), conn, acp.NewSessionParams{Cwd: "/"})
 			if err != nil {
 				t.Fatalf("session/new: %v", err)
 			}
 			for _, text := range []string{"hello from go", "ask"} {
-				if r, err := prompt(t.Context(), conn, ns.SessionID, text); err != nil || r.StopReason != acp.StopReasonEndTurn {
+				if r, err := prompt(testwait.Context(t), conn, ns.SessionID, text); err != nil || r.StopReason != acp.StopReasonEndTurn {
 					t.Fatalf("prompt %q: %v %v", text, r, err)
 				}
 			}

@@ -2,7 +2,6 @@ package acphttp_test
 
 import (
 	"bufio"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,10 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
@@ -37,7 +36,7 @@ func (c rawClient) do(method, body string, header ...string) rawResponse {
 	if body != "" {
 		r = strings.NewReader(body)
 	}
-	req, err := http.NewRequestWithContext(c.t.Context(), method, c.url, r)
+	req, err := http.NewRequestWithContext(testwait.Context(c.t), method, c.url, r)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -73,7 +72,8 @@ func (c rawClient) initialize() string {
 // event's data.
 func (c rawClient) stream(conn, session string) func() string {
 	c.t.Helper()
-	req, _ := http.NewRequestWithContext(c.t.Context(), http.MethodGet, c.url, nil)
+	// The stream, and each read of it, ends after testwait.Limit.
+	req, _ := http.NewRequestWithContext(testwait.Context(c.t), http.MethodGet, c.url, nil)
 	req.Header.Set("Accept", "text/event-stream")
 	req.Header.Set(acphttp.HeaderConnectionID, conn)
 	if session != "" {
@@ -202,18 +202,18 @@ func TestAuthentication(t *testing.T) {
 		t.Errorf("POST with the token: %d %s", r.status, r.body)
 	}
 	for p := range profiles {
-		_, err := profiles[p].dial(t.Context(), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
+		_, err := profiles[p].dial(testwait.Context(t), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
 		if p == 0 && err == nil {
 			t.Errorf("%s without the token: dialled", profiles[p].name)
 		}
 		if p == 1 {
-			conn, _ := profiles[p].dial(t.Context(), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
-			_, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1})
+			conn, _ := profiles[p].dial(testwait.Context(t), url, nil, &acphttp.DialOptions{HTTPClient: http.DefaultClient})
+			_, err := acp.Initialize.Call(testwait.Context(t), conn, acp.InitializeParams{ProtocolVersion: 1})
 			if !errors.Is(err, acphttp.ErrUnauthorized) {
 				t.Errorf("%s without the token: initialize: %v", profiles[p].name, err)
 			}
 			conn.Close()
-			conn.Wait()
+			testwait.Do(t, "the connection to end", func() { conn.Wait() })
 		}
 		dial(t, p, url, nil, &acphttp.DialOptions{Header: http.Header{"Authorization": {"Bearer s3cret"}}})
 	}
@@ -223,10 +223,10 @@ func TestWebSocketFaults(t *testing.T) {
 	_, url := serve(t, newTestAgent().methods(), &acphttp.ServerOptions{MaxMessageBytes: 1000})
 	wsURL := "ws" + strings.TrimPrefix(url, "http")
 	open := func(t *testing.T, header http.Header) (*websocket.Conn, *http.Response, error) {
-		return websocket.Dial(t.Context(), wsURL, &websocket.DialOptions{HTTPHeader: header})
+		return websocket.Dial(testwait.Context(t), wsURL, &websocket.DialOptions{HTTPHeader: header})
 	}
 	read := func(t *testing.T, ws *websocket.Conn) (string, error) {
-		_, b, err := ws.Read(t.Context())
+		_, b, err := ws.Read(testwait.Context(t))
 		return string(b), err
 	}
 	initialize := func(t *testing.T) *websocket.Conn {
@@ -238,7 +238,7 @@ func TestWebSocketFaults(t *testing.T) {
 			t.Errorf("101 without %s", acphttp.HeaderConnectionID)
 		}
 		t.Cleanup(func() { ws.CloseNow() })
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
+		ws.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`))
 		if m, err := read(t, ws); err != nil || !strings.Contains(m, `"protocolVersion":1`) {
 			t.Fatalf("initialize: %s %v", m, err)
 		}
@@ -256,17 +256,17 @@ func TestWebSocketFaults(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
+		ws.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		if _, err := read(t, ws); websocket.CloseStatus(err) != websocket.StatusProtocolError {
 			t.Errorf("session/new first: %v, want close 1002", err)
 		}
 	})
 	t.Run("binary, malformed, initialize again", func(t *testing.T) {
 		ws := initialize(t)
-		ws.Write(t.Context(), websocket.MessageBinary, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":`))
-		ws.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`))
-		ws.Write(t.Context(), websocket.MessageText, []byte("{\"jsonrpc\":\"2.0\",\n\"id\":3,\n\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}"))
+		ws.Write(testwait.Context(t), websocket.MessageBinary, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
+		ws.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":`))
+		ws.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":1}}`))
+		ws.Write(testwait.Context(t), websocket.MessageText, []byte("{\"jsonrpc\":\"2.0\",\n\"id\":3,\n\"method\":\"session/new\",\"params\":{\"cwd\":\"/\",\"mcpServers\":[]}}"))
 		var got []string
 		for range 4 {
 			m, err := read(t, ws)
@@ -289,22 +289,22 @@ func TestWebSocketFaults(t *testing.T) {
 	})
 	t.Run("another connection's session", func(t *testing.T) {
 		a, b := initialize(t), initialize(t)
-		a.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
+		a.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`))
 		m, _ := read(t, a)
 		var ns struct {
 			Result acp.NewSessionResult `json:"result"`
 		}
 		json.Unmarshal([]byte(m), &ns)
-		b.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"`+ns.Result.SessionID+`","prompt":[{"type":"text","text":"hi"}]}}`))
+		b.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"`+ns.Result.SessionID+`","prompt":[{"type":"text","text":"hi"}]}}`))
 		m, _ = read(t, b)
 		if !strings.Contains(m, `"code":-32002`) || !strings.Contains(m, `"id":1`) {
 			t.Errorf("prompt of another connection's session: %s", m)
 		}
 		// The agent refuses session/load of a secret session: it stays not
 		// this connection's.
-		b.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"secret-1","cwd":"/","mcpServers":[]}}`))
+		b.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":2,"method":"session/load","params":{"sessionId":"secret-1","cwd":"/","mcpServers":[]}}`))
 		read(t, b)
-		b.Write(t.Context(), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"secret-1","prompt":[]}}`))
+		b.Write(testwait.Context(t), websocket.MessageText, []byte(`{"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"secret-1","prompt":[]}}`))
 		if m, _ := read(t, b); !strings.Contains(m, `"code":-32002`) {
 			t.Errorf("prompt after a refused session/load: %s", m)
 		}
@@ -313,8 +313,7 @@ func TestWebSocketFaults(t *testing.T) {
 		// A message too large is answered as a line too long is, from its
 		// first bytes, and the connection goes on.
 		ws := initialize(t)
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
+		ctx := testwait.Context(t)
 		note := `{"jsonrpc":"2.0","method":"x","params":"` + strings.Repeat("x", 1000) + `"}`
 		req := `{"jsonrpc":"2.0","id":"big","method":"x","params":"` + strings.Repeat("x", 1000) + `"}`
 		for _, m := range []string{note, req, `{"jsonrpc":"2.0","id":1,"method":"x/none"}`} {
@@ -324,7 +323,7 @@ func TestWebSocketFaults(t *testing.T) {
 		for range 3 {
 			_, m, err := ws.Read(ctx)
 			if err != nil {
-				t.Fatalf("reading the answers, for 30 s: %v", err)
+				t.Fatalf("reading the answers: %v", err)
 			}
 			got = append(got, string(m))
 		}

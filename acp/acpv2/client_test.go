@@ -8,6 +8,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
 	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -43,8 +44,8 @@ func TestClientFallsBack(t *testing.T) {
 			acpv2.SessionUpdate.Handle(&onV2, func(context.Context, *acp.Conn, acpv2.SessionNotification) { got <- "v2" })
 			client := acpv2.NewClient(onV1, onV2)
 			conn, agentConn, closePair := acptest.NewPair(t.Context(), client, tt.agent(a), nil)
-			defer closePair()
-			n, err := client.Initialize(t.Context(), conn, v2Params, v1Params)
+			defer testwait.Do(t, "the pair to close", func() { closePair() })
+			n, err := client.Initialize(testwait.Context(t), conn, v2Params, v1Params)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -59,16 +60,16 @@ func TestClientFallsBack(t *testing.T) {
 			}
 			// The agent's session/update reaches the handler of its version.
 			if n.Version == 2 {
-				err = acpv2.SessionUpdate.Notify(t.Context(), agentConn, acpv2.SessionNotification{SessionID: "s",
+				err = acpv2.SessionUpdate.Notify(testwait.Context(t), agentConn, acpv2.SessionNotification{SessionID: "s",
 					Update: acpv2.AgentMessageChunk{MessageID: "m", Content: acpv2.TextContent{Text: "hi"}}})
 			} else {
-				err = acp.SessionUpdate.Notify(t.Context(), agentConn, acp.SessionNotification{SessionID: "s",
+				err = acp.SessionUpdate.Notify(testwait.Context(t), agentConn, acp.SessionNotification{SessionID: "s",
 					Update: acp.AgentMessageChunk{Content: acp.TextContent{Text: "hi"}}})
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			if v := <-got; v != "v"+string(rune('0'+tt.version)) {
+			if v := testwait.For(t, got, "the agent's session/update"); v != "v"+string(rune('0'+tt.version)) {
 				t.Errorf("the update reached the %s handler", v)
 			}
 		})
@@ -89,8 +90,8 @@ func TestClientRefusesOtherVersions(t *testing.T) {
 	})
 	client := acpv2.NewClient(nil, nil)
 	conn, _, closePair := acptest.NewPair(t.Context(), client, agent, nil)
-	defer closePair()
-	if _, err := client.Initialize(t.Context(), conn, acpv2.InitializeParams{Info: acpv2.Implementation{Name: "e", Version: "1"}}, acp.InitializeParams{}); err == nil || !strings.Contains(err.Error(), "version 3") {
+	defer testwait.Do(t, "the pair to close", func() { closePair() })
+	if _, err := client.Initialize(testwait.Context(t), conn, acpv2.InitializeParams{Info: acpv2.Implementation{Name: "e", Version: "1"}}, acp.InitializeParams{}); err == nil || !strings.Contains(err.Error(), "version 3") {
 		t.Errorf("Initialize against a v3 agent: %v", err)
 	}
 	if client.Version() != 0 {

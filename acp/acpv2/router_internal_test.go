@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // TestRouterForgets checks that a Router forgets a connection once its
@@ -17,7 +18,7 @@ func TestRouterForgets(t *testing.T) {
 	func() {
 		conn, _, closePair := acptest.NewPair(context.Background(), nil, nil, nil)
 		r.Version(conn)
-		closePair()
+		testwait.Do(t, "the pair to close", func() { closePair() })
 	}()
 	for range 100 {
 		runtime.GC()

@@ -10,10 +10,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/internal/tssdk"
 	"github.com/google/go-cmp/cmp"
 )
@@ -105,7 +105,9 @@ func serveRouter(t *testing.T, router *acpv2.Router) *wire {
 	go w.scan(fromAgentR)
 	t.Cleanup(func() {
 		toAgentW.Close()
-		if err := conn.Wait(); err != nil {
+		var err error
+		testwait.Do(t, "the router's connection to end", func() { err = conn.Wait() })
+		if err != nil {
 			t.Errorf("Wait: %v", err)
 		}
 		fromAgentW.Close()
@@ -119,22 +121,25 @@ func serveRouter(t *testing.T, router *acpv2.Router) *wire {
 // come first.
 func (w *wire) exchange(line, want string) {
 	w.t.Helper()
-	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
-		w.t.Fatal(err)
-	}
+	w.send(line)
 	if want == "" {
 		line, want = `{"jsonrpc":"2.0","id":"probe","method":"_probe"}`, `{"id":"probe"}`
-		if _, err := io.WriteString(w.in, line+"\n"); err != nil {
-			w.t.Fatal(err)
-		}
+		w.send(line)
 	}
-	select {
-	case got := <-w.lines:
-		if msg := subset(want, got); msg != "" {
-			w.t.Errorf("sent %s\ngot  %s\nwant %s: %s", line, got, want, msg)
-		}
-	case <-time.After(10 * time.Second):
-		w.t.Fatalf("sent %s: no answer", line)
+	got := testwait.For(w.t, w.lines, "the answer to "+line)
+	if msg := subset(want, got); msg != "" {
+		w.t.Errorf("sent %s\ngot  %s\nwant %s: %s", line, got, want, msg)
+	}
+}
+
+// send writes line, failing the test if the router has not read it
+// within testwait.Limit.
+func (w *wire) send(line string) {
+	w.t.Helper()
+	var err error
+	testwait.Do(w.t, "the router to read "+line, func() { _, err = io.WriteString(w.in, line+"\n") })
+	if err != nil {
+		w.t.Fatal(err)
 	}
 }
 
@@ -531,17 +536,15 @@ func TestRouterInitializeInProgress(t *testing.T) {
 			if tt.repeat {
 				w.exchange(initialize(tt.version, 10), `{"id":10,"result":{}}`)
 			}
-			if _, err := io.WriteString(w.in, initialize(tt.version, 0)+"\n"); err != nil {
-				t.Fatal(err)
-			}
-			<-entered
+			w.send(initialize(tt.version, 0))
+			testwait.For(t, entered, "the initialize to reach the agent")
 			w.exchange(newSession, tt.during)
 			w.exchange(initialize(tt.version, 5), tt.initDuring)
 			if v := router.Version(w.conn); v != tt.versionThen {
 				t.Errorf("Version() = %d during the initialize, want %d", v, tt.versionThen)
 			}
 			close(release)
-			if got := <-w.lines; subset(`{"id":0,"result":{}}`, got) != "" {
+			if got := testwait.For(t, w.lines, "the answer to the initialize"); subset(`{"id":0,"result":{}}`, got) != "" {
 				t.Errorf("initialize answered %s", got)
 			}
 			want := v2Session

@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/bridge/bridgeos"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // TestStarter runs a shell behind a launcher: it runs in the session's
@@ -29,6 +30,7 @@ func TestStarter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { p.Signal(bridge.Kill) }) // if the shell hangs
 	io.WriteString(p.Stdin(), "hi\n")
 	p.Stdin().Close()
 	stderr := make(chan []byte, 1)
@@ -36,17 +38,19 @@ func TestStarter(t *testing.T) {
 		b, _ := io.ReadAll(p.Stderr())
 		stderr <- b
 	}()
-	out, err := io.ReadAll(p.Stdout())
+	var out []byte
+	testwait.Do(t, "the shell's output to end", func() { out, err = io.ReadAll(p.Stdout()) })
 	if err != nil {
 		t.Fatal(err)
 	}
-	werr := p.Wait()
+	var werr error
+	testwait.Do(t, "the shell to exit", func() { werr = p.Wait() })
 	real, _ := filepath.EvalSymlinks(dir)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	if len(lines) != 3 || lines[0] != dir || (lines[1] != dir && lines[1] != real) || lines[2] != "got hi" {
 		t.Errorf("the shell wrote %q; want the directory twice and the line", out)
 	}
-	if e := string(<-stderr); e != "oops\n" {
+	if e := string(testwait.For(t, stderr, "the shell's stderr to end")); e != "oops\n" {
 		t.Errorf("stderr %q", e)
 	}
 	var coded interface{ ExitCode() int }
@@ -80,9 +84,9 @@ func TestSignal(t *testing.T) {
 		if err == nil {
 			t.Error("a terminated process exited with status 0")
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Limit):
 		p.Signal(bridge.Kill)
-		t.Fatal("SIGTERM did not stop the process group")
+		t.Fatalf("SIGTERM did not stop the process group within %v", testwait.Limit)
 	}
 }
 
@@ -126,7 +130,7 @@ func TestClock(t *testing.T) {
 	}
 	fired := make(chan struct{})
 	c.AfterFunc(time.Millisecond, func() { close(fired) })
-	<-fired
+	testwait.For(t, fired, "the function AfterFunc was given to be called")
 	if c.AfterFunc(time.Hour, func() {})() != true {
 		t.Error("stop did not cancel the call")
 	}

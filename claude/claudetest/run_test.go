@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -284,11 +285,11 @@ func TestRunStopsWhileReadingStdin(t *testing.T) {
 	go func() {
 		done <- run(t, ctx, claudetest.Env{Args: args(), Stdin: stdin, Getenv: environ(claudetest.EnvTranscript, "multiblock.jsonl")})
 	}()
-	<-stdin.started
+	testwait.For(t, stdin.started, "Run to read stdin")
 	cancel(claudetest.Stopped{Code: claudetest.ExitTerminate})
-	got := <-done
+	got := testwait.For(t, done, "Run to stop")
 	stdinW.Close() // ends the read Run left behind
-	<-stdin.finished
+	testwait.For(t, stdin.finished, "the read Run left behind to end")
 	if diff := cmp.Diff(outcome{Code: claudetest.ExitTerminate}, got); diff != "" {
 		t.Errorf("mismatch (-want +got):\n%s", diff)
 	}

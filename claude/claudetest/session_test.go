@@ -17,6 +17,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/scripted"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
@@ -52,6 +53,13 @@ func startFake(t *testing.T, ctx context.Context, open func(string) (fs.File, er
 		outR.Close()
 	})
 	return f
+}
+
+// exit waits for the fake's exit status, failing the test after
+// testwait.Limit.
+func (f *fake) exit(t *testing.T) int {
+	t.Helper()
+	return testwait.For(t, f.done, "the fake to exit")
 }
 
 type lockedWriter struct {
@@ -91,10 +99,13 @@ func TestRunReplaysControlTranscripts(t *testing.T) {
 			name := strings.TrimPrefix(path, "../testdata/")
 			f := startFake(t, t.Context(), testdata, name, sessionArgs...)
 			c := scripted.New(claude.NewSession(f.stdin, ""))
-			if _, err := c.Play(records(t, path), f.stdin, f.stdout); err != nil {
+			recs := records(t, path)
+			var err error
+			testwait.Do(t, "the transcript to play", func() { _, err = c.Play(recs, f.stdin, f.stdout) })
+			if err != nil {
 				t.Error(err)
 			}
-			if code := <-f.done; code != 0 || f.stderr.Len() != 0 {
+			if code := f.exit(t); code != 0 || f.stderr.Len() != 0 {
 				t.Errorf("exit status %d, stderr %q", code, f.stderr.String())
 			}
 		})
@@ -152,7 +163,7 @@ func TestRunUnexpectedInput(t *testing.T) {
 				}
 				f.stdin.Close()
 			}()
-			code := <-f.done
+			code := f.exit(t)
 			if code != claudetest.ExitError || !strings.Contains(f.stderr.String(), "fakeclaude: s.ndjson: "+tt.stderr) {
 				t.Errorf("exit status %d, stderr %q; want 1 and %q", code, f.stderr.String(), tt.stderr)
 			}
@@ -168,9 +179,9 @@ func TestRunSessionInputEndsBetweenTurns(t *testing.T) {
 	open := fstest.MapFS{"s.ndjson": {Data: []byte(script)}}.Open
 	f := startFake(t, t.Context(), open, "s.ndjson", sessionArgs...)
 	go io.Copy(io.Discard, f.stdout)
-	io.WriteString(f.stdin, initialize+"\n")
+	testwait.Do(t, "the fake to read initialize", func() { io.WriteString(f.stdin, initialize+"\n") })
 	f.stdin.Close()
-	if code := <-f.done; code != claudetest.ExitOK || f.stderr.Len() != 0 {
+	if code := f.exit(t); code != claudetest.ExitOK || f.stderr.Len() != 0 {
 		t.Errorf("exit status %d, stderr %q; want 0 and nothing", code, f.stderr.String())
 	}
 }
@@ -211,7 +222,7 @@ func TestRunSessionStops(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(t.Context())
 	f := startFake(t, ctx, open, "s.ndjson", sessionArgs...)
 	cancel(claudetest.Stopped{Code: claudetest.ExitTerminate})
-	if diff := cmp.Diff(claudetest.ExitTerminate, <-f.done); diff != "" {
+	if diff := cmp.Diff(claudetest.ExitTerminate, f.exit(t)); diff != "" {
 		t.Errorf("exit status mismatch (-want +got):\n%s", diff)
 	}
 }
@@ -307,14 +318,16 @@ func TestRunSessionPrintTranscript(t *testing.T) {
 			f := startFake(t, t.Context(), open, "p.jsonl", args...)
 			out := make(chan string, 1)
 			go func() { b, _ := io.ReadAll(f.stdout); out <- string(b) }()
-			for _, l := range tt.input {
-				if _, err := io.WriteString(f.stdin, l+"\n"); err != nil {
-					break // the fake stopped reading
+			testwait.Do(t, "the fake to read the input", func() {
+				for _, l := range tt.input {
+					if _, err := io.WriteString(f.stdin, l+"\n"); err != nil {
+						break // the fake stopped reading
+					}
 				}
-			}
+			})
 			f.stdin.Close()
-			code := <-f.done
-			got := strings.Split(strings.TrimSuffix(<-out, "\n"), "\n")
+			code := f.exit(t)
+			got := strings.Split(strings.TrimSuffix(testwait.For(t, out, "the fake's output to end"), "\n"), "\n")
 			if len(tt.want) == 0 {
 				got = slices.DeleteFunc(got, func(s string) bool { return s == "" })
 			}

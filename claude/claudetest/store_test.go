@@ -10,6 +10,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -60,8 +61,9 @@ func TestRunKeepsTheStore(t *testing.T) {
 				}()
 				// The client writes its recorded lines, which the fake reads
 				// as its transcript asks for them.
+				recs := records(t, path)
 				go func() {
-					for _, r := range records(t, path) {
+					for _, r := range recs {
 						if r.Dir == claudetest.DirIn {
 							io.WriteString(inW, r.Line+"\n")
 						}
@@ -69,8 +71,8 @@ func TestRunKeepsTheStore(t *testing.T) {
 					inW.Close()
 				}()
 				var out bytes.Buffer
-				io.Copy(&out, outR)
-				if code := <-done; code != 0 {
+				testwait.Do(t, "the fake's output to end", func() { io.Copy(&out, outR) })
+				if code := testwait.For(t, done, "the fake to exit"); code != 0 {
 					t.Fatalf("run %d exited %d", run+1, code)
 				}
 				lr := lines.NewReader(&out, 1<<30)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -73,7 +74,7 @@ func TestRunStopped(t *testing.T) {
 	}()
 	time.Sleep(10 * time.Millisecond) // let Run reach the read; it must end either way
 	cancel(codextest.Stopped{Code: codextest.ExitTerminate})
-	if code := <-done; code != codextest.ExitTerminate {
+	if code := testwait.For(t, done, "Run to stop"); code != codextest.ExitTerminate {
 		t.Errorf("status %d, want %d", code, codextest.ExitTerminate)
 	}
 	if code, _, _ := run(ctx, "ok.jsonl", nil, "exec", "--json", "hi"); code != codextest.ExitTerminate {

@@ -17,6 +17,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -298,7 +299,7 @@ func TestOversizedLine(t *testing.T) {
 	e.initialize(textScenario.caps)
 	// Moving 64 MiB through a race-instrumented claude-acp takes seconds
 	// on a busy machine: the bound is more than the usual one.
-	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testwait.Limit)
 	defer cancel()
 	_, err = acp.SessionPrompt.Call(ctx, e.conn, acp.PromptParams{
 		SessionID: e.newSession(),
@@ -512,14 +513,16 @@ func TestWaitingPrompts(t *testing.T) {
 		sid := e.newSession()
 		second := make(chan (<-chan error), 1)
 		e.answer(answerAllow)
-		e.onAsk = func() {
+		e.onAsk = func() { // on the handler's goroutine: no t.Fatal
 			second <- e.promptAsync(sid, "And now say it again.")
-			e.p.waitLog(t, waits)
+			if err := e.p.logged(waits); err != nil {
+				t.Error(err)
+			}
 		}
 		if res, err := e.prompt(sid, "Create an empty file named x."); err != nil || res.StopReason != acp.StopReasonEndTurn {
 			t.Errorf("the first prompt: %+v, %v; want end_turn", res, err)
 		}
-		if err := within(t, <-second, "answer to the second prompt"); err != nil {
+		if err := within(t, within(t, second, "the second prompt sent"), "answer to the second prompt"); err != nil {
 			t.Errorf("the second prompt: %v", err)
 		}
 		checkWritten(t, e, stdinLog, "waiting.stdin.golden")

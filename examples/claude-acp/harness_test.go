@@ -24,15 +24,12 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/gemini/geminitest"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // This file holds the editor the end-to-end tests play: claude-acp runs as
 // a subprocess wired to fakeclaude, and an acp.Conn drives it with the
 // typed calls, recording every line claude-acp writes.
-
-// waitLimit bounds every wait on claude-acp, so that a hung agent fails
-// the test rather than hanging it. It is a safety net, not a measurement.
-const waitLimit = 30 * time.Second
 
 // envMarker names the environment variable that marks the processes of
 // one test: claude-acp and every CLI it starts inherit it, so the test
@@ -132,17 +129,17 @@ func startAgentIn(t testing.TB, home, claudePath, transcript string, args ...str
 	return p
 }
 
-// wait waits for the agent to exit, killing it after waitLimit, and
+// wait waits for the agent to exit, killing it after testwait.Limit, and
 // returns how it exited: nil for status 0.
 func (p *agentProc) wait() error {
 	select {
 	case <-p.exited:
 		return p.waitErr
-	case <-time.After(waitLimit):
+	case <-time.After(testwait.Limit):
 	}
 	p.cmd.Process.Kill()
 	<-p.exited
-	return fmt.Errorf("claude-acp did not exit within %v: killed (%v)", waitLimit, p.waitErr)
+	return fmt.Errorf("claude-acp did not exit within %v: killed (%v)", testwait.Limit, p.waitErr)
 }
 
 // leftovers lists the processes of p's group, and those carrying its
@@ -169,7 +166,7 @@ func (p *agentProc) leftovers() []string {
 func (p *agentProc) waitCLIsGone(t testing.TB) {
 	t.Helper()
 	self := "pid " + strconv.Itoa(p.cmd.Process.Pid)
-	for deadline := time.Now().Add(waitLimit); ; time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Limit); ; time.Sleep(20 * time.Millisecond) {
 		left := marked(p.marker)
 		if len(left) == 0 { // no /proc: nothing to watch
 			time.Sleep(time.Second)
@@ -179,20 +176,30 @@ func (p *agentProc) waitCLIsGone(t testing.TB) {
 			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the CLIs still run after %v: %v", waitLimit, left)
+			t.Fatalf("the CLIs still run after %v: %v", testwait.Limit, left)
 		}
 	}
 }
 
 // waitLog waits until claude-acp has logged a line holding text, failing
-// the test after waitLimit.
+// the test after testwait.Limit.
 func (p *agentProc) waitLog(t testing.TB, text string) {
 	t.Helper()
-	for deadline := time.Now().Add(waitLimit); !strings.Contains(p.stderr.String(), text); time.Sleep(10 * time.Millisecond) {
+	if err := p.logged(text); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// logged waits until claude-acp has logged a line holding text, or
+// testwait.Limit has passed: then it says so. Unlike waitLog, it may be
+// called from any goroutine.
+func (p *agentProc) logged(text string) error {
+	for deadline := time.Now().Add(testwait.Limit); !strings.Contains(p.stderr.String(), text); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("claude-acp did not log %q within %v", text, waitLimit)
+			return fmt.Errorf("claude-acp did not log %q within %v", text, testwait.Limit)
 		}
 	}
+	return nil
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
@@ -320,7 +327,9 @@ func newEditorWith(t testing.TB, bare bool, p *agentProc, register func(*editor,
 			t.Errorf("claude-acp exit: %v; want status 0", err)
 		}
 		p.stdout.Close()
-		if err := e.conn.Wait(); err != nil && !errors.Is(err, os.ErrClosed) {
+		var err error
+		testwait.Do(t, "the editor's connection to end", func() { err = e.conn.Wait() })
+		if err != nil && !errors.Is(err, os.ErrClosed) {
 			t.Errorf("editor connection: %v", err)
 		}
 		if left := p.leftovers(); len(left) > 0 {
@@ -485,7 +494,7 @@ func (e *editor) known(id string) {
 }
 
 // waitFor waits until claude-acp has sent an update of the kind, failing
-// the test after waitLimit.
+// the test after testwait.Limit.
 func (e *editor) waitFor(kind string) { e.waitForSession("", kind) }
 
 // waitForSession waits until claude-acp has sent an update of the kind
@@ -501,9 +510,9 @@ func (e *editor) waitForSession(sid, kind string) {
 		}
 		return false
 	}
-	for deadline := time.Now().Add(waitLimit); !sent(); time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(testwait.Limit); !sent(); time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
-			e.t.Fatalf("no %s within %v", kind, waitLimit)
+			e.t.Fatalf("no %s within %v", kind, testwait.Limit)
 		}
 	}
 }
@@ -595,21 +604,17 @@ func (e *editor) cancel(sid string) {
 }
 
 // bounded returns a context for one call to claude-acp, which ends after
-// waitLimit.
+// testwait.Limit. Unlike testwait.Context's, its cancel frees it at once:
+// a benchmark makes b.N calls.
 func bounded() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), waitLimit)
+	return context.WithTimeout(context.Background(), testwait.Limit)
 }
 
-// within waits for a value from ch, failing the test after waitLimit.
+// within waits for a value from ch, failing the test after
+// testwait.Limit.
 func within[T any](t testing.TB, ch <-chan T, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(waitLimit):
-		t.Fatalf("no %s within %v", what, waitLimit)
-		panic("unreachable")
-	}
+	return testwait.For(t, ch, what)
 }
 
 // entry is one line claude-acp wrote, as the golden files show it.

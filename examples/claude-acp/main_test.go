@@ -13,6 +13,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/gemini"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // The binaries TestMain builds: claude-acp, and examples/fakeclaude, the
@@ -83,7 +84,7 @@ func build(bin, dir string, race bool) error {
 // release of each CLI it was tested with, and exits 0 without starting
 // anything.
 func TestVersion(t *testing.T) {
-	out, err := exec.Command(agentBin, "-version", "-claude", "/nonexistent").Output()
+	out, err := testwait.Command(t, agentBin, "-version", "-claude", "/nonexistent").Output()
 	if err != nil {
 		t.Fatalf("claude-acp -version: %v", err)
 	}

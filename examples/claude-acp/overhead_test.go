@@ -3,6 +3,7 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"github.com/acpkit/acpkit/claude"
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/lines"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // These measure what claude-acp adds to a turn, against fakeclaude alone
@@ -91,7 +93,8 @@ func startDirect(tb testing.TB, transcript string) *direct {
 	d := &direct{cmd: cmd, stdin: stdin, out: lines.NewReader(stdout, claude.MaxLineLength), sess: claude.NewSession(stdin, "")}
 	tb.Cleanup(func() {
 		d.stdin.Close()
-		d.cmd.Wait()
+		defer d.cmd.Process.Kill() // if it does not exit
+		testwait.Do(tb, "fakeclaude to exit", func() { d.cmd.Wait() })
 	})
 	if _, err := d.sess.Initialize(claude.InitializeOptions{}); err != nil {
 		tb.Fatal(err)
@@ -109,21 +112,26 @@ func (d *direct) turn(tb testing.TB) {
 	d.until(tb, func(e claude.Event) bool { _, ok := e.(claude.TurnEnd); return ok })
 }
 
+// until reads fakeclaude's output up to an event done accepts, failing
+// the test after testwait.Limit.
 func (d *direct) until(tb testing.TB, done func(claude.Event) bool) {
 	tb.Helper()
-	var events []claude.Event
-	for {
-		line, err := d.out.Next()
-		if err != nil {
-			tb.Fatalf("reading fakeclaude: %v", err)
+	var err error
+	testwait.Do(tb, "fakeclaude's event", func() {
+		var events []claude.Event
+		for {
+			var line []byte
+			if line, err = d.out.Next(); err != nil {
+				err = fmt.Errorf("reading fakeclaude: %w", err)
+				return
+			}
+			if events, err = d.sess.Feed(line, events[:0]); err != nil || slices.ContainsFunc(events, done) {
+				return
+			}
 		}
-		events, err = d.sess.Feed(line, events[:0])
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if slices.ContainsFunc(events, done) {
-			return
-		}
+	})
+	if err != nil {
+		tb.Fatal(err)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
 	"github.com/acpkit/acpkit/claude/claudetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // TestListen runs claude-acp -listen with fakeclaude and drives it over
@@ -35,30 +36,32 @@ func TestListen(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	exited := make(chan error, 1)
 	var log strings.Builder
 	lines := bufio.NewScanner(stderr)
 	url := ""
-	for url == "" && lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-			url = m[1]
+	testwait.Do(t, "claude-acp to say where it serves", func() {
+		for url == "" && lines.Scan() {
+			log.WriteString(lines.Text() + "\n")
+			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
+				url = m[1]
+			}
 		}
-	}
+	})
 	go func() {
 		for lines.Scan() {
 			log.WriteString(lines.Text() + "\n")
 		}
 		exited <- cmd.Wait()
 	}()
-	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if url == "" {
 		t.Fatalf("claude-acp did not say where it serves:\n%s", log.String())
 	}
 
 	dials := map[string]func(acp.Handler, *acphttp.DialOptions) (*acp.Conn, error){
 		"websocket": func(h acp.Handler, o *acphttp.DialOptions) (*acp.Conn, error) {
-			return acphttp.DialWebSocket(t.Context(), url, h, o)
+			return acphttp.DialWebSocket(testwait.Context(t), url, h, o)
 		},
 		"streamable": func(h acp.Handler, o *acphttp.DialOptions) (*acp.Conn, error) {
 			return acphttp.DialStreamableHTTP(url, h, o)
@@ -84,16 +87,16 @@ func TestListen(t *testing.T) {
 			}
 			defer func() {
 				conn.Close()
-				conn.Wait()
+				testwait.Do(t, "the connection to end", func() { conn.Wait() })
 			}()
-			if _, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+			if _, err := acp.Initialize.Call(testwait.Context(t), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
 				t.Fatalf("initialize: %v", err)
 			}
-			s, err := acp.SessionNew.Call(t.Context(), conn, acp.NewSessionParams{Cwd: t.TempDir()})
+			s, err := acp.SessionNew.Call(testwait.Context(t), conn, acp.NewSessionParams{Cwd: t.TempDir()})
 			if err != nil {
 				t.Fatalf("session/new: %v", err)
 			}
-			r, err := acp.SessionPrompt.Call(t.Context(), conn, acp.PromptParams{SessionID: s.SessionID, Prompt: acp.ContentBlocks{acp.TextContent{Text: "Say hello and tell me what 2 + 2 is."}}})
+			r, err := acp.SessionPrompt.Call(testwait.Context(t), conn, acp.PromptParams{SessionID: s.SessionID, Prompt: acp.ContentBlocks{acp.TextContent{Text: "Say hello and tell me what 2 + 2 is."}}})
 			if err != nil || r.StopReason != acp.StopReasonEndTurn {
 				t.Fatalf("prompt: %v %v", r, err)
 			}
@@ -110,7 +113,7 @@ func TestListen(t *testing.T) {
 		if err != nil {
 			t.Errorf("claude-acp exited: %v\n%s", err, log.String())
 		}
-	case <-time.After(waitLimit):
-		t.Errorf("claude-acp did not exit on SIGTERM")
+	case <-time.After(testwait.Limit):
+		t.Errorf("claude-acp did not exit on SIGTERM within %v", testwait.Limit)
 	}
 }

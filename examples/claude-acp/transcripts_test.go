@@ -17,6 +17,7 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/lines"
 	"github.com/acpkit/acpkit/internal/scripted"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // TestTranscripts checks the scenario transcripts themselves, without
@@ -104,7 +105,7 @@ func replay(t *testing.T, run transcriptRun) {
 			}
 		}
 	}
-	cmd := exec.Command(fakeclaudeBin, claude.SessionCommandLine(opts)...)
+	cmd := testwait.Command(t, fakeclaudeBin, claude.SessionCommandLine(opts)...)
 	cmd.Env = append(os.Environ(), claudetest.EnvTranscript+"="+run.path)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

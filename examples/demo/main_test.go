@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -52,7 +53,7 @@ func TestDemo(t *testing.T) {
 func runDemo(t *testing.T, bin string, args []string, status int, wantStderr string) []byte {
 	t.Helper()
 	tmp := t.TempDir()
-	cmd := exec.Command(bin, args...)
+	cmd := testwait.Command(t, bin, args...)
 	cmd.Env = append(os.Environ(), "TZ=UTC", "TMPDIR="+tmp)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

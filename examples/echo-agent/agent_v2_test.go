@@ -16,6 +16,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
 	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -27,6 +28,8 @@ import (
 type v2Client struct {
 	t    *testing.T
 	conn *acp.Conn
+	// bounded bounds each call by testwait.Limit, as client's does.
+	bounded bool
 
 	mu      sync.Mutex
 	updates map[string][]string
@@ -52,10 +55,18 @@ func (c *v2Client) methods() acp.Methods {
 	return m
 }
 
+// ctx returns the context of one call.
+func (c *v2Client) ctx() context.Context {
+	if c.bounded {
+		return testwait.Context(c.t)
+	}
+	return context.Background()
+}
+
 // initialize initializes the connection in v2.
 func (c *v2Client) initialize() acpv2.InitializeResult {
 	c.t.Helper()
-	r, err := acpv2.Initialize.Call(context.Background(), c.conn, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "test", Version: "1"}})
+	r, err := acpv2.Initialize.Call(c.ctx(), c.conn, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "test", Version: "1"}})
 	if err != nil || r.ProtocolVersion != 2 || r.Capabilities == nil || r.Capabilities.Session == nil {
 		c.t.Fatalf("initialize: %+v, %v", r, err)
 	}
@@ -128,11 +139,11 @@ func (c *v2Client) take(session string) []string {
 	return u
 }
 
-// takeUntil waits, for at most waitLimit, until the session's updates
-// hold last, then takes them.
+// takeUntil waits, for at most testwait.Limit, until the session's
+// updates hold last, then takes them.
 func (c *v2Client) takeUntil(session, last string) []string {
 	c.t.Helper()
-	deadline := time.After(waitLimit)
+	deadline := time.After(testwait.Limit)
 	for {
 		c.mu.Lock()
 		got := slices.Contains(c.updates[session], last)
@@ -143,7 +154,7 @@ func (c *v2Client) takeUntil(session, last string) []string {
 		select {
 		case <-c.changed:
 		case <-deadline:
-			c.t.Fatalf("no %q within %v; got %q", last, waitLimit, c.take(session))
+			c.t.Fatalf("waited %v for %q; got %q", testwait.Limit, last, c.take(session))
 		}
 	}
 }
@@ -155,7 +166,7 @@ func (c *v2Client) newSession() string {
 
 func (c *v2Client) newSessionIn(cwd string) string {
 	c.t.Helper()
-	r, err := acpv2.SessionNew.Call(context.Background(), c.conn, acpv2.NewSessionParams{Cwd: cwd})
+	r, err := acpv2.SessionNew.Call(c.ctx(), c.conn, acpv2.NewSessionParams{Cwd: cwd})
 	if err != nil {
 		c.t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/goose"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -143,13 +144,25 @@ type client struct {
 	t    *testing.T
 	conn *acp.Conn
 	rec  *recorder
+	// bounded bounds each call by testwait.Limit: the agent is a process,
+	// and no synctest bubble reports a hang. (In a bubble the bound would
+	// run on the bubble's clock, cutting the agent's delays short.)
+	bounded bool
+}
+
+// ctx returns the context of one call.
+func (c *client) ctx() context.Context {
+	if c.bounded {
+		return testwait.Context(c.t)
+	}
+	return c.t.Context()
 }
 
 // call sends a request with params of any shape, valid or not, and decodes
 // its result into a T.
 func call[T any](c *client, method string, params any) T {
 	c.t.Helper()
-	raw, err := c.conn.Request(c.t.Context(), method, params)
+	raw, err := c.conn.Request(c.ctx(), method, params)
 	if err != nil {
 		c.t.Fatalf("%s: %v", method, err)
 	}
@@ -163,7 +176,7 @@ func call[T any](c *client, method string, params any) T {
 // typedCall calls m, which must succeed.
 func typedCall[P, R any](c *client, m acp.Method[P, R], params P) R {
 	c.t.Helper()
-	r, err := m.Call(c.t.Context(), c.conn, params)
+	r, err := m.Call(c.ctx(), c.conn, params)
 	if err != nil {
 		c.t.Fatalf("%s: %v", m.Name, err)
 	}
@@ -173,7 +186,7 @@ func typedCall[P, R any](c *client, m acp.Method[P, R], params P) R {
 // callErr sends a request that must fail and returns its error.
 func callErr(c *client, method string, params any) *acp.Error {
 	c.t.Helper()
-	raw, err := c.conn.Request(c.t.Context(), method, params)
+	raw, err := c.conn.Request(c.ctx(), method, params)
 	var e *acp.Error
 	if !errors.As(err, &e) {
 		c.t.Fatalf("%s: got %s, %v; want an error response", method, raw, err)
@@ -200,9 +213,26 @@ func (c *client) prompt(session, text string) acp.StopReason {
 	return typedCall(c, acp.SessionPrompt, promptParams(session, text)).StopReason
 }
 
+// promptAsync sends a prompt from a goroutine of its own, and returns a
+// channel that yields its stop reason. An error fails the test (and ""
+// comes) unless the test has ended: t.Fatal cannot end the test from that
+// goroutine.
+func (c *client) promptAsync(session, text string) <-chan acp.StopReason {
+	ctx := c.ctx()
+	ch := make(chan acp.StopReason, 1)
+	go func() {
+		r, err := acp.SessionPrompt.Call(ctx, c.conn, promptParams(session, text))
+		if err != nil && c.t.Context().Err() == nil {
+			c.t.Errorf("%s: %v", acp.SessionPrompt.Name, err)
+		}
+		ch <- r.StopReason
+	}()
+	return ch
+}
+
 func (c *client) cancel(session string) {
 	c.t.Helper()
-	if err := acp.SessionCancel.Notify(c.t.Context(), c.conn, acp.CancelParams{SessionID: session}); err != nil {
+	if err := acp.SessionCancel.Notify(c.ctx(), c.conn, acp.CancelParams{SessionID: session}); err != nil {
 		c.t.Fatal(err)
 	}
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/goose"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -51,10 +52,6 @@ func runTests(m *testing.M) int {
 	}
 	return m.Run()
 }
-
-// waitLimit bounds how long a test waits for the agent to exit before
-// killing it, so that a hung agent fails the test rather than hanging it.
-const waitLimit = 30 * time.Second
 
 // agentProc is a running echo-agent.
 type agentProc struct {
@@ -110,17 +107,17 @@ func startAgent(t *testing.T, args ...string) *agentProc {
 	return p
 }
 
-// wait waits for the agent to exit, killing it after waitLimit, and returns
-// how it exited: nil for status 0.
+// wait waits for the agent to exit, killing it after testwait.Limit, and
+// returns how it exited: nil for status 0.
 func (p *agentProc) wait() error {
 	select {
 	case <-p.exited:
 		return p.waitErr
-	case <-time.After(waitLimit):
+	case <-time.After(testwait.Limit):
 	}
 	p.cmd.Process.Kill()
 	<-p.exited
-	return fmt.Errorf("echo-agent did not exit within %v: killed (%v)", waitLimit, p.waitErr)
+	return fmt.Errorf("echo-agent did not exit within %v: killed (%v)", testwait.Limit, p.waitErr)
 }
 
 // startClient starts echo-agent with args and connects an acp.Conn client to
@@ -139,12 +136,14 @@ func startClient(t *testing.T, args ...string) *client {
 			t.Errorf("echo-agent exit: %v; want status 0", err)
 		}
 		p.stdout.Close() // in case the agent did not exit and the client still reads
-		if err := conn.Wait(); err != nil && !errors.Is(err, os.ErrClosed) {
+		var err error
+		testwait.Do(t, "the client connection to end", func() { err = conn.Wait() })
+		if err != nil && !errors.Is(err, os.ErrClosed) {
 			t.Errorf("client connection: %v", err)
 		}
 		checkJSONLines(t, stdout.Bytes())
 	})
-	return &client{t: t, conn: conn, rec: rec}
+	return &client{t: t, conn: conn, rec: rec, bounded: true}
 }
 
 // syncBuffer is a bytes.Buffer safe for concurrent use.
@@ -179,16 +178,11 @@ func checkJSONLines(t *testing.T, out []byte) {
 	}
 }
 
-// within waits for a value from ch, failing the test after waitLimit.
+// within waits for a value from ch, failing the test after
+// testwait.Limit.
 func within[T any](t *testing.T, ch <-chan T, what string) T {
 	t.Helper()
-	select {
-	case v := <-ch:
-		return v
-	case <-time.After(waitLimit):
-		t.Fatalf("no %s within %v", what, waitLimit)
-		panic("unreachable")
-	}
+	return testwait.For(t, ch, what)
 }
 
 func TestEndToEnd(t *testing.T) {
@@ -204,15 +198,15 @@ func TestEndToEnd(t *testing.T) {
 
 	// Two prompts at once, one per session.
 	texts := map[string]string{s1: "the quick brown fox", s2: "jumps over the lazy dog"}
-	var wg sync.WaitGroup
+	answers := map[string]<-chan acp.StopReason{}
 	for sid, text := range texts {
-		wg.Go(func() {
-			if got := c.prompt(sid, text); got != acp.StopReasonEndTurn {
-				t.Errorf("%s: stop reason %q, want end_turn", sid, got)
-			}
-		})
+		answers[sid] = c.promptAsync(sid, text)
 	}
-	wg.Wait()
+	for sid, res := range answers {
+		if got := within(t, res, "prompt response"); got != acp.StopReasonEndTurn {
+			t.Errorf("%s: stop reason %q, want end_turn", sid, got)
+		}
+	}
 	for sid, text := range texts {
 		evs := c.rec.take(sid)
 		if diff := cmp.Diff(turn(runOf(evs), strings.Fields(text), defaultModel, true), lines(evs)); diff != "" {
@@ -248,7 +242,7 @@ func TestCancelMidPrompt(t *testing.T) {
 	c.initialize(true)
 	sid := c.newSession()
 	words := strings.Fields(strings.Repeat("word ", 1000))
-	res := async(func() acp.StopReason { return c.prompt(sid, strings.Join(words, " ")) })
+	res := c.promptAsync(sid, strings.Join(words, " "))
 	within(t, c.rec.chunked, "chunk")
 	c.cancel(sid)
 	if got := within(t, res, "prompt response"); got != acp.StopReasonCancelled {
@@ -281,7 +275,7 @@ func TestRunningPrompt(t *testing.T) {
 	c := startClient(t, "-delay", "1h")
 	c.initialize(false)
 	sid, other := c.newSession(), c.newSession()
-	res := async(func() acp.StopReason { return c.prompt(sid, "never echoed") })
+	res := c.promptAsync(sid, "never echoed")
 	runID := within(t, c.rec.runs, "run announcement")
 
 	for _, tc := range []struct {
@@ -323,7 +317,7 @@ func TestSteerEndToEnd(t *testing.T) {
 	c := startClient(t, "-delay", "300ms")
 	c.initialize(true)
 	sid := c.newSession()
-	res := async(func() acp.StopReason { return c.prompt(sid, "one two three four") })
+	res := c.promptAsync(sid, "one two three four")
 	runID := within(t, c.rec.runs, "run announcement")
 	got := call[goose.SteerResult](c, goose.SessionSteer.Name, steerParams(sid, runID, "left right"))
 	if got.RunID != runID || got.MessageID == "" {
@@ -392,11 +386,31 @@ type reply struct {
 	Code int    // 0 for a success
 }
 
+// readLine reads the agent's next line, failing the test after
+// testwait.Limit.
+func (r *rawAgent) readLine(what string) ([]byte, error) {
+	r.t.Helper()
+	var line []byte
+	var err error
+	testwait.Do(r.t, what, func() { line, err = r.out.ReadBytes('\n') })
+	return line, err
+}
+
+// readRest reads the agent's output to its end, failing the test after
+// testwait.Limit.
+func (r *rawAgent) readRest(what string) ([]byte, error) {
+	r.t.Helper()
+	var rest []byte
+	var err error
+	testwait.Do(r.t, what, func() { rest, err = io.ReadAll(r.out) })
+	return rest, err
+}
+
 // recv reads the next response, skipping notifications.
 func (r *rawAgent) recv() reply {
 	r.t.Helper()
 	for {
-		line, err := r.out.ReadBytes('\n')
+		line, err := r.readLine("a response from echo-agent")
 		if err != nil {
 			r.t.Fatalf("reading stdout: %v", err)
 		}
@@ -496,7 +510,7 @@ func TestStdinEOFMidPrompt(t *testing.T) {
 	r.send(`{"jsonrpc":"2.0","id":0,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
 	r.recv()
 	r.send(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
-	line, err := r.out.ReadBytes('\n') // the run starts
+	line, err := r.readLine("the run's announcement") // the run starts
 	if err != nil || !bytes.Contains(line, []byte("activeRunId")) {
 		t.Fatalf("read %q, %v; want the run's announcement", line, err)
 	}
@@ -542,7 +556,7 @@ func TestSignal(t *testing.T) {
 			r.recv() // the agent is serving
 			if tc.prompt {
 				r.send(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"wait"}]}}`)
-				line, err := r.out.ReadBytes('\n')
+				line, err := r.readLine("the run's announcement")
 				if err != nil || !bytes.Contains(line, []byte("activeRunId")) {
 					t.Fatalf("read %q, %v; want the run's announcement", line, err)
 				}
@@ -550,7 +564,7 @@ func TestSignal(t *testing.T) {
 			if err := r.p.cmd.Process.Signal(tc.sig); err != nil {
 				t.Fatal(err)
 			}
-			rest, err := io.ReadAll(r.out)
+			rest, err := r.readRest("echo-agent's output to end after " + tc.sig.String())
 			if err != nil {
 				t.Fatal(err)
 			}

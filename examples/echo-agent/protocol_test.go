@@ -14,6 +14,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acpv2"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -63,7 +64,9 @@ func TestProtocolFlag(t *testing.T) {
 				if _, err := io.WriteString(p.stdin, line+"\n"); err != nil {
 					t.Fatal(err)
 				}
-				got, err := out.ReadBytes('\n')
+				var got []byte
+				var err error
+				testwait.Do(t, "the answer to "+line, func() { got, err = out.ReadBytes('\n') })
 				if err != nil {
 					t.Fatalf("reading the answer to %s: %v", line, err)
 				}
@@ -108,7 +111,7 @@ func TestProtocolFlag(t *testing.T) {
 // TestProtocolFlagRefused checks that a -protocol the agent does not know
 // stops it with status 2, as any bad flag does, saying why.
 func TestProtocolFlagRefused(t *testing.T) {
-	out, err := exec.Command(agentBin, "-protocol", "v3").CombinedOutput()
+	out, err := testwait.Command(t, agentBin, "-protocol", "v3").CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.Contains(string(out), `-protocol "v3": want auto, v1 or v2`) {
 		t.Errorf("echo-agent -protocol v3: %v, output %q; want status 2 and why", err, out)
@@ -122,6 +125,7 @@ func startClientV2(t *testing.T, args ...string) *v2Client {
 	p := startAgent(t, args...)
 	var stdout syncBuffer
 	c := newV2Client(t)
+	c.bounded = true
 	c.conn = acp.NewConn(context.Background(), io.TeeReader(p.stdout, &stdout), p.stdin, c.methods(), nil)
 	t.Cleanup(func() {
 		p.stdin.Close()
@@ -129,7 +133,9 @@ func startClientV2(t *testing.T, args ...string) *v2Client {
 			t.Errorf("echo-agent exit: %v; want status 0", err)
 		}
 		p.stdout.Close()
-		if err := c.conn.Wait(); err != nil && !errors.Is(err, os.ErrClosed) {
+		var err error
+		testwait.Do(t, "the client connection to end", func() { err = c.conn.Wait() })
+		if err != nil && !errors.Is(err, os.ErrClosed) {
 			t.Errorf("client connection: %v", err)
 		}
 		checkJSONLines(t, stdout.Bytes())
@@ -148,7 +154,7 @@ func TestEndToEndV2(t *testing.T) {
 			c := startClientV2(t, args...)
 			dir := t.TempDir()
 			sid := c.newSessionIn(dir)
-			ack, err := c.prompt(t.Context(), sid, "hello there")
+			ack, err := c.prompt(testwait.Context(t), sid, "hello there")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -160,16 +166,16 @@ func TestEndToEndV2(t *testing.T) {
 			// session/cancel ends a long turn. (That it answers the prompts
 			// held meanwhile -32800 is TestHeldPromptV2's: from outside,
 			// nothing tells when a prompt is held.)
-			if _, err := c.prompt(t.Context(), sid, strings.Repeat("word ", 500)); err != nil {
+			if _, err := c.prompt(testwait.Context(t), sid, strings.Repeat("word ", 500)); err != nil {
 				t.Fatal(err)
 			}
 			c.takeUntil(sid, "running")
-			if err := acpv2.SessionCancel.Notify(t.Context(), c.conn, acpv2.CancelParams{SessionID: sid}); err != nil {
+			if err := acpv2.SessionCancel.Notify(testwait.Context(t), c.conn, acpv2.CancelParams{SessionID: sid}); err != nil {
 				t.Fatal(err)
 			}
 			c.takeUntil(sid, "idle cancelled")
 
-			_, err = acpv2.SessionResume.Call(t.Context(), c.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: dir, ReplayFrom: acpv2.ReplayFromStart{}})
+			_, err = acpv2.SessionResume.Call(testwait.Context(t), c.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: dir, ReplayFrom: acpv2.ReplayFromStart{}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,10 +197,10 @@ func TestSessionDirectory(t *testing.T) {
 	v2 := startClientV2(t)
 	for _, cwd := range []string{"relative/dir", gone} {
 		calls := map[string]error{}
-		_, calls["v1 session/new"] = acp.SessionNew.Call(t.Context(), v1.conn, acp.NewSessionParams{Cwd: cwd, MCPServers: []acp.MCPServer{}})
-		_, calls["v2 session/new"] = acpv2.SessionNew.Call(t.Context(), v2.conn, acpv2.NewSessionParams{Cwd: cwd})
+		_, calls["v1 session/new"] = acp.SessionNew.Call(testwait.Context(t), v1.conn, acp.NewSessionParams{Cwd: cwd, MCPServers: []acp.MCPServer{}})
+		_, calls["v2 session/new"] = acpv2.SessionNew.Call(testwait.Context(t), v2.conn, acpv2.NewSessionParams{Cwd: cwd})
 		sid := v2.newSessionIn(t.TempDir())
-		_, calls["v2 session/resume"] = acpv2.SessionResume.Call(t.Context(), v2.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: cwd})
+		_, calls["v2 session/resume"] = acpv2.SessionResume.Call(testwait.Context(t), v2.conn, acpv2.ResumeSessionParams{SessionID: sid, Cwd: cwd})
 		for method, err := range calls {
 			field, _ := acp.InvalidField(err)
 			if !errors.Is(err, acp.ErrInvalidParams) || field != "cwd" || !strings.Contains(err.Error(), cwd) {

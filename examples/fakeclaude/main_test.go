@@ -2,7 +2,6 @@ package main_test
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/fakebin"
 	"github.com/acpkit/acpkit/internal/parsetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -198,7 +198,7 @@ func TestSignals(t *testing.T) {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(testdata, "no_result.jsonl")
-			cmd := exec.CommandContext(fakebin.Guard(t), fakeclaude, append(streamArgs, "hi")...)
+			cmd := testwait.Command(t, fakeclaude, append(streamArgs, "hi")...)
 			cmd.Env = append(os.Environ(), "FAKECLAUDE_TRANSCRIPT="+path, "FAKECLAUDE_DELAY=1h")
 			got := fakebin.Signal(t, cmd, tt.sig)
 			want := fakebin.Signalled{Code: tt.code, Line: "Error: Claude Code process exited unexpectedly\n", Gone: true}

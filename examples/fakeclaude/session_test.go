@@ -13,6 +13,7 @@ import (
 	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/fakebin"
 	"github.com/acpkit/acpkit/internal/scripted"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // startSession starts the binary in streaming-input mode on transcript,
@@ -20,7 +21,7 @@ import (
 // runs, when the test ends.
 func startSession(t *testing.T, transcript string) (cmd *exec.Cmd, stdin io.WriteCloser, stdout io.Reader, stderr *bytes.Buffer) {
 	t.Helper()
-	cmd = exec.CommandContext(fakebin.Guard(t), fakeclaude, claude.SessionCommandLine(claude.Options{Model: "claude-sonnet-4-5"})...)
+	cmd = testwait.Command(t, fakeclaude, claude.SessionCommandLine(claude.Options{Model: "claude-sonnet-4-5"})...)
 	cmd.Env = append(os.Environ(), "FAKECLAUDE_TRANSCRIPT="+transcript)
 	stderr = &bytes.Buffer{}
 	cmd.Stderr = stderr

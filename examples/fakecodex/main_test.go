@@ -3,7 +3,6 @@ package main_test
 import (
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/internal/fakebin"
 	"github.com/acpkit/acpkit/internal/parsetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
 )
@@ -279,7 +279,7 @@ func TestSignals(t *testing.T) {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(testdata, "cli-0.169.0", "plain-text.jsonl")
-			cmd := exec.CommandContext(fakebin.Guard(t), fakecodex, "exec", "--json", "hi")
+			cmd := testwait.Command(t, fakecodex, "exec", "--json", "hi")
 			cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path, codextest.EnvDelay+"=1h")
 			got := fakebin.Signal(t, cmd, tt.sig)
 			if diff := cmp.Diff([]any{tt.code, "", true, true}, []any{got.Code, got.Stdout, strings.HasPrefix(got.Line, "WARNING:"), got.Gone}); diff != "" {
@@ -338,7 +338,7 @@ func TestAppServer(t *testing.T) {
 // closes its input.
 func TestAppServerSession(t *testing.T) {
 	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
-	cmd := exec.CommandContext(fakebin.Guard(t), fakecodex, "app-server")
+	cmd := testwait.Command(t, fakecodex, "app-server")
 	cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -365,7 +365,7 @@ func TestAppServerSession(t *testing.T) {
 			events <- e
 		}
 	}()
-	ctx := fakebin.Guard(t)
+	ctx := testwait.Context(t)
 	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
 		t.Fatal(err)
 	}

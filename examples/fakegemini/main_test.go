@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -16,6 +15,7 @@ import (
 	"github.com/acpkit/acpkit/gemini/geminitest"
 	"github.com/acpkit/acpkit/internal/fakebin"
 	"github.com/acpkit/acpkit/internal/parsetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -195,7 +195,7 @@ func TestSignals(t *testing.T) {
 		t.Run(tt.sig.String(), func(t *testing.T) {
 			t.Parallel()
 			path := filepath.Join(testdata, "no-result.jsonl")
-			cmd := exec.CommandContext(fakebin.Guard(t), fakegemini, "--output-format=stream-json", "-p", "hi")
+			cmd := testwait.Command(t, fakegemini, "--output-format=stream-json", "-p", "hi")
 			cmd.Env = append(os.Environ(), geminitest.EnvTranscript+"="+path, geminitest.EnvDelay+"=1h")
 			got := fakebin.Signal(t, cmd, tt.sig)
 			want := fakebin.Signalled{Code: tt.code, Line: "FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory\n", Gone: true}

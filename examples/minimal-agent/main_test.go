@@ -2,14 +2,13 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -20,12 +19,10 @@ func TestMinimalAgent(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-
 	// The agent serves requests concurrently, so each request is sent only
-	// after the previous response arrived, as an editor does.
-	cmd := exec.CommandContext(ctx, bin)
+	// after the previous response arrived, as an editor does. One that
+	// hangs is killed after testwait.Limit, failing the test.
+	cmd := testwait.Command(t, bin)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

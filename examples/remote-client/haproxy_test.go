@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -19,6 +18,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
 	"github.com/acpkit/acpkit/internal/interop"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // haproxyConfig balances two backends round robin, with the affinity
@@ -85,12 +85,12 @@ func TestHAProxyAffinity(t *testing.T) {
 			var conns []opened
 			for i := range 50 {
 				conn, jar := dialVia(t, transport, endpoint)
-				s, err := acp.SessionNew.Call(t.Context(), conn, acp.NewSessionParams{Cwd: "/"})
+				s, err := acp.SessionNew.Call(testwait.Context(t), conn, acp.NewSessionParams{Cwd: "/"})
 				if err != nil {
 					t.Fatalf("connection %d: session/new: %v", i, err)
 				}
 				for range 2 {
-					r, err := acp.SessionPrompt.Call(t.Context(), conn, acp.PromptParams{SessionID: s.SessionID, Prompt: acp.ContentBlocks{acp.TextContent{Text: "sticky"}}})
+					r, err := acp.SessionPrompt.Call(testwait.Context(t), conn, acp.PromptParams{SessionID: s.SessionID, Prompt: acp.ContentBlocks{acp.TextContent{Text: "sticky"}}})
 					if err != nil || r.StopReason != acp.StopReasonEndTurn {
 						t.Fatalf("connection %d: prompt: %v %v", i, r, err)
 					}
@@ -113,7 +113,7 @@ func TestHAProxyAffinity(t *testing.T) {
 					continue
 				}
 				tried = true
-				_, err := acp.SessionPrompt.Call(t.Context(), b.conn, acp.PromptParams{SessionID: a.session, Prompt: acp.ContentBlocks{acp.TextContent{Text: "not mine"}}})
+				_, err := acp.SessionPrompt.Call(testwait.Context(t), b.conn, acp.PromptParams{SessionID: a.session, Prompt: acp.ContentBlocks{acp.TextContent{Text: "not mine"}}})
 				if err == nil {
 					t.Errorf("a prompt for %s, opened through %s, was answered through %s", a.session, a.backend, b.backend)
 				}
@@ -124,7 +124,7 @@ func TestHAProxyAffinity(t *testing.T) {
 			}
 			for _, c := range conns {
 				c.conn.Close()
-				c.conn.Wait()
+				testwait.Do(t, "a connection to end", func() { c.conn.Wait() })
 			}
 		})
 	}
@@ -139,14 +139,14 @@ func dialVia(t *testing.T, transport, endpoint string) (*acp.Conn, http.CookieJa
 	var conn *acp.Conn
 	var err error
 	if transport == "ws" {
-		conn, err = acphttp.DialWebSocket(t.Context(), endpoint, nil, opts)
+		conn, err = acphttp.DialWebSocket(testwait.Context(t), endpoint, nil, opts)
 	} else {
 		conn, err = acphttp.DialStreamableHTTP(endpoint, nil, opts)
 	}
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := acp.Initialize.Call(t.Context(), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+	if _, err := acp.Initialize.Call(testwait.Context(t), conn, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
 		t.Fatalf("initialize: %v", err)
 	}
 	return conn, jar
@@ -177,17 +177,23 @@ func startPlainAgent(t *testing.T) string {
 	})
 	lines := bufio.NewScanner(stderr)
 	re := regexp.MustCompile(`url=http://(\S+)/acp`)
-	for lines.Scan() {
-		if m := re.FindStringSubmatch(lines.Text()); m != nil {
-			go func() {
-				for lines.Scan() {
-				}
-			}()
-			return m[1]
+	var hostPort string
+	testwait.Do(t, "echo-agent to say where it serves", func() {
+		for lines.Scan() {
+			if m := re.FindStringSubmatch(lines.Text()); m != nil {
+				hostPort = m[1]
+				return
+			}
 		}
+	})
+	if hostPort == "" {
+		t.Fatal("echo-agent did not say where it serves")
 	}
-	t.Fatal("echo-agent did not say where it serves")
-	return ""
+	go func() {
+		for lines.Scan() {
+		}
+	}()
+	return hostPort
 }
 
 func freePort(t *testing.T) int {
@@ -202,8 +208,7 @@ func freePort(t *testing.T) int {
 
 func waitListening(t *testing.T, port int) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
+	ctx := testwait.Context(t)
 	for ctx.Err() == nil {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
 			c.Close()
@@ -211,5 +216,5 @@ func waitListening(t *testing.T, port int) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	t.Fatal("haproxy did not listen")
+	t.Fatalf("haproxy did not listen within %v", testwait.Limit)
 }

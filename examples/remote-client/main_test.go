@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // These tests build echo-agent and remote-client and run them as
@@ -52,16 +54,19 @@ func startAgent(t *testing.T) (url, tokenFile string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { cmd.Process.Kill() }) // if it is not stopped below
 	var log bytes.Buffer
 	lines := bufio.NewScanner(stderr)
 	re := regexp.MustCompile(`url=(\S+)`)
-	for lines.Scan() {
-		log.WriteString(lines.Text() + "\n")
-		if m := re.FindStringSubmatch(lines.Text()); m != nil {
-			url = m[1]
-			break
+	testwait.Do(t, "echo-agent to say where it serves", func() {
+		for lines.Scan() {
+			log.WriteString(lines.Text() + "\n")
+			if m := re.FindStringSubmatch(lines.Text()); m != nil {
+				url = m[1]
+				break
+			}
 		}
-	}
+	})
 	done := make(chan error, 1)
 	go func() {
 		for lines.Scan() {
@@ -76,9 +81,9 @@ func startAgent(t *testing.T) (url, tokenFile string) {
 			if err != nil {
 				t.Errorf("echo-agent exited: %v\n%s", err, log.String())
 			}
-		case <-time.After(30 * time.Second):
+		case <-time.After(testwait.Limit):
 			cmd.Process.Kill()
-			t.Errorf("echo-agent did not exit on SIGTERM")
+			t.Errorf("echo-agent did not exit on SIGTERM within %v", testwait.Limit)
 		}
 	})
 	if url == "" {
@@ -89,7 +94,7 @@ func startAgent(t *testing.T) (url, tokenFile string) {
 
 func runClient(t *testing.T, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	cmd := exec.Command(bins["remote-client"], args...)
+	cmd := testwait.Command(t, bins["remote-client"], args...)
 	var o, e bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &o, &e
 	err = cmd.Run()

@@ -8,6 +8,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/acpkit/acpkit/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -121,13 +122,8 @@ func TestRunStoppedWhileReadingStdin(t *testing.T) {
 			}})
 	}()
 	cancel()
-	select {
-	case code := <-done:
-		if code != ExitInterrupt {
-			t.Errorf("status %d, want %d", code, ExitInterrupt)
-		}
-	case <-time.After(time.Minute):
-		t.Fatal("Run did not return after its context ended")
+	if code := testwait.For(t, done, "Run to return after its context ended"); code != ExitInterrupt {
+		t.Errorf("status %d, want %d", code, ExitInterrupt)
 	}
 }
 

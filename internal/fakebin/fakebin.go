@@ -7,7 +7,6 @@ package fakebin
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -18,9 +17,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/internal/parsetest"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // Main is a TestMain: it builds the package in the current directory as
@@ -55,21 +54,13 @@ type Result struct {
 	Stderr string
 }
 
-// Guard returns a context that bounds a child's life: a child still
-// running when the test ends, or that hangs for two minutes, is killed,
-// and its status shows that.
-func Guard(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // Run runs bin with args to completion, with env added to this process's
 // environment and stdin as its standard input. It returns once the child
-// has exited and been waited for.
+// has exited and been waited for; one that runs longer than
+// testwait.Limit is killed, failing the test.
 func Run(t *testing.T, bin string, env []string, stdin string, args ...string) Result {
 	t.Helper()
-	cmd := exec.CommandContext(Guard(t), bin, args...)
+	cmd := testwait.Command(t, bin, args...)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(stdin)
 	var stdout, stderr bytes.Buffer
@@ -102,7 +93,9 @@ type Signalled struct {
 // it has written its first line to stderr: the fakes write their
 // transcript's .stderr companion after installing their signal handlers
 // and before their first wait, so that line says the child is ready.
-// Signal returns once the child has exited and been waited for.
+// Signal returns once the child has exited and been waited for. cmd comes
+// from testwait.Command, so that a child that never writes that line, or
+// never exits, is killed, failing the test.
 func Signal(t *testing.T, cmd *exec.Cmd, sig os.Signal) Signalled {
 	t.Helper()
 	var stdout bytes.Buffer

@@ -17,6 +17,7 @@ import (
 
 	"github.com/acpkit/acpkit/internal/interop"
 	"github.com/acpkit/acpkit/internal/npmcache"
+	"github.com/acpkit/acpkit/internal/testwait"
 )
 
 // Version is the SDK's version, whose schemas acp/schema and
@@ -55,7 +56,8 @@ func Package(t testing.TB) string {
 }
 
 // Command returns a command that runs the node script at path (relative
-// to the test's package directory) with args, killed when the test ends.
+// to the test's package directory) with args, killed when the test ends,
+// or failing the test after testwait.Limit (see [testwait.Command]).
 // The script runs from a temporary directory of the test's, beside a
 // link to the SDK's node_modules, so that its imports resolve and scripts
 // of the same name in other packages, run at the same time, do not
@@ -75,7 +77,7 @@ func Command(t testing.TB, script string, args ...string) *exec.Cmd {
 	if err := os.WriteFile(name, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), "node", append([]string{name}, args...)...)
+	cmd := testwait.Command(t, "node", append([]string{name}, args...)...)
 	cmd.Dir = dir
 	return cmd
 }
