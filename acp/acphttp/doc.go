@@ -6,6 +6,16 @@
 // for stdio is served remotely with no change to its handlers, and a
 // client drives a remote agent as it drives a subprocess.
 //
+// The Server serves each connection with a handler made for it: a
+// program gives [NewServer] a function that makes one, and it is called
+// once per connection with the [Connection] (its id, the [Caller]
+// authentication found, the request that opened it). The handler lives
+// as long as the connection, so what one editor declared at initialize
+// is not what another sees. An [acp.Methods], which keeps no state, may
+// serve them all:
+//
+//	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, opts)
+//
 // The package opens nothing of its own: a Server serves the requests of
 // the program's [http.Server] (it opens no listener), the clients dial
 // through the caller's [http.Client], and the limits that take time are
@@ -22,12 +32,15 @@
 //
 //	GET with Upgrade: websocket  a WebSocket; one message per text frame.
 //	                             101 with Acp-Connection-Id; 503 past
-//	                             MaxConnections. Close codes: 1002 for a
+//	                             MaxConnections; 403 when NewServer's
+//	                             function makes no handler for it, 500
+//	                             when it panics. Close codes: 1002 for a
 //	                             first message other than initialize,
 //	                             1008 past a limit, 1001 at shutdown.
 //	POST                         one message. initialize without
 //	                             Acp-Connection-Id opens a connection: 200
-//	                             with the agent's response and the header.
+//	                             with the agent's response and the header
+//	                             (403 and 500 as for an upgrade).
 //	                             Anything else: 202. 415 unless
 //	                             application/json; 413 over
 //	                             MaxMessageBytes (see Limits); 400 for
@@ -51,7 +64,9 @@
 //	any other method             405.
 //
 // Every request first passes ServerOptions.Authenticate: 401 if it
-// refuses, before anything else is read. [BearerToken] is ready-made.
+// refuses, before anything else is read. Else it says who the [Caller]
+// is. [BearerToken] and [BearerTokens] (a named caller per token) are
+// ready-made.
 // Then its Origin: 403 for a page of another host than the request's,
 // over both profiles (see ServerOptions.OriginPatterns).
 //
@@ -62,8 +77,9 @@
 //
 // # Isolation
 //
-// One agent serves every connection, but a connection reaches only the
-// sessions it holds: those the agent created for it (session/new,
+// A connection's handler is its own, but the agent behind the handlers
+// may hold the sessions of all: a connection reaches only the sessions it
+// holds: those the agent created for it (session/new,
 // session/fork), and those it attached with a session/load or
 // session/resume that the agent accepted. A message naming another
 // session never reaches the agent: 409 over Streamable HTTP, or over a

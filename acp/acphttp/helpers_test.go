@@ -154,7 +154,7 @@ func serve(t testing.TB, agent acp.Handler, opts *acphttp.ServerOptions) (*acpht
 			o.Clock = realClock{}
 		}
 	}
-	srv, err := acphttp.NewServer(agent, &o)
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, &o)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -62,7 +62,7 @@ func Serve(ctx context.Context, cfg Config) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	srv, err := acphttp.NewServer(cfg.Agent, &acphttp.ServerOptions{Authenticate: auth, Clock: Clock{}, Logger: log, Conn: cfg.Conn, MaxMessageBytes: cfg.MaxMessageBytes})
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return cfg.Agent }, &acphttp.ServerOptions{Authenticate: auth, Clock: Clock{}, Logger: log, Conn: cfg.Conn, MaxMessageBytes: cfg.MaxMessageBytes})
 	if err != nil {
 		return err
 	}
