@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -320,5 +321,71 @@ func TestBearerTokens(t *testing.T) {
 		if got != tt.want {
 			t.Errorf("%s: caller %q, want %q", tt.name, got, tt.want)
 		}
+	}
+}
+
+// TestAnotherCallersConnection checks that a connection answers only the
+// caller that opened it: another, though its token is valid, gets 404 for
+// every request naming the connection, as for an unknown one, and the
+// connection goes on for its own caller. A WebSocket's connection is its
+// socket, so the same requests naming it are refused alike.
+func TestAnotherCallersConnection(t *testing.T) {
+	for p, profile := range profiles {
+		t.Run(profile.name, func(t *testing.T) {
+			srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return newTestAgent().methods() },
+				&acphttp.ServerOptions{Authenticate: twoEditors, Clock: realClock{}, MaxMessageBytes: 1000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			url := serveHandler(t, srv)
+			ids := &connIDs{}
+			alice, err := profile.dial(t.Context(), url, nil, &acphttp.DialOptions{HTTPClient: &http.Client{Transport: ids}, Header: bearer("tok-a")})
+			if err != nil {
+				t.Fatalf("dial: %v", err)
+			}
+			defer func() {
+				alice.Close()
+				alice.Wait()
+			}()
+			if _, err := acp.Initialize.Call(t.Context(), alice, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+				t.Fatalf("initialize: %v", err)
+			}
+			ns, err := acp.SessionNew.Call(t.Context(), alice, acp.NewSessionParams{Cwd: "/"})
+			if err != nil {
+				t.Fatalf("session/new: %v", err)
+			}
+			ids.mu.Lock()
+			id := ids.ids[0]
+			ids.mu.Unlock()
+
+			c := rawClient{t, url}
+			for _, req := range []struct {
+				what, method, body string
+				header             []string
+			}{
+				{"a session/new", http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`, nil},
+				{"a prompt in alice's session", http.MethodPost, `{"jsonrpc":"2.0","id":8,"method":"session/prompt","params":{"sessionId":"` + ns.SessionID + `","prompt":[]}}`, []string{acphttp.HeaderSessionID, ns.SessionID}},
+				{"a notification", http.MethodPost, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"` + ns.SessionID + `"}}`, []string{acphttp.HeaderSessionID, ns.SessionID}},
+				{"a response too large", http.MethodPost, `{"jsonrpc":"2.0","id":0,"result":"` + strings.Repeat("x", 2000) + `"}`, nil},
+				{"the connection's stream", http.MethodGet, "", []string{"Accept", "text/event-stream"}},
+				{"a session's stream", http.MethodGet, "", []string{"Accept", "text/event-stream", acphttp.HeaderSessionID, ns.SessionID}},
+				{"a DELETE", http.MethodDelete, "", nil},
+			} {
+				h := append([]string{"Authorization", "Bearer tok-b", acphttp.HeaderConnectionID, id}, req.header...)
+				if r := c.do(req.method, req.body, h...); r.status != http.StatusNotFound || !strings.Contains(r.body, "unknown "+acphttp.HeaderConnectionID) {
+					t.Errorf("bob's %s on alice's connection: %d %q, want 404 as for an unknown connection", req.what, r.status, r.body)
+				}
+			}
+			if r, err := prompt(t.Context(), alice, ns.SessionID, "still mine"); err != nil || r.StopReason != acp.StopReasonEndTurn {
+				t.Errorf("alice's prompt after bob's tries: %v %v", r, err)
+			}
+			if p == 1 {
+				// The control: alice's own request naming the connection.
+				if r := c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"`+ns.SessionID+`"}}`,
+					"Authorization", "Bearer tok-a", acphttp.HeaderConnectionID, id, acphttp.HeaderSessionID, ns.SessionID); r.status != http.StatusAccepted {
+					t.Errorf("alice's notification on her connection: %d %q", r.status, r.body)
+				}
+			}
+		})
 	}
 }

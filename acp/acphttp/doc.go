@@ -49,26 +49,33 @@
 //	                             connection, no Acp-Connection-Id, a
 //	                             session request without Acp-Session-Id or
 //	                             with another than params.sessionId; 404
-//	                             for an unknown connection; 409 for a
-//	                             session the connection does not hold; 429
-//	                             past MaxSessions or MaxBufferedBytes.
+//	                             for an unknown connection or another
+//	                             caller's; 409 for a session the
+//	                             connection does not hold; 429 past
+//	                             MaxSessions or MaxBufferedBytes.
 //	GET, Accept: text/event-stream
 //	                             the connection's stream, or with
 //	                             Acp-Session-Id a session's. 406 without
 //	                             the Accept; 400 without
 //	                             Acp-Connection-Id; 404 for an unknown
-//	                             one; 409 when the stream already has a
-//	                             reader, or past MaxSessions streams.
+//	                             one or another caller's; 409 when the
+//	                             stream already has a reader, or past
+//	                             MaxSessions streams.
 //	DELETE                       ends the connection: 202; 400 without
-//	                             Acp-Connection-Id, 404 for an unknown one.
+//	                             Acp-Connection-Id, 404 for an unknown one
+//	                             or another caller's.
 //	any other method             405.
 //
 // Every request first passes ServerOptions.Authenticate: 401 if it
-// refuses, before anything else is read. Else it says who the [Caller]
+// refuses, before anything else is read; else it says who the [Caller]
 // is. [BearerToken] and [BearerTokens] (a named caller per token) are
-// ready-made.
-// Then its Origin: 403 for a page of another host than the request's,
-// over both profiles (see ServerOptions.OriginPatterns).
+// ready-made. Then its Origin: 403 for a page of another host than the
+// request's, over both profiles (see ServerOptions.OriginPatterns).
+//
+// A connection belongs to the caller that opened it: a request naming it
+// from a caller of another Name gets the 404 of an unknown connection, so
+// that one editor cannot reach another's, even with a valid token and the
+// connection's id.
 //
 // A refusal that concerns one request carries the JSON-RPC error that
 // the same refusal gets over a WebSocket, with the request's id: 409

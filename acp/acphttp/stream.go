@@ -90,7 +90,10 @@ func jsonError(w http.ResponseWriter, status int, id acp.ID, e *acp.Error) {
 }
 
 // connection returns the connection that r's Acp-Connection-Id names, or
-// answers 400 without one and 404 for one the server does not know.
+// answers 400 without one and 404 for one the server does not know. A
+// connection that another caller opened is unknown to this one: the same
+// 404 says nothing of it, so that no token reaches another editor's
+// connection, even knowing its id.
 func (s *Server) connection(w http.ResponseWriter, r *http.Request, caller Caller) *httpConn {
 	id := r.Header.Get(HeaderConnectionID)
 	if id == "" {
@@ -99,8 +102,15 @@ func (s *Server) connection(w http.ResponseWriter, r *http.Request, caller Calle
 	}
 	s.mu.Lock()
 	h := s.streams[id]
+	if h != nil && !h.ready {
+		h = nil
+	}
 	s.mu.Unlock()
-	if h == nil || !h.ready {
+	if h != nil && h.caller != caller.Name {
+		s.log.Warn("acphttp: request for another caller's connection refused", "connection", h.id, "caller", caller.Name, "owner", h.caller, "remote", r.RemoteAddr)
+		h = nil
+	}
+	if h == nil {
 		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
 		return nil
 	}
