@@ -147,20 +147,6 @@ func TestHandlerPerConnection(t *testing.T) {
 	}
 }
 
-// serveHandler serves srv at /acp of an httptest server and returns its
-// URL; both close at the end of the test.
-func serveHandler(t *testing.T, srv *acphttp.Server) string {
-	t.Helper()
-	mux := http.NewServeMux()
-	mux.Handle("/acp", srv)
-	hs := httptest.NewServer(mux)
-	t.Cleanup(func() {
-		srv.Close()
-		hs.Close()
-	})
-	return hs.URL + "/acp"
-}
-
 // TestHandlerRefused checks that a nil handler refuses the connection
 // with 403, and a panic in newHandler with 500, over both profiles, and
 // that neither holds a place: with MaxConnections 1, a connection opens
