@@ -2,7 +2,11 @@ package acpkit_test
 
 import (
 	"encoding/json"
+	"go/parser"
+	"go/token"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -80,5 +84,34 @@ func TestReadmeEditorSetup(t *testing.T) {
 	}
 	if !clis["claude"] || !clis["codex"] || !clis["gemini"] {
 		t.Errorf("the Zed settings serve %v, want claude, codex and gemini", clis)
+	}
+}
+
+// TestExamplesImportNothingInternal keeps the programs under examples/
+// copyable, as the README says: none imports an internal package. Their
+// tests may.
+func TestExamplesImportNothingInternal(t *testing.T) {
+	files, err := filepath.Glob("examples/*/*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), name, nil, parser.ImportsOnly)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checked++
+		for _, imp := range f.Imports {
+			if path, _ := strconv.Unquote(imp.Path.Value); strings.Contains("/"+path+"/", "/internal/") {
+				t.Errorf("%s imports %s", name, path)
+			}
+		}
+	}
+	if checked == 0 {
+		t.Error("no program found under examples/")
 	}
 }

@@ -6,6 +6,16 @@
 // for stdio is served remotely with no change to its handlers, and a
 // client drives a remote agent as it drives a subprocess.
 //
+// The Server serves each connection with a handler made for it: a
+// program gives [NewServer] a function that makes one, and it is called
+// once per connection with the [Connection] (its id, the [Caller]
+// authentication found, the request that opened it). The handler lives
+// as long as the connection, so what one editor declared at initialize
+// is not what another sees. An [acp.Methods], which keeps no state, may
+// serve them all:
+//
+//	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, opts)
+//
 // The package opens nothing of its own: a Server serves the requests of
 // the program's [http.Server] (it opens no listener), the clients dial
 // through the caller's [http.Client], and the limits that take time are
@@ -22,12 +32,15 @@
 //
 //	GET with Upgrade: websocket  a WebSocket; one message per text frame.
 //	                             101 with Acp-Connection-Id; 503 past
-//	                             MaxConnections. Close codes: 1002 for a
+//	                             MaxConnections; 403 when NewServer's
+//	                             function makes no handler for it, 500
+//	                             when it panics. Close codes: 1002 for a
 //	                             first message other than initialize,
 //	                             1008 past a limit, 1001 at shutdown.
 //	POST                         one message. initialize without
 //	                             Acp-Connection-Id opens a connection: 200
-//	                             with the agent's response and the header.
+//	                             with the agent's response and the header
+//	                             (403 and 500 as for an upgrade).
 //	                             Anything else: 202. 415 unless
 //	                             application/json; 413 over
 //	                             MaxMessageBytes (see Limits); 400 for
@@ -36,24 +49,33 @@
 //	                             connection, no Acp-Connection-Id, a
 //	                             session request without Acp-Session-Id or
 //	                             with another than params.sessionId; 404
-//	                             for an unknown connection; 409 for a
-//	                             session the connection does not hold; 429
-//	                             past MaxSessions or MaxBufferedBytes.
+//	                             for an unknown connection or another
+//	                             caller's; 409 for a session the
+//	                             connection does not hold; 429 past
+//	                             MaxSessions or MaxBufferedBytes.
 //	GET, Accept: text/event-stream
 //	                             the connection's stream, or with
 //	                             Acp-Session-Id a session's. 406 without
 //	                             the Accept; 400 without
 //	                             Acp-Connection-Id; 404 for an unknown
-//	                             one; 409 when the stream already has a
-//	                             reader, or past MaxSessions streams.
+//	                             one or another caller's; 409 when the
+//	                             stream already has a reader, or past
+//	                             MaxSessions streams.
 //	DELETE                       ends the connection: 202; 400 without
-//	                             Acp-Connection-Id, 404 for an unknown one.
+//	                             Acp-Connection-Id, 404 for an unknown one
+//	                             or another caller's.
 //	any other method             405.
 //
 // Every request first passes ServerOptions.Authenticate: 401 if it
-// refuses, before anything else is read. [BearerToken] is ready-made.
-// Then its Origin: 403 for a page of another host than the request's,
-// over both profiles (see ServerOptions.OriginPatterns).
+// refuses, before anything else is read; else it says who the [Caller]
+// is. [BearerToken] and [BearerTokens] (a named caller per token) are
+// ready-made. Then its Origin: 403 for a page of another host than the
+// request's, over both profiles (see ServerOptions.OriginPatterns).
+//
+// A connection belongs to the caller that opened it: a request naming it
+// from a caller of another Name gets the 404 of an unknown connection, so
+// that one editor cannot reach another's, even with a valid token and the
+// connection's id.
 //
 // A refusal that concerns one request carries the JSON-RPC error that
 // the same refusal gets over a WebSocket, with the request's id: 409
@@ -62,8 +84,9 @@
 //
 // # Isolation
 //
-// One agent serves every connection, but a connection reaches only the
-// sessions it holds: those the agent created for it (session/new,
+// A connection's handler is its own, but the agent behind the handlers
+// may hold the sessions of all: a connection reaches only the sessions it
+// holds: those the agent created for it (session/new,
 // session/fork), and those it attached with a session/load or
 // session/resume that the agent accepted. A message naming another
 // session never reaches the agent: 409 over Streamable HTTP, or over a

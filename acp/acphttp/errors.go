@@ -11,14 +11,15 @@ import (
 // ErrUnauthorized is matched, under [errors.Is], by a [*StatusError] for
 // 401 Unauthorized: the server refused the client's credentials, or their
 // absence (DialOptions.Header carries them). It is also the error
-// [BearerToken]'s Authenticator refuses a request with, which the server
-// answers 401.
+// [BearerToken]'s and [BearerTokens]' Authenticators refuse a request
+// with, which the server answers 401.
 var ErrUnauthorized = errors.New("acphttp: unauthorized")
 
 // ErrForbidden is matched, under [errors.Is], by a [*StatusError] for 403
 // Forbidden: the server refuses the client whatever its credentials, as a
 // [Server] refuses a request from a web page of another origin (see
-// ServerOptions.OriginPatterns).
+// ServerOptions.OriginPatterns), and a connection for which the function
+// given to [NewServer] makes no handler.
 var ErrForbidden = errors.New("acphttp: forbidden")
 
 // A StatusError is an HTTP response a client did not expect: a WebSocket

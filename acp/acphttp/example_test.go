@@ -31,7 +31,7 @@ func Example() {
 		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, err
 	})
 
-	srv, err := acphttp.NewServer(agent, &acphttp.ServerOptions{
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, &acphttp.ServerOptions{
 		Authenticate: acphttp.BearerToken("s3cret"),
 		Clock:        clock{},
 	})
@@ -81,10 +81,60 @@ func Example() {
 	// stop: end_turn
 }
 
+// A handler made for each connection, which knows who the caller is and
+// keeps what its client declared at initialize: two editors, each with a
+// token of its own, each served by a state of its own.
+func ExampleNewServer() {
+	newHandler := func(c *acphttp.Connection) acp.Handler {
+		var client string // this connection's alone
+		var h acp.Methods
+		acp.Initialize.Handle(&h, func(_ context.Context, _ *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
+			client = p.ClientInfo.Name
+			return acp.InitializeResult{ProtocolVersion: 1}, nil
+		})
+		acp.SessionNew.Handle(&h, func(context.Context, *acp.Conn, acp.NewSessionParams) (acp.NewSessionResult, error) {
+			return acp.NewSessionResult{SessionID: c.Caller.Name + "-in-" + client}, nil
+		})
+		return h
+	}
+	srv, err := acphttp.NewServer(newHandler, &acphttp.ServerOptions{
+		Authenticate: acphttp.BearerTokens(map[string]string{"tok-a": "alice", "tok-b": "bob"}),
+		Clock:        clock{},
+	})
+	if err != nil {
+		panic(err)
+	}
+	hs := httptest.NewServer(srv)
+	defer hs.Close()
+	defer srv.Close()
+
+	ctx := context.Background()
+	for _, editor := range []struct{ token, name string }{{"tok-a", "zed"}, {"tok-b", "emacs"}} {
+		opts := &acphttp.DialOptions{HTTPClient: &http.Client{}, Header: http.Header{"Authorization": {"Bearer " + editor.token}}}
+		conn, err := acphttp.DialWebSocket(ctx, hs.URL, nil, opts)
+		if err != nil {
+			panic(err)
+		}
+		if _, err := acp.Initialize.Call(ctx, conn, acp.InitializeParams{ProtocolVersion: 1, ClientInfo: &acp.Implementation{Name: editor.name}}); err != nil {
+			panic(err)
+		}
+		s, err := acp.SessionNew.Call(ctx, conn, acp.NewSessionParams{Cwd: "/"})
+		if err != nil {
+			panic(err)
+		}
+		fmt.Println(s.SessionID)
+		conn.Close()
+		conn.Wait()
+	}
+	// Output:
+	// alice-in-zed
+	// bob-in-emacs
+}
+
 // A Server mounted on an http.Server that speaks HTTP/1.1 and cleartext
 // HTTP/2, shut down before it.
 func ExampleServer_Shutdown() {
-	srv, err := acphttp.NewServer(acp.Methods{}, &acphttp.ServerOptions{Authenticate: acphttp.NoAuthentication, Clock: clock{}})
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return acp.Methods{} }, &acphttp.ServerOptions{Authenticate: acphttp.NoAuthentication, Clock: clock{}})
 	if err != nil {
 		panic(err)
 	}

@@ -155,10 +155,17 @@ func serve(t testing.TB, agent acp.Handler, opts *acphttp.ServerOptions) (*acpht
 			o.Clock = realClock{}
 		}
 	}
-	srv, err := acphttp.NewServer(agent, &o)
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, &o)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return srv, serveHandler(t, srv)
+}
+
+// serveHandler serves srv at /acp of an httptest server and returns its
+// URL; both close at the end of the test.
+func serveHandler(t testing.TB, srv *acphttp.Server) string {
+	t.Helper()
 	mux := http.NewServeMux()
 	mux.Handle("/acp", srv)
 	hs := httptest.NewServer(mux)
@@ -166,7 +173,7 @@ func serve(t testing.TB, agent acp.Handler, opts *acphttp.ServerOptions) (*acpht
 		srv.Close()
 		hs.Close()
 	})
-	return srv, hs.URL + "/acp"
+	return hs.URL + "/acp"
 }
 
 // dial connects with profile p and initializes; the Conn is closed at

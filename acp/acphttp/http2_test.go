@@ -33,7 +33,8 @@ func (p *protoRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
 // with HTTP/2 prior knowledge gets every POST, GET and DELETE over
 // HTTP/2, and a WebSocket upgrades over HTTP/1.1 on the same port.
 func TestHTTP2(t *testing.T) {
-	srv, err := acphttp.NewServer(newTestAgent().methods(), &acphttp.ServerOptions{Authenticate: acphttp.NoAuthentication, Clock: realClock{}})
+	agent := newTestAgent().methods()
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, &acphttp.ServerOptions{Authenticate: acphttp.NoAuthentication, Clock: realClock{}})
 	if err != nil {
 		t.Fatal(err)
 	}

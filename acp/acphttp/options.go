@@ -36,32 +36,73 @@ type Clock interface {
 	AfterFunc(d time.Duration, f func()) (stop func() bool)
 }
 
-// An Authenticator decides whether the request may be served: nil lets it
-// through, and an error refuses it with 401 Unauthorized before anything
-// else is read. It sees every request: each POST, GET stream and DELETE of
-// Streamable HTTP, and the WebSocket upgrade. The error's text is not
-// sent. It must be safe for concurrent use.
-type Authenticator func(r *http.Request) error
+// A Caller is what an [Authenticator] established about who sent a
+// request. A connection belongs to the caller that opened it: every later
+// request on it must come from a caller of the same Name.
+type Caller struct {
+	// Name identifies the caller, in the server's logs and to the function
+	// that makes each connection's handler; "" is anonymous, as every
+	// caller of [BearerToken] and [NoAuthentication] is.
+	Name string
+	// Claims is the Authenticator's own data about the caller (a token's
+	// scopes, a user record), for that function; the Server never reads
+	// it.
+	Claims any
+}
+
+// An Authenticator decides whether the request may be served, and says
+// who sent it: an error refuses it with 401 Unauthorized before anything
+// else is read, and the error's text is not sent. It sees every request:
+// each POST, GET stream and DELETE of Streamable HTTP, and the WebSocket
+// upgrade. It must be safe for concurrent use.
+type Authenticator func(r *http.Request) (Caller, error)
 
 // BearerToken returns an Authenticator that admits a request whose
 // Authorization header is "Bearer " followed by token, compared in
-// constant time. An empty token admits nothing.
+// constant time, as an anonymous Caller. An empty token admits nothing.
 func BearerToken(token string) Authenticator {
-	want := []byte(token)
-	return func(r *http.Request) error {
-		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		if !ok || len(want) == 0 || subtle.ConstantTimeCompare([]byte(got), want) != 1 {
-			return ErrUnauthorized
+	return BearerTokens(map[string]string{token: ""})
+}
+
+// BearerTokens returns an Authenticator that admits a request whose
+// Authorization header is "Bearer " followed by one of the keys of
+// tokens, compared in constant time, as the Caller named by its value: a
+// token per editor keeps each editor to its own connections. An empty
+// token admits nothing. The map is read once, here.
+func BearerTokens(tokens map[string]string) Authenticator {
+	type named struct {
+		token []byte
+		name  string
+	}
+	var all []named
+	for token, name := range tokens {
+		if token != "" {
+			all = append(all, named{[]byte(token), name})
 		}
-		return nil
+	}
+	return func(r *http.Request) (Caller, error) {
+		got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+		if !ok {
+			return Caller{}, ErrUnauthorized
+		}
+		b, found := []byte(got), -1
+		for i, t := range all { // every one, so that the time tells nothing
+			if subtle.ConstantTimeCompare(b, t.token) == 1 {
+				found = i
+			}
+		}
+		if found < 0 {
+			return Caller{}, ErrUnauthorized
+		}
+		return Caller{Name: all[found].name}, nil
 	}
 }
 
-// NoAuthentication admits every request. Use it only where the network
-// already authenticates (a loopback port, a private socket behind an
-// authenticating proxy): anyone who can reach the endpoint can run the
-// agent.
-func NoAuthentication(*http.Request) error { return nil }
+// NoAuthentication admits every request, as an anonymous Caller. Use it
+// only where the network already authenticates (a loopback port, a
+// private socket behind an authenticating proxy): anyone who can reach
+// the endpoint can run the agent.
+func NoAuthentication(*http.Request) (Caller, error) { return Caller{}, nil }
 
 // ServerOptions configures a [Server]. Authenticate and Clock are
 // required; every limit left zero takes its default, and a negative one

@@ -84,7 +84,7 @@ func newPipeServer(t *testing.T, agent acp.Handler, opts acphttp.ServerOptions) 
 		opts.Authenticate = acphttp.NoAuthentication
 	}
 	opts.Clock = realClock{}
-	srv, err := acphttp.NewServer(agent, &opts)
+	srv, err := acphttp.NewServer(func(*acphttp.Connection) acp.Handler { return agent }, &opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"runtime/debug"
 	"strings"
 	"sync"
 
@@ -23,15 +24,16 @@ const (
 // A Server serves one ACP agent at one HTTP endpoint (/acp by convention)
 // over both profiles of the RFD: a WebSocket upgrade, and Streamable
 // HTTP's POST, GET and DELETE. Each connection a client opens is an
-// [acp.Conn] of its own over the agent's handler, as on stdio. The Server
-// opens no listener: the program mounts it on its own [http.Server].
+// [acp.Conn] of its own, served by a handler made for it, as on stdio.
+// The Server opens no listener: the program mounts it on its own
+// [http.Server].
 //
 // Its methods are safe for concurrent use.
 type Server struct {
-	agent acp.Handler
-	opts  ServerOptions
-	lim   limits
-	log   *slog.Logger
+	newHandler func(*Connection) acp.Handler
+	opts       ServerOptions
+	lim        limits
+	log        *slog.Logger
 
 	ctx    context.Context // parent of every Conn's; cancelled by Close
 	cancel context.CancelFunc
@@ -43,14 +45,43 @@ type Server struct {
 	owners  sync.WaitGroup // one per connection: its owner goroutine
 }
 
-// NewServer returns a Server for agent, the handler each connection's
-// [acp.Conn] serves (often an [acp.Methods]). opts must give an
-// Authenticate and a Clock.
-func NewServer(agent acp.Handler, opts *ServerOptions) (*Server, error) {
+// A Connection is a connection the Server has accepted, as the function
+// that makes its handler sees it.
+type Connection struct {
+	// ID is the connection's Acp-Connection-Id.
+	ID string
+	// Caller is who the Authenticator found opened the connection. Every
+	// later request on it must come from a caller of the same Name: one
+	// of another is refused as for an unknown connection, 404.
+	Caller Caller
+	// Request is the request that opened the connection: the WebSocket
+	// upgrade, or initialize's POST, whose body has been read. Its
+	// Context ends with that request, not with the connection.
+	Request *http.Request
+}
+
+// NewServer returns a Server that serves each connection it accepts with
+// the handler newHandler makes for it (often an [acp.Methods]). The
+// handler lives as long as the connection: newHandler is called once,
+// when the connection is accepted and before anything of the client's
+// reaches it, and the Server drops the handler when the connection ends,
+// which its methods learn from their Conn's Done. So a handler may keep
+// the connection's state: the client's capabilities, the version chosen
+// at initialize, who the caller is. Nothing here shares one handler
+// between connections unless newHandler returns the same one, as it may
+// an acp.Methods, which keeps no state of its own. A nil handler refuses
+// the connection with 403 Forbidden. newHandler is called from concurrent
+// requests.
+//
+// opts must give an Authenticate and a Clock.
+func NewServer(newHandler func(c *Connection) acp.Handler, opts *ServerOptions) (*Server, error) {
+	if newHandler == nil {
+		return nil, errors.New("acphttp: NewServer needs a function that makes each connection's handler")
+	}
 	if opts == nil || opts.Authenticate == nil {
 		return nil, errors.New("acphttp: ServerOptions needs an Authenticate (NoAuthentication to serve anyone)")
 	}
-	s := &Server{agent: agent, opts: *opts, lim: opts.limits()}
+	s := &Server{newHandler: newHandler, opts: *opts, lim: opts.limits()}
 	if s.lim.tick() > 0 && opts.Clock == nil {
 		return nil, errors.New("acphttp: ServerOptions needs a Clock for IdleTimeout, MaxOutputStall and KeepAlive")
 	}
@@ -77,7 +108,8 @@ func (s *Server) connOptions() *acp.ConnOptions {
 // ServeHTTP serves one request: it authenticates it, then routes it as
 // the RFD's table does.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if err := s.opts.Authenticate(r); err != nil {
+	caller, err := s.opts.Authenticate(r)
+	if err != nil {
 		s.log.Info("acphttp: request refused", "method", r.Method, "remote", r.RemoteAddr, "error", err)
 		w.Header().Set("WWW-Authenticate", "Bearer")
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)
@@ -91,14 +123,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet:
 		if headerHasToken(r.Header, "Upgrade", "websocket") {
-			s.serveWebSocket(w, r)
+			s.serveWebSocket(w, r, caller)
 			return
 		}
-		s.serveStream(w, r)
+		s.serveStream(w, r, caller)
 	case http.MethodPost:
-		s.servePost(w, r)
+		s.servePost(w, r, caller)
 	case http.MethodDelete:
-		s.serveDelete(w, r)
+		s.serveDelete(w, r, caller)
 	default:
 		w.Header().Set("Allow", "GET, POST, DELETE")
 		http.Error(w, "Method Not Allowed", http.StatusMethodNotAllowed)
@@ -162,6 +194,35 @@ func (s *Server) reserve(add func()) error {
 	add()
 	s.owners.Add(1)
 	return nil
+}
+
+// accept admits the connection c, registered with add and forgotten with
+// drop, and returns its handler; nil means it has answered: 503 past
+// MaxConnections or once Shutdown has begun, 403 when newHandler refuses
+// the connection, 500 when it panics. The caller of a handler it returns
+// calls s.owners.Done when the connection has ended.
+func (s *Server) accept(w http.ResponseWriter, c *Connection, add, drop func()) (h acp.Handler) {
+	if err := s.reserve(add); err != nil {
+		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: "+err.Error())
+		return nil
+	}
+	defer func() {
+		if h != nil {
+			return
+		}
+		s.mu.Lock()
+		drop()
+		s.mu.Unlock()
+		s.owners.Done()
+		if p := recover(); p != nil {
+			s.log.Error("acphttp: making a connection's handler panicked", "caller", c.Caller.Name, "panic", p, "stack", string(debug.Stack()))
+			httpError(w, http.StatusInternalServerError, "Internal Server Error")
+			return
+		}
+		s.log.Info("acphttp: connection refused: no handler for it", "caller", c.Caller.Name, "remote", c.Request.RemoteAddr)
+		httpError(w, http.StatusForbidden, "Forbidden: the agent serves no connection for this caller")
+	}()
+	return s.newHandler(c)
 }
 
 // live marks a reserved connection's Conn started, so that Shutdown

@@ -26,6 +26,7 @@ import (
 type httpConn struct {
 	s      *Server
 	id     string
+	caller string // the Name of the Caller that opened it
 	conn   *acp.Conn
 	ledger *ledger
 
@@ -89,8 +90,11 @@ func jsonError(w http.ResponseWriter, status int, id acp.ID, e *acp.Error) {
 }
 
 // connection returns the connection that r's Acp-Connection-Id names, or
-// answers 400 without one and 404 for one the server does not know.
-func (s *Server) connection(w http.ResponseWriter, r *http.Request) *httpConn {
+// answers 400 without one and 404 for one the server does not know. A
+// connection that another caller opened is unknown to this one: the same
+// 404 says nothing of it, so that no token reaches another editor's
+// connection, even knowing its id.
+func (s *Server) connection(w http.ResponseWriter, r *http.Request, caller Caller) *httpConn {
 	id := r.Header.Get(HeaderConnectionID)
 	if id == "" {
 		httpError(w, http.StatusBadRequest, "Bad Request: missing "+HeaderConnectionID+" (initialize opens a connection)")
@@ -98,8 +102,15 @@ func (s *Server) connection(w http.ResponseWriter, r *http.Request) *httpConn {
 	}
 	s.mu.Lock()
 	h := s.streams[id]
+	if h != nil && !h.ready {
+		h = nil
+	}
 	s.mu.Unlock()
-	if h == nil || !h.ready {
+	if h != nil && h.caller != caller.Name {
+		s.log.Warn("acphttp: request for another caller's connection refused", "connection", h.id, "caller", caller.Name, "owner", h.caller, "remote", r.RemoteAddr)
+		h = nil
+	}
+	if h == nil {
 		httpError(w, http.StatusNotFound, "Not Found: unknown "+HeaderConnectionID)
 		return nil
 	}
@@ -107,7 +118,7 @@ func (s *Server) connection(w http.ResponseWriter, r *http.Request) *httpConn {
 }
 
 // servePost takes one message from the client.
-func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
+func (s *Server) servePost(w http.ResponseWriter, r *http.Request, caller Caller) {
 	if ct, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || ct != "application/json" {
 		httpError(w, http.StatusUnsupportedMediaType, "Unsupported Media Type: POST application/json")
 		return
@@ -115,7 +126,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(s.lim.maxMessage)))
 	if err != nil {
 		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
-			s.tooLarge(w, r, body)
+			s.tooLarge(w, r, caller, body)
 			return
 		}
 		httpError(w, http.StatusBadRequest, "Bad Request: reading the body: "+err.Error())
@@ -138,10 +149,10 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 			httpError(w, http.StatusBadRequest, "Bad Request: initialize on an existing connection")
 			return
 		}
-		s.initialize(w, r, m, body)
+		s.initialize(w, r, caller, m, body)
 		return
 	}
-	h := s.connection(w, r)
+	h := s.connection(w, r, caller)
 	if h == nil {
 		return
 	}
@@ -184,7 +195,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request) {
 // message too long over a WebSocket: a request gets a -32600 error with
 // its id, anything else with a null id, and a response fails the agent's
 // request it answers.
-func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request, body []byte) {
+func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request, caller Caller, body []byte) {
 	max := s.lim.maxMessage
 	why := "Invalid request: message exceeds the maximum of " + strconv.Itoa(max) + " bytes"
 	length := int64(max) + 1
@@ -195,7 +206,7 @@ func (s *Server) tooLarge(w http.ResponseWriter, r *http.Request, body []byte) {
 	raw := bytes.Clone(body[:min(len(body), lines.HeadLength)])
 	head := msghead.Read(raw)
 	if head.Kind == msghead.Response {
-		h := s.connection(w, r)
+		h := s.connection(w, r, caller)
 		if h == nil {
 			return
 		}
@@ -232,10 +243,11 @@ func (h *httpConn) deliver(ctx context.Context, msg item) bool {
 
 // initialize opens a connection and answers its initialize request with
 // the agent's response, 200.
-func (s *Server) initialize(w http.ResponseWriter, r *http.Request, m message, body []byte) {
+func (s *Server) initialize(w http.ResponseWriter, r *http.Request, caller Caller, m message, body []byte) {
 	h := &httpConn{
 		s:        s,
 		id:       newID(),
+		caller:   caller.Name,
 		ledger:   newLedger(s.lim.maxSessions, s.lim.maxBuffered),
 		in:       make(chan item),
 		stopIn:   make(chan struct{}),
@@ -245,11 +257,13 @@ func (s *Server) initialize(w http.ResponseWriter, r *http.Request, m message, b
 		boxes:    make(map[string]*mailbox),
 	}
 	h.room = sync.NewCond(&h.mu)
-	if err := s.reserve(func() { s.streams[h.id] = h }); err != nil {
-		httpError(w, http.StatusServiceUnavailable, "Service Unavailable: "+err.Error())
+	handler := s.accept(w, &Connection{ID: h.id, Caller: caller, Request: r},
+		func() { s.streams[h.id] = h },
+		func() { delete(s.streams, h.id) })
+	if handler == nil {
 		return
 	}
-	h.conn = acp.NewConn(s.ctx, h, h, s.agent, s.connOptions())
+	h.conn = acp.NewConn(s.ctx, h, h, handler, s.connOptions())
 	s.live(&h.ready, h.conn)
 	go h.run()
 	var resp []byte
@@ -304,7 +318,7 @@ func (h *httpConn) run() {
 	delete(h.s.streams, h.id)
 	h.s.mu.Unlock()
 	if err != nil {
-		h.s.log.Info("acphttp: connection ended", "connection", h.id, "error", err)
+		h.s.log.Info("acphttp: connection ended", "connection", h.id, "caller", h.caller, "error", err)
 	}
 }
 
@@ -455,12 +469,12 @@ func (h *httpConn) mailbox(session string) *mailbox {
 
 // serveStream serves a GET stream: the connection's, or a session's with
 // Acp-Session-Id.
-func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request, caller Caller) {
 	if !acceptsEventStream(r.Header) {
 		httpError(w, http.StatusNotAcceptable, "Not Acceptable: a stream is text/event-stream")
 		return
 	}
-	h := s.connection(w, r)
+	h := s.connection(w, r, caller)
 	if h == nil {
 		return
 	}
@@ -611,8 +625,8 @@ func writeEvents(w io.Writer, msgs [][]byte, keep bool) error {
 }
 
 // serveDelete closes a connection: 202.
-func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request) {
-	h := s.connection(w, r)
+func (s *Server) serveDelete(w http.ResponseWriter, r *http.Request, caller Caller) {
+	h := s.connection(w, r, caller)
 	if h == nil {
 		return
 	}

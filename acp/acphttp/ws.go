@@ -20,6 +20,7 @@ import (
 type wsConn struct {
 	s      *Server
 	id     string
+	caller string // the Name of the Caller that opened it
 	ws     *websocket.Conn
 	conn   *acp.Conn
 	ledger *ledger
@@ -54,10 +55,12 @@ var bufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // keepBuf is the largest buffer put back in bufs.
 const keepBuf = 64 << 10
 
-func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
-	c := &wsConn{s: s, id: newID(), ledger: newLedger(s.lim.maxSessions, s.lim.maxBuffered), code: websocket.StatusNormalClosure}
-	if err := s.reserve(func() { s.sockets[c] = struct{}{} }); err != nil {
-		http.Error(w, "Service Unavailable: "+err.Error(), http.StatusServiceUnavailable)
+func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request, caller Caller) {
+	c := &wsConn{s: s, id: newID(), caller: caller.Name, ledger: newLedger(s.lim.maxSessions, s.lim.maxBuffered), code: websocket.StatusNormalClosure}
+	handler := s.accept(w, &Connection{ID: c.id, Caller: caller, Request: r},
+		func() { s.sockets[c] = struct{}{} },
+		func() { delete(s.sockets, c) })
+	if handler == nil {
 		return
 	}
 	defer s.owners.Done()
@@ -80,7 +83,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	ws.SetReadLimit(-1) // readMessage bounds what it keeps, and goes on
 	c.ws = ws
 	c.pingCtx, c.stopPing = context.WithCancel(s.ctx)
-	c.conn = acp.NewConn(s.ctx, c, c, s.agent, s.connOptions())
+	c.conn = acp.NewConn(s.ctx, c, c, handler, s.connOptions())
 	s.live(&c.ready, c.conn)
 	dog := startWatchdog(s.opts.Clock, s.lim.tick(), c.check)
 	err = c.conn.Wait()
@@ -91,7 +94,7 @@ func (s *Server) serveWebSocket(w http.ResponseWriter, r *http.Request) {
 	case err != nil && s.ctx.Err() != nil:
 		c.closeWith(websocket.StatusGoingAway, "server closing")
 	case err != nil:
-		s.log.Info("acphttp: WebSocket connection ended", "connection", c.id, "error", err)
+		s.log.Info("acphttp: WebSocket connection ended", "connection", c.id, "caller", c.caller, "error", err)
 		c.closeWith(websocket.StatusInternalError, "connection failed")
 	}
 	c.Close()

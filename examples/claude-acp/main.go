@@ -52,6 +52,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
 	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/bridge/bridgeos"
@@ -119,7 +120,7 @@ func main() {
 	}
 	h := handler(agent)
 	if *listen != "" {
-		os.Exit(serveRemote(agent, h, *listen, *tokenFile, log))
+		os.Exit(serveRemote(agent, func(*acphttp.Connection) acp.Handler { return h }, *listen, *tokenFile, log))
 	}
 	os.Exit(serve(agent, h, log))
 }

@@ -8,21 +8,23 @@ import (
 	"syscall"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
+	"github.com/acpkit/acpkit/acp/acphttp/acphttpos"
 	"github.com/acpkit/acpkit/bridge"
-	"github.com/acpkit/acpkit/internal/serveacp"
 )
 
 // serveRemote serves editors at http://addr/acp over ACP's remote
-// transport, WebSocket or Streamable HTTP, until SIGINT or SIGTERM. With
-// tokenFile every request must carry "Authorization: Bearer" and the
-// file's contents; without it addr must be a loopback address. Each
-// editor's connection reaches only the sessions it opened. On a signal,
-// prompts in progress are answered "cancelled" and every CLI is stopped
-// before it exits, with status 0; it exits 1 when it cannot serve.
-func serveRemote(agent *bridge.Agent, h acp.Handler, addr, tokenFile string, log *slog.Logger) int {
+// transport, WebSocket or Streamable HTTP, until SIGINT or SIGTERM, each
+// connection with the handler newHandler makes for it. With tokenFile
+// every request must carry "Authorization: Bearer" and the file's
+// contents; without it addr must be a loopback address. Each editor's
+// connection reaches only the sessions it opened. On a signal, prompts
+// in progress are answered "cancelled" and every CLI is stopped before
+// it exits, with status 0; it exits 1 when it cannot serve.
+func serveRemote(agent *bridge.Agent, newHandler func(*acphttp.Connection) acp.Handler, addr, tokenFile string, log *slog.Logger) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := serveacp.Serve(ctx, serveacp.Config{Addr: addr, TokenFile: tokenFile, Agent: h, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
+	err := acphttpos.Serve(ctx, acphttpos.Config{Addr: addr, TokenFile: tokenFile, NewHandler: newHandler, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
 	agent.Close()
 	if err != nil {
 		log.Error("claude-acp: serving", "error", err)

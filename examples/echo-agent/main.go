@@ -56,6 +56,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
 	"github.com/acpkit/acpkit/acp/acpv2"
 )
 
@@ -86,7 +87,12 @@ func main() {
 		os.Exit(2) // as for any bad flag
 	}
 	if *listen != "" {
-		os.Exit(serveRemote(*listen, *tokenFile, a, h, *maxLine, log))
+		// Each connection gets a handler of its own.
+		newHandler := func(*acphttp.Connection) acp.Handler {
+			h, _ := a.handler(*protocol) // checked above
+			return h
+		}
+		os.Exit(serveRemote(*listen, *tokenFile, a, newHandler, *maxLine, log))
 	}
 	os.Exit(serve(a, h, *maxLine, log))
 }

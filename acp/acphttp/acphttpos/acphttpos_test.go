@@ -1,4 +1,4 @@
-package serveacp
+package acphttpos
 
 import (
 	"os"

@@ -1,9 +1,4 @@
-// Package serveacp serves an ACP agent remotely for the example programs:
-// it listens on an address, serves package acphttp's Server at /acp over
-// HTTP/1.1 and cleartext HTTP/2, and shuts down gracefully. It holds what
-// a program needs from the OS (a listener, a token file, the clock), so
-// that acphttp stays pure and the programs stay thin.
-package serveacp
+package acphttpos
 
 import (
 	"context"
@@ -30,11 +25,14 @@ type Config struct {
 	Addr string
 	// TokenFile, if set, names a file whose contents, without surrounding
 	// white space, every request must carry as "Authorization: Bearer
-	// TOKEN". Without it, Addr must be a loopback address.
+	// TOKEN"; every caller is then the same, anonymous [acphttp.Caller].
+	// Without it, Addr must be a loopback address.
 	TokenFile string
-	// Agent serves each connection.
-	Agent acp.Handler
-	// Logger receives the server's logs; it also says where it listens.
+	// NewHandler makes the handler of each connection; see
+	// [acphttp.NewServer]. It may return the same acp.Methods every time.
+	NewHandler func(*acphttp.Connection) acp.Handler
+	// Logger receives the server's logs, and says where it listens. Nil
+	// means silent.
 	Logger *slog.Logger
 	// MaxMessageBytes bounds one message from a client; 0 is acphttp's
 	// default.
@@ -43,16 +41,22 @@ type Config struct {
 	Conn *acp.ConnOptions
 }
 
-// Clock is the real time, for acphttp's limits.
+// Clock is the real time, for the limits of an [acphttp.Server].
 type Clock struct{}
 
-// AfterFunc is time.AfterFunc.
-func (Clock) AfterFunc(d time.Duration, f func()) func() bool { return time.AfterFunc(d, f).Stop }
+// AfterFunc is [time.AfterFunc]'s, returning its Timer's Stop.
+func (Clock) AfterFunc(d time.Duration, f func()) (stop func() bool) {
+	return time.AfterFunc(d, f).Stop
+}
 
-// Serve serves cfg.Agent at http://Addr/acp until ctx ends, then shuts
-// down gracefully: prompts in progress are answered "cancelled" (within
-// ShutdownGrace) and the streams and sockets closed. It logs the URL it
-// serves at Info as "serving ACP" with url=….
+// Serve serves cfg.NewHandler's handlers at http://Addr/acp, over
+// WebSocket and Streamable HTTP, until ctx ends, then shuts down
+// gracefully: prompts in progress are answered "cancelled" (within
+// ShutdownGrace) and the streams and sockets closed; it then returns nil.
+// It returns an error when it cannot serve: a bad Addr, a token file it
+// cannot read or that is empty, no token for an address other than
+// loopback, or a listener that fails. It logs the URL it serves at Info,
+// as "serving ACP" with url=….
 func Serve(ctx context.Context, cfg Config) error {
 	auth, err := authenticator(cfg.TokenFile, cfg.Addr)
 	if err != nil {
@@ -62,12 +66,13 @@ func Serve(ctx context.Context, cfg Config) error {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	srv, err := acphttp.NewServer(cfg.Agent, &acphttp.ServerOptions{Authenticate: auth, Clock: Clock{}, Logger: log, Conn: cfg.Conn, MaxMessageBytes: cfg.MaxMessageBytes})
+	srv, err := acphttp.NewServer(cfg.NewHandler, &acphttp.ServerOptions{Authenticate: auth, Clock: Clock{}, Logger: log, Conn: cfg.Conn, MaxMessageBytes: cfg.MaxMessageBytes})
 	if err != nil {
 		return err
 	}
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
+		srv.Close()
 		return err
 	}
 	mux := http.NewServeMux()
