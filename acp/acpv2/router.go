@@ -3,9 +3,7 @@ package acpv2
 import (
 	"context"
 	"encoding/json"
-	"runtime"
 	"sync"
-	"weak"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/internal/wire"
@@ -29,13 +27,18 @@ const CodeUnsupportedProtocolVersion = -32022
 // maxProtocolVersion is the largest version a client may ask for.
 const maxProtocolVersion = 0xffff
 
-// A Router serves connections with an ACP v1 agent and an ACP v2 agent,
-// and chooses between them at each connection's initialize, as the
-// official TypeScript SDK's AgentProtocolRouter does. It is an
-// [acp.Handler]:
+// A Router serves one connection with an ACP v1 agent or an ACP v2
+// agent, chosen at the connection's initialize, as the official
+// TypeScript SDK's AgentProtocolRouter does. It is an [acp.Handler],
+// made for its connection:
 //
 //	router := acpv2.NewRouter(v1Agent, v2Agent)
 //	conn := acp.NewConn(ctx, os.Stdin, os.Stdout, router, nil)
+//
+// A server of many connections, such as
+// [github.com/acpkit/acpkit/acp/acphttp.Server], makes a Router for each
+// (the agents it routes to may be shared). A Router serves the first
+// [acp.Conn] that calls it and answers any other's requests -32603.
 //
 // A connection starts unrouted. Until an initialize the Router accepts,
 // it answers every other request -32600 and drops notifications (the
@@ -82,22 +85,19 @@ const maxProtocolVersion = 0xffff
 // enforces by answering -32600 with a null id (an [acp.Conn] takes any
 // JSON-RPC id).
 //
-// A Router serves any number of connections, each with its own version,
-// as one [github.com/acpkit/acpkit/acp/acphttp.Server] serves them all
-// with one Handler: it keeps each connection's state for as long as the
-// [acp.Conn] lives, and forgets it once the Conn is garbage. Its methods
-// are safe for concurrent use, as a Handler's must be.
+// Its methods are safe for concurrent use, as a Handler's must be.
 //
 // Experimental: ACP v2 is a draft, and this follows it: it may change
 // incompatibly, or be removed, in any release.
 type Router struct {
 	v1, v2 acp.Handler
 
-	mu    sync.Mutex
-	conns map[weak.Pointer[acp.Conn]]*routing
+	mu   sync.Mutex
+	conn *acp.Conn // the connection served, once it has called
+	st   routing
 }
 
-// routing is where one of a Router's connections stands.
+// routing is where the Router's connection stands.
 type routing struct {
 	// route is the version of the agent the connection is routed to, fixed
 	// by the first initialize the Router accepted; 0 before.
@@ -119,8 +119,8 @@ func (st *routing) version() int {
 	return st.route
 }
 
-// NewRouter returns a Router serving the v1 agent v1 and the v2 agent
-// v2, either of which may be nil (but not both).
+// NewRouter returns a Router for one connection, serving the v1 agent v1
+// and the v2 agent v2, either of which may be nil (but not both).
 //
 // Experimental: ACP v2 is a draft, and this follows it: it may change
 // incompatibly, or be removed, in any release.
@@ -128,34 +128,28 @@ func NewRouter(v1, v2 acp.Handler) *Router {
 	if v1 == nil && v2 == nil {
 		panic("acpv2: NewRouter without an agent")
 	}
-	return &Router{v1: v1, v2: v2, conns: map[weak.Pointer[acp.Conn]]*routing{}}
+	return &Router{v1: v1, v2: v2}
 }
 
-// Version returns the protocol version of conn, one of the connections r
-// serves: 1 or 2 once an initialize has succeeded, 0 before.
-func (r *Router) Version(conn *acp.Conn) int {
+// Version returns the protocol version of the Router's connection: 1 or
+// 2 once an initialize has succeeded, 0 before.
+func (r *Router) Version() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.state(conn).version()
+	return r.st.version()
 }
 
-// state returns conn's routing, creating it; r.mu is held. It is removed
-// when the Conn is collected.
-func (r *Router) state(conn *acp.Conn) *routing {
-	key := weak.Make(conn)
-	st, ok := r.conns[key]
-	if !ok {
-		st = &routing{}
-		r.conns[key] = st
-		runtime.AddCleanup(conn, r.forget, key)
+// errOtherConn answers a request of a connection the Router does not
+// serve.
+var errOtherConn = acp.Errorf(acp.CodeInternalError, "Internal error: this connection's handler serves another connection (make an acpv2.Router per connection)")
+
+// state returns the routing of conn, and false for a connection other
+// than the Router's. r.mu is held.
+func (r *Router) state(conn *acp.Conn) (*routing, bool) {
+	if r.conn == nil {
+		r.conn = conn
 	}
-	return st
-}
-
-func (r *Router) forget(key weak.Pointer[acp.Conn]) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	delete(r.conns, key)
+	return &r.st, r.conn == conn
 }
 
 // HandleRequest answers initialize as the type's doc says, and passes
@@ -166,7 +160,11 @@ func (r *Router) HandleRequest(ctx context.Context, conn *acp.Conn, method strin
 		return r.initialize(ctx, conn, params)
 	}
 	r.mu.Lock()
-	st := r.state(conn)
+	st, ok := r.state(conn)
+	if !ok {
+		r.mu.Unlock()
+		return nil, errOtherConn
+	}
 	route, initialized := st.route, st.initialized
 	// A v1 agent serves requests during a repeat initialize; a v2 agent
 	// refuses them.
@@ -188,7 +186,11 @@ func (r *Router) HandleRequest(ctx context.Context, conn *acp.Conn, method strin
 // connection's version, and drops one that comes before the connection
 // is initialized.
 func (r *Router) HandleNotification(ctx context.Context, conn *acp.Conn, method string, params json.RawMessage) {
-	if v := r.Version(conn); v != 0 {
+	r.mu.Lock()
+	st, ok := r.state(conn)
+	v := st.version()
+	r.mu.Unlock()
+	if ok && v != 0 {
 		r.agent(v).HandleNotification(ctx, conn, method, params)
 	}
 }
@@ -231,7 +233,11 @@ func (r *Router) initialize(ctx context.Context, conn *acp.Conn, params json.Raw
 		return nil, acp.Errorf(acp.CodeInvalidParams, "Invalid params: initialize.protocolVersion must be a valid ACP protocol version")
 	}
 	r.mu.Lock()
-	st := r.state(conn)
+	st, ok := r.state(conn)
+	if !ok {
+		r.mu.Unlock()
+		return nil, errOtherConn
+	}
 	route, refusal := st.route, r.refusal(st, requested)
 	if route == 0 {
 		route = r.choose(requested)

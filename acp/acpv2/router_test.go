@@ -540,7 +540,7 @@ func TestRouterInitializeInProgress(t *testing.T) {
 			testwait.For(t, entered, "the initialize to reach the agent")
 			w.exchange(newSession, tt.during)
 			w.exchange(initialize(tt.version, 5), tt.initDuring)
-			if v := router.Version(w.conn); v != tt.versionThen {
+			if v := router.Version(); v != tt.versionThen {
 				t.Errorf("Version() = %d during the initialize, want %d", v, tt.versionThen)
 			}
 			close(release)
@@ -552,26 +552,33 @@ func TestRouterInitializeInProgress(t *testing.T) {
 				want = v1Session
 			}
 			w.exchange(newSession, want)
-			if v := router.Version(w.conn); v != tt.version {
+			if v := router.Version(); v != tt.version {
 				t.Errorf("Version() = %d, want %d", v, tt.version)
 			}
 		})
 	}
 }
 
-// TestRouterConnections checks that one Router serves each connection
-// with the version its client asked for, as an acphttp.Server's one
-// Handler serves them all.
+// TestRouterConnections checks that a Router per connection, over the
+// same agents, serves each connection with the version its client asked
+// for, and that a Router refuses a second connection's requests.
 func TestRouterConnections(t *testing.T) {
 	a := &agents{}
-	router := acpv2.NewRouter(a.v1(), a.v2())
-	v1, v2 := serveRouter(t, router), serveRouter(t, router)
+	r1, r2 := acpv2.NewRouter(a.v1(), a.v2()), acpv2.NewRouter(a.v1(), a.v2())
+	v1, v2 := serveRouter(t, r1), serveRouter(t, r2)
 	v2.exchange(initialize(2, 0), `{"id":0,"result":{"protocolVersion":2}}`)
 	v1.exchange(newSession, refused)
 	v1.exchange(initialize(1, 0), `{"id":0,"result":{"protocolVersion":1}}`)
 	v1.exchange(newSession, v1Session)
 	v2.exchange(newSession, v2Session)
-	if router.Version(v1.conn) != 1 || router.Version(v2.conn) != 2 {
-		t.Errorf("versions %d and %d, want 1 and 2", router.Version(v1.conn), router.Version(v2.conn))
+	if r1.Version() != 1 || r2.Version() != 2 {
+		t.Errorf("versions %d and %d, want 1 and 2", r1.Version(), r2.Version())
+	}
+
+	shared := serveRouter(t, r1)
+	shared.exchange(initialize(2, 0), `{"id":0,"error":{"code":-32603}}`)
+	shared.exchange(newSession, `{"error":{"code":-32603}}`)
+	if r1.Version() != 1 {
+		t.Errorf("after another connection's requests, version %d, want 1", r1.Version())
 	}
 }
