@@ -13,9 +13,13 @@
 //
 // # Sessions
 //
-// [Agent] registers typed handlers for initialize, session/new, load,
-// resume, list, delete, close, set_mode, set_config_option, prompt and
-// cancel.
+// An [Agent] serves any number of editors, each connection with a
+// handler of its own ([Agent.Handler]) that answers initialize,
+// session/new, load, resume, list, delete, close, set_mode,
+// set_config_option, prompt and cancel, and keeps what that editor
+// declared at initialize: its capabilities decide what its sessions send
+// it (notices, goose's usage updates), its version how. The sessions and
+// their CLIs are the Agent's.
 // Each session is served by one goroutine that owns all of its state and
 // its CLI process: the handlers hand it their requests, and the process's
 // output, its exit, the timers and the editor's permission answers come
@@ -92,9 +96,10 @@
 //
 // # ACP v2
 //
-// [Agent.RegisterV2] serves the draft ACP v2 (see package acpv2) with the
-// same sessions, CLIs and translation; an [acpv2.Router] over both
-// method tables gives each connection the version it asks for. The
+// [Agent.Handler] serves the draft ACP v2 (see package acpv2) too, with
+// the same sessions, CLIs and translation, unless [Editor] asks for V1
+// alone: an [acpv2.Router] gives each connection the version it asks
+// for. The
 // translators write one neutral form, package acp's v1 updates, and the
 // session renders it for the version of the connection each update goes
 // to. For a v2 editor:

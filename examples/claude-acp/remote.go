@@ -19,7 +19,8 @@ import (
 // editor's connection reaches only the sessions it opened. On a signal,
 // prompts in progress are answered "cancelled" and every CLI is stopped
 // before it exits, with status 0; it exits 1 when it cannot serve.
-func serveRemote(agent *bridge.Agent, h acp.Handler, addr, tokenFile string, log *slog.Logger) int {
+func serveRemote(agent *bridge.Agent, versions bridge.Versions, addr, tokenFile string, log *slog.Logger) int {
+	h := agent.Handler(bridge.Editor{Versions: versions}) // TODO: one per connection
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err := serveacp.Serve(ctx, serveacp.Config{Addr: addr, TokenFile: tokenFile, Agent: h, Logger: log, Conn: &acp.ConnOptions{Logger: log}})
