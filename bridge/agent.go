@@ -160,12 +160,13 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 	if a.canLoad() {
 		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
+	acc := a.info.Accepts
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(version),
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         a.canLoad(),
-			PromptCapabilities:  acp.PromptCapabilities{Image: true, EmbeddedContext: true},
-			MCPCapabilities:     acp.MCPCapabilities{HTTP: true, SSE: true},
+			PromptCapabilities:  acp.PromptCapabilities{Image: acc.Image, Audio: acc.Audio, EmbeddedContext: acc.EmbeddedContext},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: acc.MCPHTTP, SSE: acc.MCPSSE},
 			SessionCapabilities: sc,
 		},
 		AgentInfo:   info,
@@ -295,6 +296,59 @@ func (a *Agent) checkDirs(o opening) error {
 	for i, d := range o.dirs {
 		if err := check(fmt.Sprintf("additionalDirectories[%d]", i), d); err != nil {
 			return err
+		}
+	}
+	return a.checkServers(o.servers)
+}
+
+// checkServers refuses the editor's MCP servers of a transport the CLI
+// does not take, naming the first.
+func (a *Agent) checkServers(servers []acp.MCPServer) error {
+	acc := a.info.Accepts
+	for i, s := range servers {
+		var transport, name string
+		var ok bool
+		switch s := s.(type) {
+		case acp.MCPServerStdio:
+			transport, name, ok = "stdio", s.Name, acc.MCPStdio
+		case acp.MCPServerHTTP:
+			transport, name, ok = "http", s.Name, acc.MCPHTTP
+		case acp.MCPServerSSE:
+			transport, name, ok = "sse", s.Name, acc.MCPSSE
+		case acp.MCPServerACP:
+			transport, name = "acp", s.Name
+		case acp.UnknownMCPServer:
+			transport = s.Type
+		}
+		if !ok {
+			return acp.InvalidParam(fmt.Sprintf("mcpServers[%d]", i), "%s takes no MCP server of the %q transport (%q)", a.info.Name, transport, name)
+		}
+	}
+	return nil
+}
+
+// checkPrompt refuses a prompt block of a kind the CLI does not take,
+// naming the first: ACP requires every agent to take text and resource
+// links alone.
+func (a *Agent) checkPrompt(blocks []acp.ContentBlock) error {
+	acc := a.info.Accepts
+	for i, b := range blocks {
+		var kind string
+		var ok bool
+		switch b := b.(type) {
+		case acp.TextContent, acp.ResourceLink:
+			ok = true
+		case acp.ImageContent:
+			kind, ok = "image", acc.Image
+		case acp.AudioContent:
+			kind, ok = "audio", acc.Audio
+		case acp.EmbeddedResource:
+			kind, ok = "resource", acc.EmbeddedContext
+		case acp.UnknownContent:
+			kind = b.Type
+		}
+		if !ok {
+			return acp.InvalidParam(fmt.Sprintf("prompt[%d]", i), "%s takes no %q content in a prompt", a.info.Name, kind)
 		}
 	}
 	return nil

@@ -94,6 +94,20 @@
 // (Gemini), which the next turn takes, and session/cancel interrupts the
 // turn's process.
 //
+// Each CLI says what it takes from an editor ([CLIInfo].Accepts), and
+// initialize advertises exactly that: Claude Code takes images and
+// embedded resources in a prompt, and the editor's MCP servers over
+// stdio, HTTP and SSE; Codex and Gemini CLI, run headless, take embedded
+// resources and nothing else. A prompt block or an MCP server of another
+// kind is refused -32602 naming it (prompt[1], mcpServers[0]), before the
+// CLI sees anything; nothing is dropped silently. Embedded resources are
+// taken as text: a binary one is refused.
+//
+// Where this falls short of ACP: ACP requires every agent to take the
+// editor's stdio MCP servers, and behind Codex and Gemini CLI the bridge
+// refuses them, since `codex exec` and `gemini -p` take none of the
+// editor's.
+//
 // # ACP v2
 //
 // [Agent.Handler] serves the draft ACP v2 (see package acpv2) too, with

@@ -170,6 +170,9 @@ func (e *editor) methods() acp.Methods {
 		if err != nil {
 			return acp.PromptResult{}, err
 		}
+		if err := a.checkPrompt(p.Prompt); err != nil {
+			return acp.PromptResult{}, err
+		}
 		return s.prompt(ctx, e, p.Prompt)
 	})
 	handleNotification(e, &m, acp.SessionCancel, func(ctx context.Context, p acp.CancelParams) {

@@ -70,9 +70,17 @@ func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (ac
 	e.declare(acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}, true)
 	a := e.a
 	res := a.initialized(1)
+	acc := a.info.Accepts
 	sc := &acpv2.SessionCapabilities{
-		Prompt:                &acpv2.PromptCapabilities{Image: &acpv2.PromptImageCapabilities{}, EmbeddedContext: &acpv2.PromptEmbeddedContextCapabilities{}},
-		MCP:                   &acpv2.MCPCapabilities{Stdio: &acpv2.MCPStdioCapabilities{}, HTTP: &acpv2.MCPHTTPCapabilities{}},
+		Prompt: &acpv2.PromptCapabilities{
+			Image:           given[acpv2.PromptImageCapabilities](acc.Image),
+			Audio:           given[acpv2.PromptAudioCapabilities](acc.Audio),
+			EmbeddedContext: given[acpv2.PromptEmbeddedContextCapabilities](acc.EmbeddedContext),
+		},
+		MCP: &acpv2.MCPCapabilities{
+			Stdio: given[acpv2.MCPStdioCapabilities](acc.MCPStdio),
+			HTTP:  given[acpv2.MCPHTTPCapabilities](acc.MCPHTTP),
+		},
 		AdditionalDirectories: &acpv2.SessionAdditionalDirectoriesCapabilities{},
 	}
 	if a.canLoad() {
@@ -129,6 +137,14 @@ func (e *editor) resumeV2(ctx context.Context, p acpv2.ResumeSessionParams) (acp
 	return acpv2.ResumeSessionResult{ConfigOptions: configOptionsV2(res.ConfigOptions)}, nil
 }
 
+// given returns a v2 capability, {} for true and absent for false.
+func given[T any](b bool) *T {
+	if !b {
+		return nil
+	}
+	return new(T)
+}
+
 // openingV2 is what a session is opened with, from v2's params, checked
 // as v1's are.
 func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (opening, error) {
@@ -157,7 +173,11 @@ func (e *editor) promptV2(ctx context.Context, p acpv2.PromptParams) (acpv2.Prom
 	if err != nil {
 		return acpv2.PromptResult{}, err
 	}
-	req := &promptReq{ed: e, blocks: contentBlocksV1(p.Prompt), reply: make(chan promptReply, 1), v2: &v2Prompt{ack: make(chan string, 1)}}
+	blocks := contentBlocksV1(p.Prompt)
+	if err := e.a.checkPrompt(blocks); err != nil {
+		return acpv2.PromptResult{}, err
+	}
+	req := &promptReq{ed: e, blocks: blocks, reply: make(chan promptReply, 1), v2: &v2Prompt{ack: make(chan string, 1)}}
 	if !s.post(prompt{req}) {
 		return acpv2.PromptResult{}, s.closedError()
 	}
