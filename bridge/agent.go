@@ -76,9 +76,10 @@ type Config struct {
 	Store Store
 }
 
-// Agent is an ACP agent that serves its sessions with a CLI. Register its
-// handlers on an acp.Methods, serve them with an acp.Conn, and Close the
-// Agent when the Conn has ended. Its methods are safe for concurrent use.
+// Agent is an ACP agent that serves its sessions with a CLI, to any
+// number of editors: serve each editor's connection with a handler of its
+// own ([Agent.Handler]), and Close the Agent when the connections have
+// ended. Its methods are safe for concurrent use.
 //
 // Each session is served by a goroutine of its own that owns its state
 // and its CLI process: the handlers hand it their requests, in order.
@@ -94,9 +95,7 @@ type Agent struct {
 	mu       sync.Mutex
 	sessions map[string]*session
 	order    []string // session ids in the order they were opened
-	caps     acp.ClientCapabilities
-	models   []Model // the CLI's models, once one listed them
-	v2       v2Conns // the connections that speak ACP v2
+	models   []Model  // the CLI's models, once one listed them
 	closed   bool
 }
 
@@ -123,52 +122,6 @@ func NewAgent(cfg Config) (*Agent, error) {
 	return &Agent{cfg: cfg, cli: cli, keeper: keeper, info: cli.Info(), log: log, sessions: map[string]*session{}}, nil
 }
 
-// Register adds the Agent's handlers to m: initialize, session/new, load,
-// resume, list, delete, close, set_mode, set_config_option, prompt and
-// cancel.
-func (a *Agent) Register(m *acp.Methods) {
-	acp.Initialize.Handle(m, a.initialize)
-	acp.SessionNew.Handle(m, a.newSession)
-	acp.SessionLoad.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
-		return a.load(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
-	})
-	acp.SessionResume.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.ResumeSessionParams) (acp.ResumeSessionResult, error) {
-		r, err := a.resume(conn, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
-		return acp.ResumeSessionResult(r), err
-	})
-	acp.SessionList.Handle(m, a.list)
-	acp.SessionDelete.Handle(m, a.delete)
-	acp.SessionClose.Handle(m, a.close)
-	acp.SessionSetMode.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionModeParams) (acp.SetSessionModeResult, error) {
-		s, err := a.session(p.SessionID)
-		if err != nil {
-			return acp.SetSessionModeResult{}, err
-		}
-		_, err = s.set(ctx, conn, configMode, p.ModeID)
-		return acp.SetSessionModeResult{}, err
-	})
-	acp.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.SetSessionConfigOptionParams) (acp.SetSessionConfigOptionResult, error) {
-		s, err := a.session(p.SessionID)
-		if err != nil {
-			return acp.SetSessionConfigOptionResult{}, err
-		}
-		v, err := s.set(ctx, conn, p.ConfigID, p.Value)
-		return acp.SetSessionConfigOptionResult{ConfigOptions: v.options}, err
-	})
-	acp.SessionPrompt.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
-		s, err := a.session(p.SessionID)
-		if err != nil {
-			return acp.PromptResult{}, err
-		}
-		return s.prompt(ctx, conn, p.Prompt)
-	})
-	acp.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acp.CancelParams) {
-		if s, err := a.session(p.SessionID); err == nil {
-			s.cancel()
-		}
-	})
-}
-
 // Close stops every session's CLI (closing its input, then signalling it
 // if it does not exit within the grace period) and waits until the
 // processes have exited and the Agent's goroutines have ended.
@@ -188,10 +141,14 @@ func (a *Agent) Close() {
 	a.wg.Wait()
 }
 
-func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.InitializeParams) (acp.InitializeResult, error) {
-	a.mu.Lock()
-	a.caps = p.ClientCapabilities
-	a.mu.Unlock()
+func (e *editor) initialize(ctx context.Context, p acp.InitializeParams) (acp.InitializeResult, error) {
+	e.declare(p.ClientCapabilities, false)
+	return e.a.initialized(p.ProtocolVersion), nil
+}
+
+// initialized is the initialize result of an editor that asked for
+// version.
+func (a *Agent) initialized(version int) acp.InitializeResult {
 	info := a.cfg.Info
 	if info == nil {
 		info = &acp.Implementation{Name: "claude-acp", Title: "Claude Code", Version: "0"}
@@ -203,21 +160,22 @@ func (a *Agent) initialize(ctx context.Context, conn *acp.Conn, p acp.Initialize
 	if a.canLoad() {
 		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
+	acc := a.info.Accepts
 	return acp.InitializeResult{
-		ProtocolVersion: acp.NegotiateVersion(p.ProtocolVersion),
+		ProtocolVersion: acp.NegotiateVersion(version),
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:         a.canLoad(),
-			PromptCapabilities:  acp.PromptCapabilities{Image: true, EmbeddedContext: true},
-			MCPCapabilities:     acp.MCPCapabilities{HTTP: true, SSE: true},
+			PromptCapabilities:  acp.PromptCapabilities{Image: acc.Image, Audio: acc.Audio, EmbeddedContext: acc.EmbeddedContext},
+			MCPCapabilities:     acp.MCPCapabilities{HTTP: acc.MCPHTTP, SSE: acc.MCPSSE},
 			SessionCapabilities: sc,
 		},
 		AgentInfo:   info,
 		AuthMethods: []acp.AuthMethod{},
-	}, nil
+	}
 }
 
-func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSessionParams) (acp.NewSessionResult, error) {
-	s, err := a.open(conn, opening{id: a.cfg.NewSessionID(), cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+func (e *editor) newSession(ctx context.Context, p acp.NewSessionParams) (acp.NewSessionResult, error) {
+	s, err := e.a.open(e, opening{id: e.a.cfg.NewSessionID(), cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
@@ -228,8 +186,8 @@ func (a *Agent) newSession(ctx context.Context, conn *acp.Conn, p acp.NewSession
 
 // resume binds a session to a conversation the CLI keeps: a conversation
 // it does not know fails the first prompt.
-func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
-	s, _, err := a.resumeSession(conn, o)
+func (a *Agent) resume(ed *editor, o opening) (acp.LoadSessionResult, error) {
+	s, _, err := a.resumeSession(ed, o)
 	if err != nil {
 		return acp.LoadSessionResult{}, err
 	}
@@ -240,7 +198,7 @@ func (a *Agent) resume(conn *acp.Conn, o opening) (acp.LoadSessionResult, error)
 
 // resumeSession returns the session that goes on with the conversation
 // o.id: the one open, or one it opens, reporting whether it did.
-func (a *Agent) resumeSession(conn *acp.Conn, o opening) (s *session, opened bool, err error) {
+func (a *Agent) resumeSession(ed *editor, o opening) (s *session, opened bool, err error) {
 	if o.id == "" {
 		return nil, false, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
@@ -254,7 +212,7 @@ func (a *Agent) resumeSession(conn *acp.Conn, o opening) (s *session, opened boo
 		}
 		return s, false, nil
 	}
-	s, err = a.open(conn, o)
+	s, err = a.open(ed, o)
 	return s, err == nil, err
 }
 
@@ -275,7 +233,7 @@ type opening struct {
 }
 
 // open adds a session and starts its goroutine.
-func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
+func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	if err := a.checkDirs(o); err != nil {
 		return nil, err
 	}
@@ -295,7 +253,7 @@ func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,
-		Notices:               a.caps.AcceptsNotices(),
+		Notices:               ed.acceptsNotices(),
 		Now:                   a.cfg.Clock.Now,
 		Location:              a.cfg.Location,
 		Zones:                 a.cfg.Zones,
@@ -307,7 +265,7 @@ func (a *Agent) open(conn *acp.Conn, o opening) (*session, error) {
 	s := &session{
 		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
 		inbox: make(chan event), done: make(chan struct{}),
-		conv: conv, conn: conn,
+		conv: conv, ed: ed,
 		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
 	}
 	s.listed = openSession{id: o.id, cwd: o.cwd, dirs: dirs, storedID: storedID(conv), touched: a.cfg.Clock.Now()}
@@ -340,6 +298,59 @@ func (a *Agent) checkDirs(o opening) error {
 			return err
 		}
 	}
+	return a.checkServers(o.servers)
+}
+
+// checkServers refuses the editor's MCP servers of a transport the CLI
+// does not take, naming the first.
+func (a *Agent) checkServers(servers []acp.MCPServer) error {
+	acc := a.info.Accepts
+	for i, s := range servers {
+		var transport, name string
+		var ok bool
+		switch s := s.(type) {
+		case acp.MCPServerStdio:
+			transport, name, ok = "stdio", s.Name, acc.MCPStdio
+		case acp.MCPServerHTTP:
+			transport, name, ok = "http", s.Name, acc.MCPHTTP
+		case acp.MCPServerSSE:
+			transport, name, ok = "sse", s.Name, acc.MCPSSE
+		case acp.MCPServerACP:
+			transport, name = "acp", s.Name
+		case acp.UnknownMCPServer:
+			transport = s.Type
+		}
+		if !ok {
+			return acp.InvalidParam(fmt.Sprintf("mcpServers[%d]", i), "%s takes no MCP server of the %q transport (%q)", a.info.Name, transport, name)
+		}
+	}
+	return nil
+}
+
+// checkPrompt refuses a prompt block of a kind the CLI does not take,
+// naming the first: ACP requires every agent to take text and resource
+// links alone.
+func (a *Agent) checkPrompt(blocks []acp.ContentBlock) error {
+	acc := a.info.Accepts
+	for i, b := range blocks {
+		var kind string
+		var ok bool
+		switch b := b.(type) {
+		case acp.TextContent, acp.ResourceLink:
+			ok = true
+		case acp.ImageContent:
+			kind, ok = "image", acc.Image
+		case acp.AudioContent:
+			kind, ok = "audio", acc.Audio
+		case acp.EmbeddedResource:
+			kind, ok = "resource", acc.EmbeddedContext
+		case acp.UnknownContent:
+			kind = b.Type
+		}
+		if !ok {
+			return acp.InvalidParam(fmt.Sprintf("prompt[%d]", i), "%s takes no %q content in a prompt", a.info.Name, kind)
+		}
+	}
 	return nil
 }
 
@@ -364,7 +375,7 @@ func (a *Agent) session(id string) (*session, error) {
 	return nil, acp.Errorf(acp.CodeResourceNotFound, "no session %s", id)
 }
 
-func (a *Agent) close(ctx context.Context, conn *acp.Conn, p acp.CloseSessionParams) (acp.CloseSessionResult, error) {
+func (a *Agent) close(ctx context.Context, p acp.CloseSessionParams) (acp.CloseSessionResult, error) {
 	if !a.closeSession(p.SessionID) {
 		return acp.CloseSessionResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
 	}
@@ -384,13 +395,6 @@ func (a *Agent) closeSession(id string) bool {
 	}
 	s.close()
 	return true
-}
-
-// acceptsNotices reports whether the client takes notice updates.
-func (a *Agent) acceptsNotices() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.caps.AcceptsNotices()
 }
 
 // learnModels keeps the models a CLI listed.
@@ -449,10 +453,11 @@ func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
 	return choices
 }
 
-// notify sends updates for a session, logging what could not be sent.
-func (a *Agent) notify(conn *acp.Conn, id string, updates []acp.Update) {
+// notify sends updates for a session to ed, in ACP v1, logging what
+// could not be sent.
+func (a *Agent) notify(ed *editor, id string, updates []acp.Update) {
 	for _, u := range updates {
-		err := acp.SessionUpdate.Notify(context.Background(), conn, acp.SessionNotification{SessionID: id, Update: u})
+		err := acp.SessionUpdate.Notify(context.Background(), ed.connection(), acp.SessionNotification{SessionID: id, Update: u})
 		if err != nil {
 			notSent(a.log, "session update not sent", err, "session", id)
 			return
@@ -460,15 +465,12 @@ func (a *Agent) notify(conn *acp.Conn, id string, updates []acp.Update) {
 	}
 }
 
-// notifyUsage sends goose's usage update to a client that accepts it.
-func (a *Agent) notifyUsage(conn *acp.Conn, id string, snap usage.Snapshot) {
-	a.mu.Lock()
-	caps := a.caps
-	a.mu.Unlock()
-	if !goose.AcceptsCustomNotifications(caps) {
+// notifyUsage sends goose's usage update to an editor that accepts it.
+func (a *Agent) notifyUsage(ed *editor, id string, snap usage.Snapshot) {
+	if !ed.acceptsGoose() {
 		return
 	}
-	err := goose.SessionUpdate.Notify(context.Background(), conn, goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})
+	err := goose.SessionUpdate.Notify(context.Background(), ed.connection(), goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})
 	if err != nil {
 		notSent(a.log, "goose usage update not sent", err, "session", id)
 	}

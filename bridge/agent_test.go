@@ -247,10 +247,8 @@ func (tt scenario) play(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m acp.Methods
-	a.Register(&m)
 	rec := &recorder{option: tt.option, chunk: make(chan struct{}, 100)}
-	client, _, closePair := acptest.NewPair(ctx, rec.methods(), m, nil)
+	client, _, closePair := acptest.NewPair(ctx, rec.methods(), a.Handler(bridge.Editor{Versions: bridge.V1}), nil)
 	var caps acp.ClientCapabilities
 	if tt.notices {
 		caps.Session = &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}

@@ -37,6 +37,7 @@ var claudeInfo = CLIInfo{
 		{ID: "sonnet", Name: "Sonnet"},
 		{ID: "haiku", Name: "Haiku"},
 	},
+	Accepts: Accepts{Image: true, EmbeddedContext: true, MCPStdio: true, MCPHTTP: true, MCPSSE: true},
 }
 
 func (claudeCLI) Info() CLIInfo { return claudeInfo }

@@ -47,6 +47,22 @@ type CLIInfo struct {
 	// the turn when it exits; otherwise one process serves turn after
 	// turn and is stopped only when idle or closed.
 	PerTurn bool
+	// Accepts is what the CLI takes from an editor. initialize
+	// advertises exactly it, and the Agent refuses the rest, -32602
+	// naming it, before the CLI sees it.
+	Accepts Accepts
+}
+
+// Accepts is what a [CLI] takes from an editor, beyond what every ACP
+// agent takes: a prompt's text and resource links.
+type Accepts struct {
+	// Image, Audio and EmbeddedContext are the prompt content blocks it
+	// takes besides text and resource links: image, audio and resource
+	// blocks.
+	Image, Audio, EmbeddedContext bool
+	// MCPStdio, MCPHTTP and MCPSSE are the transports of the editor's MCP
+	// servers it takes. ACP requires every agent to take stdio servers.
+	MCPStdio, MCPHTTP, MCPSSE bool
 }
 
 // Model is a value of a session's model option.

@@ -32,6 +32,9 @@ var codexInfo = CLIInfo{
 	Bypass:  string(codex.SandboxDangerFullAccess),
 	Models:  []Model{{ID: "default", Name: "Default"}},
 	PerTurn: true,
+	// `codex exec` takes a prompt of text alone, on stdin, and no MCP
+	// server of the editor's.
+	Accepts: Accepts{EmbeddedContext: true},
 }
 
 func (codexCLI) Info() CLIInfo { return codexInfo }

@@ -13,9 +13,13 @@
 //
 // # Sessions
 //
-// [Agent] registers typed handlers for initialize, session/new, load,
-// resume, list, delete, close, set_mode, set_config_option, prompt and
-// cancel.
+// An [Agent] serves any number of editors, each connection with a
+// handler of its own ([Agent.Handler]) that answers initialize,
+// session/new, load, resume, list, delete, close, set_mode,
+// set_config_option, prompt and cancel, and keeps what that editor
+// declared at initialize: its capabilities decide what its sessions send
+// it (notices, goose's usage updates), its version how. The sessions and
+// their CLIs are the Agent's.
 // Each session is served by one goroutine that owns all of its state and
 // its CLI process: the handlers hand it their requests, and the process's
 // output, its exit, the timers and the editor's permission answers come
@@ -90,11 +94,26 @@
 // (Gemini), which the next turn takes, and session/cancel interrupts the
 // turn's process.
 //
+// Each CLI says what it takes from an editor ([CLIInfo].Accepts), and
+// initialize advertises exactly that: Claude Code takes images and
+// embedded resources in a prompt, and the editor's MCP servers over
+// stdio, HTTP and SSE; Codex and Gemini CLI, run headless, take embedded
+// resources and nothing else. A prompt block or an MCP server of another
+// kind is refused -32602 naming it (prompt[1], mcpServers[0]), before the
+// CLI sees anything; nothing is dropped silently. Embedded resources are
+// taken as text: a binary one is refused.
+//
+// Where this falls short of ACP: ACP requires every agent to take the
+// editor's stdio MCP servers, and behind Codex and Gemini CLI the bridge
+// refuses them, since `codex exec` and `gemini -p` take none of the
+// editor's.
+//
 // # ACP v2
 //
-// [Agent.RegisterV2] serves the draft ACP v2 (see package acpv2) with the
-// same sessions, CLIs and translation; an [acpv2.Router] over both
-// method tables gives each connection the version it asks for. The
+// [Agent.Handler] serves the draft ACP v2 (see package acpv2) too, with
+// the same sessions, CLIs and translation, unless [Editor] asks for V1
+// alone: an [acpv2.Router] gives each connection the version it asks
+// for. The
 // translators write one neutral form, package acp's v1 updates, and the
 // session renders it for the version of the connection each update goes
 // to. For a v2 editor:

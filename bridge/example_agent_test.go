@@ -32,8 +32,6 @@ func ExampleAgent() {
 		fmt.Println(err)
 		return
 	}
-	var methods acp.Methods
-	agent.Register(&methods)
 
 	var editor acp.Methods
 	acp.SessionUpdate.Handle(&editor, func(ctx context.Context, c *acp.Conn, n acp.SessionNotification) {
@@ -45,7 +43,7 @@ func ExampleAgent() {
 		}
 	})
 	ctx := context.Background()
-	client, _, closePair := acptest.NewPair(ctx, editor, methods, nil)
+	client, _, closePair := acptest.NewPair(ctx, editor, agent.Handler(bridge.Editor{}), nil)
 	acp.Initialize.Call(ctx, client, acp.InitializeParams{ProtocolVersion: acp.ProtocolVersion})
 	s, err := acp.SessionNew.Call(ctx, client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{}})
 	if err != nil {

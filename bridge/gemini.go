@@ -31,6 +31,9 @@ var geminiInfo = CLIInfo{
 	Bypass:  "yolo",
 	Models:  []Model{{ID: "default", Name: "Default"}},
 	PerTurn: true,
+	// `gemini -p` takes a prompt of text alone, on stdin, and no MCP
+	// server of the editor's.
+	Accepts: Accepts{EmbeddedContext: true},
 }
 
 func (geminiCLI) Info() CLIInfo { return geminiInfo }

@@ -26,8 +26,8 @@ func await[T any](s *session, reply <-chan T) (T, bool) {
 	}
 }
 
-func (s *session) prompt(ctx context.Context, conn *acp.Conn, blocks []acp.ContentBlock) (acp.PromptResult, error) {
-	req := &promptReq{conn: conn, blocks: blocks, reply: make(chan promptReply, 1)}
+func (s *session) prompt(ctx context.Context, ed *editor, blocks []acp.ContentBlock) (acp.PromptResult, error) {
+	req := &promptReq{ed: ed, blocks: blocks, reply: make(chan promptReply, 1)}
 	if !s.post(prompt{req}) {
 		return acp.PromptResult{}, s.closedError()
 	}
@@ -50,9 +50,9 @@ func (s *session) cancel() { s.post(cancel{}) }
 // the CLI.
 func (s *session) warm() { s.post(start{}) }
 
-func (s *session) set(ctx context.Context, conn *acp.Conn, key, value string) (view, error) {
+func (s *session) set(ctx context.Context, ed *editor, key, value string) (view, error) {
 	reply := make(chan settingReply, 1)
-	if !s.post(setting{key: key, value: value, ctx: ctx, conn: conn, reply: reply}) {
+	if !s.post(setting{key: key, value: value, ctx: ctx, ed: ed, reply: reply}) {
 		return view{}, s.closedError()
 	}
 	r, ok := await(s, reply)
@@ -84,11 +84,11 @@ func (s *session) close() {
 	<-s.done
 }
 
-// replay shows the editor the stored conversation f (nil for none yet)
-// through conn, and returns once it has.
-func (s *session) replay(conn *acp.Conn, f *StoredFile) error {
+// replay shows ed the stored conversation f (nil for none yet), and
+// returns once it has.
+func (s *session) replay(ed *editor, f *StoredFile) error {
 	reply := make(chan error, 1)
-	if !s.post(replay{f: f, conn: conn, reply: reply}) {
+	if !s.post(replay{f: f, ed: ed, reply: reply}) {
 		return s.closedError()
 	}
 	err, ok := await(s, reply)

@@ -249,9 +249,7 @@ func (e *env) notes() []string {
 // NewSessionID filled in, and an editor that declares caps.
 func newEnv(t *testing.T, cfg bridge.Config, caps acp.ClientCapabilities) *env {
 	e := newAgentEnv(t, cfg)
-	var agent acp.Methods
-	e.a.Register(&agent)
-	client, _, closePair := acptest.NewPair(context.Background(), e.editorV1(), agent, nil)
+	client, _, closePair := acptest.NewPair(context.Background(), e.editorV1(), e.a.Handler(bridge.Editor{Versions: bridge.V1}), nil)
 	e.client, e.closed = client, closePair
 	if _, err := acp.Initialize.Call(context.Background(), client, acp.InitializeParams{ProtocolVersion: 1, ClientCapabilities: caps}); err != nil {
 		t.Fatal(err)

@@ -30,10 +30,10 @@ func (s *session) ask(t *turn, q Question) {
 	}
 	t.open[q.ID] = aq
 	t.asked = append(t.asked, aq)
-	conn := t.req.conn
+	ed := t.req.ed
 	s.a.wg.Go(func() {
 		defer cancel()
-		aq.outcome, aq.err = s.requestPermission(ctx, conn, q)
+		aq.outcome, aq.err = s.requestPermission(ctx, ed, q)
 		close(aq.done)
 		s.post(answered{aq})
 	})
@@ -100,7 +100,7 @@ func (s *session) settle(ev settled) {
 	}
 	switch ev.key {
 	case configMode:
-		s.modeChanged(ev.conn, ev.value)
+		s.modeChanged(ev.ed, ev.value)
 	case configModel:
 		s.model = ev.value
 	}
@@ -109,9 +109,9 @@ func (s *session) settle(ev settled) {
 
 // modeChanged records the session's mode and tells the editor, as a mode
 // and as a config option.
-func (s *session) modeChanged(conn *acp.Conn, mode string) {
+func (s *session) modeChanged(ed *editor, mode string) {
 	s.mode = mode
-	s.notify(conn, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
+	s.notify(ed, []acp.Update{acp.CurrentModeUpdate{CurrentModeID: mode}, acp.ConfigOptionUpdate{ConfigOptions: s.view().options}})
 }
 
 // view is what the editor sees of a session's settings.
@@ -150,14 +150,16 @@ type host struct {
 	refused []Question // asked outside a turn
 }
 
-func (h *host) conn() *acp.Conn {
+// editor returns where the host's updates go: the turn's editor, or the
+// one the session last heard from.
+func (h *host) editor() *editor {
 	if h.t != nil {
-		return h.t.req.conn
+		return h.t.req.ed
 	}
-	return h.s.conn
+	return h.s.ed
 }
 
-func (h *host) Notify(updates ...acp.Update) { h.s.notify(h.conn(), updates) }
+func (h *host) Notify(updates ...acp.Update) { h.s.notify(h.editor(), updates) }
 
 func (h *host) Ask(q Question) {
 	if h.t == nil {
@@ -178,7 +180,7 @@ func (h *host) Withdraw(id string) {
 	}
 }
 
-func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.conn(), mode) }
+func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.editor(), mode) }
 
 func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
 	if models != nil {

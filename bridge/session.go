@@ -61,7 +61,7 @@ type session struct {
 
 	// Owned by run, like everything the states hold.
 	conv        Conversation
-	conn        *acp.Conn // where updates outside a turn go: the last the session heard from
+	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
@@ -83,10 +83,10 @@ type event interface{ isEvent() }
 type start struct{}
 
 // replay is session/load's replay of the stored conversation f (nil
-// when it has none yet), shown through conn before load answers.
+// when it has none yet), shown to ed before load answers.
 type replay struct {
 	f     *StoredFile
-	conn  *acp.Conn
+	ed    *editor
 	reply chan error
 }
 
@@ -101,7 +101,7 @@ type prompt struct{ req *promptReq }
 
 // promptReq is a prompt, and where its answer goes.
 type promptReq struct {
-	conn   *acp.Conn
+	ed     *editor
 	blocks []acp.ContentBlock
 	reply  chan promptReply // buffered: the session never waits to answer
 	v2     *v2Prompt        // nil for a v1 prompt
@@ -134,7 +134,7 @@ type cancel struct{}
 type setting struct {
 	key, value string
 	ctx        context.Context
-	conn       *acp.Conn
+	ed         *editor
 	reply      chan settingReply
 }
 
@@ -518,7 +518,7 @@ func (s *session) begin(req *promptReq, p *proc) state {
 		s.end(req, acp.PromptResult{}, err)
 		return nil
 	}
-	s.conn = req.conn
+	s.ed = req.ed
 	if p == nil {
 		var err error
 		if p, err = s.start(s.conv.CommandLine(s.mode, s.model)); err != nil {
@@ -653,7 +653,7 @@ func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, canc
 		res, err = acp.PromptResult{StopReason: acp.StopReasonCancelled, Usage: res.Usage}, nil
 	}
 	if err == nil {
-		s.a.notifyUsage(t.req.conn, s.id, s.conv.Usage())
+		s.a.notifyUsage(t.req.ed, s.id, s.conv.Usage())
 	}
 	s.end(t.req, res, err)
 	s.publish(func(l *openSession) {

@@ -146,7 +146,7 @@ func (l listed) before(m listed) int {
 // by the time their file was written, with the sessions open here that
 // have none yet, a page at a time. It reads the list facts of the files
 // of the page only, and of each file only once until it changes.
-func (a *Agent) list(ctx context.Context, conn *acp.Conn, p acp.ListSessionsParams) (acp.ListSessionsResult, error) {
+func (a *Agent) list(ctx context.Context, p acp.ListSessionsParams) (acp.ListSessionsResult, error) {
 	if p.Cwd != "" && !filepath.IsAbs(p.Cwd) {
 		return acp.ListSessionsResult{}, acp.Errorf(acp.CodeInvalidParams, "cwd %q is not an absolute path", p.Cwd)
 	}
@@ -382,7 +382,7 @@ func (a *Agent) canLoad() bool { return a.keeper != nil && a.cfg.Store != nil }
 
 // load answers session/load: it shows the editor the session's stored
 // conversation, then binds the session to it as session/resume does.
-func (a *Agent) load(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
+func (a *Agent) load(ed *editor, o opening) (acp.LoadSessionResult, error) {
 	if !a.canLoad() {
 		return acp.LoadSessionResult{}, a.errNoStore()
 	}
@@ -404,11 +404,11 @@ func (a *Agent) load(conn *acp.Conn, o opening) (acp.LoadSessionResult, error) {
 		}
 		f = &file
 	}
-	s, opened, err := a.resumeSession(conn, o)
+	s, opened, err := a.resumeSession(ed, o)
 	if err != nil {
 		return acp.LoadSessionResult{}, err
 	}
-	if err := s.replay(conn, f); err != nil {
+	if err := s.replay(ed, f); err != nil {
 		if opened {
 			a.closeSession(o.id)
 		}
@@ -439,7 +439,7 @@ func (a *Agent) find(id, cwd string) (StoredFile, error) {
 // delete answers session/delete: it closes the session if it is open
 // here, and removes its files from the Store. A session the Store does
 // not have is deleted already.
-func (a *Agent) delete(ctx context.Context, conn *acp.Conn, p acp.DeleteSessionParams) (acp.DeleteSessionResult, error) {
+func (a *Agent) delete(ctx context.Context, p acp.DeleteSessionParams) (acp.DeleteSessionResult, error) {
 	if !a.canLoad() {
 		return acp.DeleteSessionResult{}, a.errNoStore()
 	}
@@ -498,7 +498,7 @@ func (s *session) lookForTitle() {
 
 // show replays ev's stored conversation to the editor, and answers ev.
 func (s *session) show(ev replay) {
-	s.conn = ev.conn
+	s.ed = ev.ed
 	var err error
 	if ev.f != nil {
 		r, ok := s.conv.(Replayer)
@@ -506,7 +506,7 @@ func (s *session) show(ev replay) {
 			ev.reply <- s.a.errNoStore()
 			return
 		}
-		err = r.Replay(&replayHost{host: &host{s: s}, notices: s.a.acceptsNotices()}, s.a.cfg.Store, *ev.f)
+		err = r.Replay(&replayHost{host: &host{s: s}, notices: s.ed.acceptsNotices()}, s.a.cfg.Store, *ev.f)
 	}
 	if err != nil {
 		err = acp.Errorf(acp.CodeInternalError, "replaying session %s: %v", s.id, err)
@@ -524,7 +524,7 @@ func (s *session) title(ev retitled) {
 	})
 	if changed {
 		at := timestamp(ev.at)
-		s.notify(s.conn, []acp.Update{acp.SessionInfoUpdate{Title: &ev.title, UpdatedAt: &at}})
+		s.notify(s.ed, []acp.Update{acp.SessionInfoUpdate{Title: &ev.title, UpdatedAt: &at}})
 	}
 }
 

@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"runtime"
 	"strings"
-	"weak"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acpv2"
@@ -21,20 +19,18 @@ import (
 // while a turn runs is held until its turn, as v1's waits; session/cancel
 // answers the held ones -32800.
 
-// RegisterV2 adds the Agent's ACP v2 handlers to m: initialize,
+// methodsV2 is the editor's ACP v2 method table: initialize,
 // session/new, resume (whose replayFrom replays a stored session as v1's
 // session/load does), list, delete, close, set_config_option, prompt and
-// cancel. Serve m and the v1 methods of [Agent.Register] with an
-// [acpv2.Router], which gives each connection the version it asks for.
-//
-// Experimental: ACP v2 is a draft, and this follows it: it may change
-// incompatibly, or be removed, in any release.
-func (a *Agent) RegisterV2(m *acp.Methods) {
-	acpv2.Initialize.Handle(m, a.initializeV2)
-	acpv2.SessionNew.Handle(m, a.newSessionV2)
-	acpv2.SessionResume.Handle(m, a.resumeV2)
-	acpv2.SessionList.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
-		res, err := a.list(ctx, conn, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
+// cancel.
+func (e *editor) methodsV2() acp.Methods {
+	a := e.a
+	var m acp.Methods
+	handle(e, &m, acpv2.Initialize, e.initializeV2)
+	handle(e, &m, acpv2.SessionNew, e.newSessionV2)
+	handle(e, &m, acpv2.SessionResume, e.resumeV2)
+	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
+		res, err := a.list(ctx, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
 		out := acpv2.ListSessionsResult{Sessions: []acpv2.SessionInfo{}, NextCursor: res.NextCursor}
 		for _, s := range res.Sessions {
 			out.Sessions = append(out.Sessions, acpv2.SessionInfo{
@@ -43,44 +39,48 @@ func (a *Agent) RegisterV2(m *acp.Methods) {
 		}
 		return out, err
 	})
-	acpv2.SessionDelete.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.DeleteSessionParams) (acpv2.DeleteSessionResult, error) {
-		_, err := a.delete(ctx, conn, acp.DeleteSessionParams{SessionID: p.SessionID})
+	handle(e, &m, acpv2.SessionDelete, func(ctx context.Context, p acpv2.DeleteSessionParams) (acpv2.DeleteSessionResult, error) {
+		_, err := a.delete(ctx, acp.DeleteSessionParams{SessionID: p.SessionID})
 		return acpv2.DeleteSessionResult{}, err
 	})
-	acpv2.SessionClose.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.CloseSessionParams) (acpv2.CloseSessionResult, error) {
-		_, err := a.close(ctx, conn, acp.CloseSessionParams{SessionID: p.SessionID})
+	handle(e, &m, acpv2.SessionClose, func(ctx context.Context, p acpv2.CloseSessionParams) (acpv2.CloseSessionResult, error) {
+		_, err := a.close(ctx, acp.CloseSessionParams{SessionID: p.SessionID})
 		return acpv2.CloseSessionResult{}, err
 	})
-	acpv2.SessionSetConfigOption.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.SetSessionConfigOptionParams) (acpv2.SetSessionConfigOptionResult, error) {
+	handle(e, &m, acpv2.SessionSetConfigOption, func(ctx context.Context, p acpv2.SetSessionConfigOptionParams) (acpv2.SetSessionConfigOptionResult, error) {
 		s, err := a.session(p.SessionID)
 		if err != nil {
 			return acpv2.SetSessionConfigOptionResult{}, err
 		}
-		v, err := s.set(ctx, conn, p.ConfigID, p.Value)
+		v, err := s.set(ctx, e, p.ConfigID, p.Value)
 		return acpv2.SetSessionConfigOptionResult{ConfigOptions: configOptionsV2(v.options)}, err
 	})
-	acpv2.SessionPrompt.Handle(m, a.promptV2)
-	acpv2.SessionCancel.Handle(m, func(ctx context.Context, conn *acp.Conn, p acpv2.CancelParams) {
+	handle(e, &m, acpv2.SessionPrompt, e.promptV2)
+	handleNotification(e, &m, acpv2.SessionCancel, func(ctx context.Context, p acpv2.CancelParams) {
 		if s, err := a.session(p.SessionID); err == nil {
 			s.cancel()
 		}
 	})
+	return m
 }
 
-func (a *Agent) initializeV2(ctx context.Context, conn *acp.Conn, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
-	a.markV2(conn)
+func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
 	// v2 clients take notices without declaring it; the rest of v1's
 	// client capabilities have no v2 counterpart the bridge uses.
-	res, err := a.initialize(ctx, conn, acp.InitializeParams{
-		ProtocolVersion:    1,
-		ClientCapabilities: acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}},
-	})
-	if err != nil {
-		return acpv2.InitializeResult{}, err
-	}
+	e.declare(acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}, true)
+	a := e.a
+	res := a.initialized(1)
+	acc := a.info.Accepts
 	sc := &acpv2.SessionCapabilities{
-		Prompt:                &acpv2.PromptCapabilities{Image: &acpv2.PromptImageCapabilities{}, EmbeddedContext: &acpv2.PromptEmbeddedContextCapabilities{}},
-		MCP:                   &acpv2.MCPCapabilities{Stdio: &acpv2.MCPStdioCapabilities{}, HTTP: &acpv2.MCPHTTPCapabilities{}},
+		Prompt: &acpv2.PromptCapabilities{
+			Image:           given[acpv2.PromptImageCapabilities](acc.Image),
+			Audio:           given[acpv2.PromptAudioCapabilities](acc.Audio),
+			EmbeddedContext: given[acpv2.PromptEmbeddedContextCapabilities](acc.EmbeddedContext),
+		},
+		MCP: &acpv2.MCPCapabilities{
+			Stdio: given[acpv2.MCPStdioCapabilities](acc.MCPStdio),
+			HTTP:  given[acpv2.MCPHTTPCapabilities](acc.MCPHTTP),
+		},
 		AdditionalDirectories: &acpv2.SessionAdditionalDirectoriesCapabilities{},
 	}
 	if a.canLoad() {
@@ -94,12 +94,12 @@ func (a *Agent) initializeV2(ctx context.Context, conn *acp.Conn, p acpv2.Initia
 	}, nil
 }
 
-func (a *Agent) newSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
-	o, err := openingV2(a.cfg.NewSessionID(), p.Cwd, p.AdditionalDirectories, p.MCPServers)
+func (e *editor) newSessionV2(ctx context.Context, p acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
+	o, err := openingV2(e.a.cfg.NewSessionID(), p.Cwd, p.AdditionalDirectories, p.MCPServers)
 	if err != nil {
 		return acpv2.NewSessionResult{}, err
 	}
-	s, err := a.open(conn, o)
+	s, err := e.a.open(e, o)
 	if err != nil {
 		return acpv2.NewSessionResult{}, err
 	}
@@ -111,7 +111,8 @@ func (a *Agent) newSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.NewSes
 // resumeV2 is session/resume: with replayFrom, v1's session/load, which
 // shows the stored conversation first; without, v1's session/resume. As
 // the SDK's agents do, it reports the session's state before it answers.
-func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
+func (e *editor) resumeV2(ctx context.Context, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
+	a := e.a
 	o, err := openingV2(p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
 	if err != nil {
 		return acpv2.ResumeSessionResult{}, err
@@ -119,9 +120,9 @@ func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSess
 	var res acp.LoadSessionResult
 	switch p.ReplayFrom.(type) {
 	case nil:
-		res, err = a.resume(conn, o)
+		res, err = a.resume(e, o)
 	case acpv2.ReplayFromStart:
-		res, err = a.load(conn, o)
+		res, err = a.load(e, o)
 	default:
 		return acpv2.ResumeSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "replayFrom: only start is supported")
 	}
@@ -132,8 +133,16 @@ func (a *Agent) resumeV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSess
 	if err != nil {
 		return acpv2.ResumeSessionResult{}, err
 	}
-	s.reportState(conn)
+	s.reportState(e)
 	return acpv2.ResumeSessionResult{ConfigOptions: configOptionsV2(res.ConfigOptions)}, nil
+}
+
+// given returns a v2 capability, {} for true and absent for false.
+func given[T any](b bool) *T {
+	if !b {
+		return nil
+	}
+	return new(T)
 }
 
 // openingV2 is what a session is opened with, from v2's params, checked
@@ -159,12 +168,16 @@ func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (openin
 // promptV2 is v2's session/prompt: it answers once the prompt's turn has
 // started, with the id of its user message, and the turn reports itself
 // in updates.
-func (a *Agent) promptV2(ctx context.Context, conn *acp.Conn, p acpv2.PromptParams) (acpv2.PromptResult, error) {
-	s, err := a.session(p.SessionID)
+func (e *editor) promptV2(ctx context.Context, p acpv2.PromptParams) (acpv2.PromptResult, error) {
+	s, err := e.a.session(p.SessionID)
 	if err != nil {
 		return acpv2.PromptResult{}, err
 	}
-	req := &promptReq{conn: conn, blocks: contentBlocksV1(p.Prompt), reply: make(chan promptReply, 1), v2: &v2Prompt{ack: make(chan string, 1)}}
+	blocks := contentBlocksV1(p.Prompt)
+	if err := e.a.checkPrompt(blocks); err != nil {
+		return acpv2.PromptResult{}, err
+	}
+	req := &promptReq{ed: e, blocks: blocks, reply: make(chan promptReply, 1), v2: &v2Prompt{ack: make(chan string, 1)}}
 	if !s.post(prompt{req}) {
 		return acpv2.PromptResult{}, s.closedError()
 	}
@@ -214,7 +227,7 @@ func (s *session) inserted(req *promptReq) {
 	}
 	m := s.render().userMessage(req.blocks)
 	req.v2.messageID = m.MessageID
-	s.notifyV2(req.conn, m, acpv2.SessionStateUpdate{State: acpv2.RunningStateUpdate{}})
+	s.notifyV2(req.ed, m, acpv2.SessionStateUpdate{State: acpv2.RunningStateUpdate{}})
 	req.v2.ack <- m.MessageID
 }
 
@@ -237,7 +250,7 @@ func (s *session) endV2(req *promptReq, res acp.PromptResult, err error) bool {
 		idle.StopReason, idle.Error = acpv2.StopReasonError, e
 	}
 	s.render().endMessages()
-	s.notifyV2(req.conn, acpv2.SessionStateUpdate{State: idle})
+	s.notifyV2(req.ed, acpv2.SessionStateUpdate{State: idle})
 	return true
 }
 
@@ -255,34 +268,34 @@ func nonce(id string) string {
 	return id[:min(8, len(id))]
 }
 
-// notify sends updates to the editor at conn in its version of ACP.
-func (s *session) notify(conn *acp.Conn, updates []acp.Update) {
-	if !s.a.isV2(conn) {
-		s.a.notify(conn, s.id, updates)
+// notify sends updates to ed in its version of ACP.
+func (s *session) notify(ed *editor, updates []acp.Update) {
+	if !ed.isV2() {
+		s.a.notify(ed, s.id, updates)
 		return
 	}
 	var out []acpv2.Update
 	for _, u := range updates {
 		out = s.render().render(out, u)
 	}
-	s.notifyV2(conn, out...)
+	s.notifyV2(ed, out...)
 }
 
 // notifyV2 sends v2 updates, logging what could not be sent.
-func (s *session) notifyV2(conn *acp.Conn, updates ...acpv2.Update) {
+func (s *session) notifyV2(ed *editor, updates ...acpv2.Update) {
 	for _, u := range updates {
-		if err := acpv2.SessionUpdate.Notify(context.Background(), conn, acpv2.SessionNotification{SessionID: s.id, Update: u}); err != nil {
+		if err := acpv2.SessionUpdate.Notify(context.Background(), ed.connection(), acpv2.SessionNotification{SessionID: s.id, Update: u}); err != nil {
 			notSent(s.log, "session update not sent", err)
 			return
 		}
 	}
 }
 
-// requestPermission puts question q to the editor at conn, in its
-// version: in v2, with a title of its own and the tool call as the
-// subject.
-func (s *session) requestPermission(ctx context.Context, conn *acp.Conn, q Question) (acp.PermissionOutcome, error) {
-	if !s.a.isV2(conn) {
+// requestPermission puts question q to ed, in its version: in v2, with
+// a title of its own and the tool call as the subject.
+func (s *session) requestPermission(ctx context.Context, ed *editor, q Question) (acp.PermissionOutcome, error) {
+	conn := ed.connection()
+	if !ed.isV2() {
 		res, err := acp.SessionRequestPermission.Call(ctx, conn, acp.RequestPermissionParams{SessionID: s.id, ToolCall: q.ToolCall, Options: q.Options})
 		return res.Outcome, err
 	}
@@ -297,21 +310,21 @@ func (s *session) requestPermission(ctx context.Context, conn *acp.Conn, q Quest
 	return acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: o.OptionID}, nil
 }
 
-// stateReport asks the session's goroutine to tell the v2 editor at
-// conn whether a turn runs. Sent by the goroutine that ends turns, the
+// stateReport asks the session's goroutine to tell the v2 editor ed
+// whether a turn runs. Sent by the goroutine that ends turns, the
 // report cannot follow the idle update of a turn it saw running.
 type stateReport struct {
-	conn *acp.Conn
+	ed   *editor
 	done chan struct{} // closed once the report is queued
 }
 
 func (stateReport) isEvent() {}
 
-// reportState sends the editor at conn the session's state, idle or
-// running, and returns once it is queued.
-func (s *session) reportState(conn *acp.Conn) {
+// reportState sends ed the session's state, idle or running, and returns
+// once it is queued.
+func (s *session) reportState(ed *editor) {
 	done := make(chan struct{})
-	if s.post(stateReport{conn, done}) {
+	if s.post(stateReport{ed, done}) {
 		await(s, done)
 	}
 }
@@ -323,7 +336,7 @@ func (r stateReport) send(s *session, st state) {
 	if inTurn(st) {
 		update = acpv2.RunningStateUpdate{}
 	}
-	s.notifyV2(r.conn, acpv2.SessionStateUpdate{State: update})
+	s.notifyV2(r.ed, acpv2.SessionStateUpdate{State: update})
 }
 
 // inTurn reports whether st is a state with a turn under way.
@@ -335,34 +348,4 @@ func inTurn(st state) bool {
 		return st.t != nil
 	}
 	return false
-}
-
-// v2Conns are the connections of an Agent initialized for ACP v2, each
-// forgotten once the Conn is garbage.
-type v2Conns map[weak.Pointer[acp.Conn]]struct{}
-
-// markV2 records that conn speaks ACP v2.
-func (a *Agent) markV2(conn *acp.Conn) {
-	key := weak.Make(conn)
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if a.v2 == nil {
-		a.v2 = v2Conns{}
-	}
-	if _, ok := a.v2[key]; !ok {
-		a.v2[key] = struct{}{}
-		runtime.AddCleanup(conn, func(key weak.Pointer[acp.Conn]) {
-			a.mu.Lock()
-			defer a.mu.Unlock()
-			delete(a.v2, key)
-		}, key)
-	}
-}
-
-// isV2 reports whether conn speaks ACP v2.
-func (a *Agent) isV2(conn *acp.Conn) bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	_, ok := a.v2[weak.Make(conn)]
-	return ok
 }

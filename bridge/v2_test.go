@@ -17,9 +17,9 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// These tests serve ACP v2 as a program does: an acpv2.Router over the
-// Agent's v1 (Register) and v2 (RegisterV2) methods, with scripted CLIs
-// (see harness_test.go) in a synctest bubble.
+// These tests serve ACP v2 as a program does: the Agent's handler for
+// each connection, speaking v1 or v2 as the editor asks, with scripted
+// CLIs (see harness_test.go) in a synctest bubble.
 
 // The ids of the first session's messages: the harness's session id
 // makes the nonce.
@@ -42,14 +42,11 @@ func newEnvV2(t *testing.T, cfg bridge.Config) *env {
 // updates in e.updates, a v2 one in e.updatesV2, and each v2 update's
 // label (see labelV2) in e.notes.
 func (e *env) dial(v int) *acp.Conn {
-	var v1, v2 acp.Methods
-	e.a.Register(&v1)
-	e.a.RegisterV2(&v2)
 	editor := e.editorV1()
 	if v == 2 {
 		editor = e.editorV2()
 	}
-	client, _, closePair := acptest.NewPair(bg, editor, acpv2.NewRouter(v1, v2), nil)
+	client, _, closePair := acptest.NewPair(bg, editor, e.a.Handler(bridge.Editor{}), nil)
 	prev := e.closed
 	e.closed = func() error {
 		err := closePair()

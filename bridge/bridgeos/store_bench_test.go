@@ -135,10 +135,9 @@ func newEditor(tb testing.TB, store bridge.Store) *editor {
 		tb.Fatal(err)
 	}
 	e := &editor{}
-	var agent, client acp.Methods
-	a.Register(&agent)
+	var client acp.Methods
 	client.Notifications = map[string]acp.NotificationFunc{acp.SessionUpdate.Name: func(context.Context, *acp.Conn, json.RawMessage) { e.updates.Add(1) }}
-	c, _, closePair := acptest.NewPair(context.Background(), client, agent, nil)
+	c, _, closePair := acptest.NewPair(context.Background(), client, a.Handler(bridge.Editor{Versions: bridge.V1}), nil)
 	e.client = c
 	e.close = func() {
 		a.Close()

@@ -52,8 +52,6 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
-	"github.com/acpkit/acpkit/acp/acphttp"
-	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/bridge/bridgeos"
 	"golang.org/x/sync/errgroup"
@@ -88,7 +86,7 @@ func main() {
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 
-	handler, ok := handlers[*protocol]
+	speaks, ok := map[string]bridge.Versions{"v1": bridge.V1, "v2": bridge.V2, "auto": bridge.V1 | bridge.V2}[*protocol]
 	if !ok {
 		log.Error("claude-acp: -protocol must be auto, v1 or v2", "protocol", *protocol)
 		os.Exit(2)
@@ -118,32 +116,10 @@ func main() {
 		log.Error("claude-acp", "error", err)
 		os.Exit(1)
 	}
-	h := handler(agent)
 	if *listen != "" {
-		os.Exit(serveRemote(agent, func(*acphttp.Connection) acp.Handler { return h }, *listen, *tokenFile, log))
+		os.Exit(serveRemote(agent, speaks, *listen, *tokenFile, log))
 	}
-	os.Exit(serve(agent, h, log))
-}
-
-// handlers make what serves a connection in the versions -protocol names.
-var handlers = map[string]func(*bridge.Agent) acp.Handler{
-	"v1": func(a *bridge.Agent) acp.Handler { return v1Methods(a) },
-	"v2": func(a *bridge.Agent) acp.Handler { return acpv2.NewRouter(nil, v2Methods(a)) },
-	"auto": func(a *bridge.Agent) acp.Handler {
-		return acpv2.NewRouter(v1Methods(a), v2Methods(a))
-	},
-}
-
-func v1Methods(a *bridge.Agent) acp.Methods {
-	var m acp.Methods
-	a.Register(&m)
-	return m
-}
-
-func v2Methods(a *bridge.Agent) acp.Methods {
-	var m acp.Methods
-	a.RegisterV2(&m)
-	return m
+	os.Exit(serve(agent, agent.Handler(bridge.Editor{Versions: speaks}), log))
 }
 
 // serve answers the editor on stdin and stdout until it closes stdin or a
