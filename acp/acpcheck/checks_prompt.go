@@ -393,4 +393,3 @@ func checkCancelPermission(ctx context.Context, k *checker) verdict {
 		return failf("no answer to the prompt after session/cancel and the permission answered cancelled, before the check's time ran out")
 	}
 }
-

@@ -88,7 +88,7 @@ func upgradeHeader() http.Header {
 		"Connection":            {"Upgrade"},
 		"Upgrade":               {"websocket"},
 		"Sec-Websocket-Version": {"13"},
-		"Sec-Websocket-Key":     {"YWNwY2hlY2stYWNwY2hlY2s="},
+		"Sec-Websocket-Key":     {"YWNwY2hlY2stMDEyMzQ1Ng=="},
 	}
 }
 
