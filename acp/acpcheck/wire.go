@@ -183,11 +183,10 @@ type lockedWriter struct {
 func (w *lockedWriter) Write(p []byte) (int, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	n, err := w.w.Write(p)
-	if err == nil {
-		w.log.add(fromClient, bytes.Clone(bytes.TrimSuffix(p, []byte("\n"))), false)
-	}
-	return n, err
+	// Logged before it is written: the agent's answer to it may be read,
+	// and logged, before Write returns.
+	w.log.add(fromClient, bytes.Clone(bytes.TrimSuffix(p, []byte("\n"))), false)
+	return w.w.Write(p)
 }
 
 // tracer writes every connection's messages to the Trace writer, one JSON
