@@ -80,22 +80,23 @@ type agent struct {
 }
 
 // agents are acpkit's agents: echo-agent, and claude-acp with each of the
-// fake CLIs, each replaying a transcript for every session (slowed down,
-// so that a turn lasts long enough to be cancelled): a one-turn run for
-// Codex and Gemini CLI, which start a process per turn, and two turns for
-// Claude Code, whose process a session on a second connection may
-// resume.
+// fake CLIs, each replaying a transcript for every session, slowed down
+// so that a turn goes on long enough after its first update to be
+// cancelled: a one-turn run for Codex (a command, then the answer) and
+// Gemini CLI (an answer in a dozen parts), which start a process per
+// turn, and two turns for Claude Code, whose process a session on a
+// second connection may resume.
 func agents() []agent {
 	claudeEnv := func(home string) []string {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "examples", "claude-acp", "testdata", "two-turns.ndjson"))
 		return []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "FAKECLAUDE_TRANSCRIPT=" + transcript, "FAKECLAUDE_DELAY=50ms"}
 	}
 	codexEnv := func(home string) []string {
-		transcript, _ := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "plain-text.jsonl"))
-		return []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "FAKECODEX_TRANSCRIPT=" + transcript, "FAKECODEX_DELAY=50ms"}
+		transcript, _ := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl"))
+		return []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "FAKECODEX_TRANSCRIPT=" + transcript, "FAKECODEX_DELAY=100ms"}
 	}
 	geminiEnv := func(home string) []string {
-		transcript, _ := filepath.Abs(filepath.Join("..", "..", "gemini", "testdata", "plain-text.jsonl"))
+		transcript, _ := filepath.Abs(filepath.Join("..", "..", "gemini", "testdata", "multi-part.jsonl"))
 		return []string{"HOME=" + home, "FAKEGEMINI_TRANSCRIPT=" + transcript, "FAKEGEMINI_DELAY=50ms"}
 	}
 	// fakecodex and fakegemini keep no store of sessions, as the real

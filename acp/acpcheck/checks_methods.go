@@ -463,7 +463,7 @@ func checkUpdatesHeld(_ context.Context, k *checker) verdict {
 			case e.isUpdate():
 				n++
 				if !held[e.session] {
-					return failf("connection %d: a session/update for session %q, which the connection does not hold: %s", p.n, e.session, quote(e.line))
+					return failf("connection %d: a %s update for session %q, which the connection does not hold%s", p.n, e.updateKind(), e.session, heldLater(events[i+1:], e.session))
 				}
 			}
 		}
@@ -472,6 +472,17 @@ func checkUpdatesHeld(_ context.Context, k *checker) verdict {
 		return skipf("the agent sent no session/update")
 	}
 	return passf("%d updates", n)
+}
+
+// heldLater says, for a reason, whether a response among events gives the
+// session id: the update came before the client learnt of the session.
+func heldLater(events []event, sid string) string {
+	for _, e := range events {
+		if e.from == fromAgent && e.msg.Kind == acp.KindResponse && gjson.GetBytes(e.msg.Result, "sessionId").String() == sid {
+			return " yet: it came before the response that gives the session's id"
+		}
+	}
+	return ""
 }
 
 func checkUpdateSchema(_ context.Context, k *checker) verdict {
