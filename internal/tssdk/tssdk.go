@@ -6,10 +6,12 @@
 package tssdk
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -36,7 +38,7 @@ func Dir(t testing.TB) string {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Skip("node is not installed")
 	}
-	once.Do(func() { prefix, err = install() })
+	once.Do(func() { prefix, err = install(sdkDir(), packages) })
 	if err != nil {
 		t.Fatalf("installing the TypeScript SDK: %v", err)
 	}
@@ -75,20 +77,28 @@ func Command(t testing.TB, script string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// install installs the packages unless they are, and returns the prefix.
-// Test binaries of several packages may install at once: each installs
-// into a directory of its own and renames it into place, and the first
-// rename wins.
-func install() (string, error) {
-	dir := os.Getenv("ACPKIT_TS_SDK_DIR")
-	if dir == "" {
-		cache, err := os.UserCacheDir()
-		if err != nil {
-			return "", err
-		}
-		dir = filepath.Join(cache, "acpkit", "ts-sdk-"+Version)
+// sdkDir is where the SDK goes: $ACPKIT_TS_SDK_DIR when set, else the
+// user's cache directory ("" when there is none).
+func sdkDir() string {
+	if dir := os.Getenv("ACPKIT_TS_SDK_DIR"); dir != "" {
+		return dir
 	}
-	if installed(dir) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(cache, "acpkit", "ts-sdk-"+Version)
+}
+
+// install installs pkgs into dir unless they are, and returns dir. Test
+// binaries of several packages may install at once: each installs into a
+// directory of its own and renames it into place, and the first rename
+// wins.
+func install(dir string, pkgs []string) (string, error) {
+	if dir == "" {
+		return "", errors.New("no user cache directory to install into")
+	}
+	if installed(dir, pkgs) {
 		return dir, nil
 	}
 	if err := os.MkdirAll(filepath.Dir(dir), 0o755); err != nil {
@@ -99,11 +109,11 @@ func install() (string, error) {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
-	cmd := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, packages...)...)
+	cmd := exec.Command("npm", append([]string{"install", "--no-audit", "--no-fund", "--no-save", "--prefix", tmp}, pkgs...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("npm install: %v\n%s", err, out)
 	}
-	if err := os.Rename(tmp, dir); err != nil && !installed(dir) {
+	if err := os.Rename(tmp, dir); err != nil && !installed(dir, pkgs) {
 		// dir exists but is not an installation: an older layout.
 		if err := os.RemoveAll(dir); err != nil {
 			return "", err
@@ -112,18 +122,72 @@ func install() (string, error) {
 			return "", err
 		}
 	}
-	if !installed(dir) {
-		return "", fmt.Errorf("npm installed no SDK %s into %s", Version, dir)
+	if !installed(dir, pkgs) {
+		return "", fmt.Errorf("npm installed no %v into %s", pkgs, dir)
 	}
 	return dir, nil
 }
 
-// installed reports whether dir holds every package.
-func installed(dir string) bool {
-	for _, p := range []string{"@agentclientprotocol/sdk", "zod", "ws"} {
-		if _, err := os.Stat(filepath.Join(dir, "node_modules", p, "package.json")); err != nil {
+// installed reports whether dir holds every package of pkgs (each
+// name@version).
+func installed(dir string, pkgs []string) bool {
+	for _, p := range pkgs {
+		name := p
+		if i := strings.LastIndex(p, "@"); i > 0 {
+			name = p[:i]
+		}
+		if _, err := os.Stat(filepath.Join(dir, "node_modules", name, "package.json")); err != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// Packages are npm packages a test installs together, such as an agent
+// and what runs it: into acpkit/Name under the user's cache directory,
+// once per test binary.
+type Packages struct {
+	// Name names their directory; it should change with List.
+	Name string
+	// List holds each package as name@version.
+	List []string
+
+	once sync.Once
+	dir  string
+	err  error
+}
+
+// Dir returns the npm prefix holding the packages, installing them the
+// first time. It skips the test, saying why, when node or npm is missing
+// or the install fails, unless ACPKIT_REQUIRE_INTEROP=1, which fails it
+// instead.
+func (p *Packages) Dir(t testing.TB) string {
+	t.Helper()
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			Unavailable(t, "%s is not installed", tool)
+		}
+	}
+	p.once.Do(func() {
+		cache, err := os.UserCacheDir()
+		if err != nil {
+			p.err = err
+			return
+		}
+		p.dir, p.err = install(filepath.Join(cache, "acpkit", p.Name), p.List)
+	})
+	if p.err != nil {
+		Unavailable(t, "installing %v: %v", p.List, p.err)
+	}
+	return p.dir
+}
+
+// Unavailable skips the test because a real peer it needs cannot be had,
+// or fails it when ACPKIT_REQUIRE_INTEROP=1.
+func Unavailable(t testing.TB, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("ACPKIT_REQUIRE_INTEROP") == "1" {
+		t.Fatalf("ACPKIT_REQUIRE_INTEROP=1: "+format, args...)
+	}
+	t.Skipf(format, args...)
 }
