@@ -131,10 +131,11 @@ func text(s string) []any {
 	return []any{map[string]any{"type": "text", "text": s}}
 }
 
-// The prompts the suite sends. None depends on what the model answers.
+// The prompts the suite sends by default ([Options].Prompt and
+// LongPrompt). None depends on what the model answers.
 const (
-	helloPrompt = "Reply with one short sentence."
-	longPrompt  = "Count from 1 to 500, one number per line, with a short remark on each."
+	DefaultPrompt     = "Reply with one short sentence."
+	DefaultLongPrompt = "Count from 1 to 500, one number per line, with a short remark on each."
 )
 
 // prompt sends a prompt in session and returns its result.

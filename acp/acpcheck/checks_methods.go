@@ -80,7 +80,7 @@ func recordedTurn(ctx context.Context, k *checker) (sid, agentText string, init 
 		f := failf("%v", err)
 		return "", "", init, &f
 	}
-	r, err := prompt(ctx, p, sid, text(helloPrompt))
+	r, err := prompt(ctx, p, sid, text(p.prompt))
 	if err := validTurn(r, err); err != nil {
 		f := failf("the turn to replay: %v", err)
 		return "", "", init, &f
@@ -119,8 +119,8 @@ func checkLoad(ctx context.Context, k *checker) verdict {
 	// which a replay leaves out; a replay must not leave out the answer.
 	said, agent = strings.Join(strings.Fields(said), " "), strings.Join(strings.Fields(agent), " ")
 	switch {
-	case !strings.Contains(user, helloPrompt):
-		return failf("before its response, session/load replayed the user's text %q, not the prompt %q", user, helloPrompt)
+	case !strings.Contains(user, p.prompt):
+		return failf("before its response, session/load replayed the user's text %q, not the prompt %q", user, p.prompt)
 	case said != "" && (agent == "" || !strings.Contains(said, agent) && !strings.Contains(agent, said)):
 		return failf("before its response, session/load replayed the agent's text %q, not the turn's %q", agent, said)
 	}
@@ -143,7 +143,7 @@ func checkList(ctx context.Context, k *checker) verdict {
 		if err != nil {
 			return failf("%v", err)
 		}
-		r, err := prompt(ctx, k.p, sid, text(helloPrompt))
+		r, err := prompt(ctx, k.p, sid, text(k.p.prompt))
 		if err := validTurn(r, err); err != nil {
 			return failf("a turn in a session to list: %v", err)
 		}
@@ -237,7 +237,7 @@ func checkResume(ctx context.Context, k *checker) verdict {
 			return failf("session/resume replayed a %s before its response", u.updateKind())
 		}
 	}
-	r, err := prompt(ctx, p, sid, text(helloPrompt))
+	r, err := prompt(ctx, p, sid, text(p.prompt))
 	if err := validTurn(r, err); err != nil {
 		return failf("a prompt in the resumed session: %v", err)
 	}
@@ -312,7 +312,7 @@ func checkDelete(ctx context.Context, k *checker) verdict {
 	if err != nil {
 		return failf("%v", err)
 	}
-	r, err := prompt(ctx, k.p, sid, text(helloPrompt))
+	r, err := prompt(ctx, k.p, sid, text(k.p.prompt))
 	if err := validTurn(r, err); err != nil {
 		return failf("a turn in the session to delete: %v", err)
 	}

@@ -133,7 +133,7 @@ func checkPromptBlocks(kind string, block func(cwd string) map[string]any) func(
 		if err != nil {
 			return failf("%v", err)
 		}
-		blocks := text(helloPrompt)
+		blocks := text(k.p.prompt)
 		if block != nil {
 			blocks = append(blocks, block(k.cwd()))
 		}
@@ -158,7 +158,7 @@ func checkContent(c contentKind, advertised bool) func(context.Context, *checker
 		if err != nil {
 			return failf("%v", err)
 		}
-		r, err := prompt(ctx, k.p, sid, append(text(helloPrompt), c.block(k.cwd())))
+		r, err := prompt(ctx, k.p, sid, append(text(k.p.prompt), c.block(k.cwd())))
 		if advertised {
 			if err := validTurn(r, err); err != nil {
 				return failf("the agent advertises %s prompts, but a prompt holding %s: %v", c.name, c.name, err)
@@ -314,7 +314,7 @@ func runningTurn(ctx context.Context, p *peer, cwd string) (string, <-chan promp
 		return "", nil, &v
 	}
 	since := len(p.log.snapshot())
-	done := startPrompt(ctx, p, sid, text(longPrompt))
+	done := startPrompt(ctx, p, sid, text(p.longPrompt))
 	started := make(chan error, 1)
 	sctx, stop := context.WithCancel(ctx)
 	defer stop()

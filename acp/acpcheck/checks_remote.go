@@ -143,11 +143,11 @@ func checkIsolation(ctx context.Context, k *checker) verdict {
 	if err != nil {
 		return failf("%v", err)
 	}
-	raw, err := b.request(ctx, acp.SessionPrompt.Name, map[string]any{"sessionId": sid, "prompt": text(helloPrompt)})
+	raw, err := b.request(ctx, acp.SessionPrompt.Name, map[string]any{"sessionId": sid, "prompt": text(b.prompt)})
 	if _, ok := errorCode(err); !ok {
 		return failf("a second connection prompted the first's session: %s", describe(raw, err))
 	}
-	r, err := prompt(ctx, a, sid, text(helloPrompt))
+	r, err := prompt(ctx, a, sid, text(a.prompt))
 	if err := validTurn(r, err); err != nil {
 		return failf("a prompt on the session's own connection: %v", err)
 	}

@@ -180,7 +180,7 @@ func checkMCPServersRequired(ctx context.Context, k *checker) verdict {
 }
 
 func checkUnknownSession(ctx context.Context, k *checker) verdict {
-	raw, err := k.p.request(ctx, acp.SessionPrompt.Name, map[string]any{"sessionId": "acpcheck-no-such-session", "prompt": text(helloPrompt)})
+	raw, err := k.p.request(ctx, acp.SessionPrompt.Name, map[string]any{"sessionId": "acpcheck-no-such-session", "prompt": text(k.p.prompt)})
 	if _, ok := errorCode(err); !ok {
 		return failf("session/prompt for an unknown session: want an error, got %s", describe(raw, err))
 	}

@@ -85,7 +85,7 @@ func v2Turn(ctx context.Context, p *peer, cwd string) (sid, msgID string, us []*
 		return "", "", nil, fmt.Errorf("session/new: %w", err)
 	}
 	sid = r.SessionID
-	pr, err := call(ctx, p, acpv2.SessionPrompt, acpv2.PromptParams{SessionID: sid, Prompt: acpv2.ContentBlocks{acpv2.TextContent{Text: helloPrompt}}})
+	pr, err := call(ctx, p, acpv2.SessionPrompt, acpv2.PromptParams{SessionID: sid, Prompt: acpv2.ContentBlocks{acpv2.TextContent{Text: p.prompt}}})
 	if err != nil {
 		return sid, "", nil, fmt.Errorf("session/prompt: %w", err)
 	}
@@ -183,7 +183,7 @@ func checkV2Cancel(ctx context.Context, k *checker) verdict {
 	}
 	sid := r.SessionID
 	since := len(k.p.log.snapshot())
-	if _, err := call(ctx, k.p, acpv2.SessionPrompt, acpv2.PromptParams{SessionID: sid, Prompt: acpv2.ContentBlocks{acpv2.TextContent{Text: longPrompt}}}); err != nil {
+	if _, err := call(ctx, k.p, acpv2.SessionPrompt, acpv2.PromptParams{SessionID: sid, Prompt: acpv2.ContentBlocks{acpv2.TextContent{Text: k.p.longPrompt}}}); err != nil {
 		return failf("session/prompt: %v", err)
 	}
 	if err := turnStarted(ctx, k.p, sid, since); err != nil {

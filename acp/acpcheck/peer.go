@@ -32,6 +32,8 @@ type peer struct {
 	remote bool
 	stop   func() error // ends the connection and the process behind it
 
+	prompt, longPrompt string // Options.Prompt and LongPrompt
+
 	ids atomic.Int64 // numbers the messages logged over a remote transport
 
 	closeOnce sync.Once
@@ -41,7 +43,7 @@ type peer struct {
 // open opens a new connection to the target.
 func (s *suite) open(ctx context.Context) (*peer, error) {
 	n := int(s.conns.Add(1))
-	p := &peer{n: n, log: newWireLog(n, s.trace)}
+	p := &peer{n: n, log: newWireLog(n, s.trace), prompt: s.opts.Prompt, longPrompt: s.opts.LongPrompt}
 	p.ed = newEditor(p)
 	spec := s.target
 	if spec.remote == nil {

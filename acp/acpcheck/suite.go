@@ -49,6 +49,14 @@ type Options struct {
 	// "raw" holding a line that is not JSON as a string. Writes are
 	// serialised.
 	Trace io.Writer
+	// Prompt is the text of the prompts whose turns the suite lets end;
+	// empty means [DefaultPrompt].
+	Prompt string
+	// LongPrompt is the text of the prompts whose turns the suite
+	// cancels once they show themselves running, which should make the
+	// agent work a while: a check is skipped when the turn ends before
+	// its cancellation is sent. Empty means [DefaultLongPrompt].
+	LongPrompt string
 	// Progress, if set, is called as each check ends, one call at a time,
 	// with done checks out of total.
 	Progress func(r Result, done, total int)
@@ -92,6 +100,12 @@ func newSuite(ctx context.Context, target Target, opts *Options) (*suite, error)
 	}
 	if s.opts.Parallel <= 0 {
 		s.opts.Parallel = DefaultParallel
+	}
+	if s.opts.Prompt == "" {
+		s.opts.Prompt = DefaultPrompt
+	}
+	if s.opts.LongPrompt == "" {
+		s.opts.LongPrompt = DefaultLongPrompt
 	}
 	if !filepath.IsAbs(s.opts.Cwd) {
 		return nil, fmt.Errorf("acpcheck: Options.Cwd must be an absolute directory, not %q", s.opts.Cwd)

@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	timeout := flags.Duration("timeout", acpcheck.DefaultTimeout, "bound each check to this `duration`")
 	skip := flags.String("skip", "", "comma-separated `checks` or groups not to run")
 	list := flags.Bool("list", false, "list the checks and exit")
+	promptText := flags.String("prompt", acpcheck.DefaultPrompt, "the `text` of the prompts whose turns run to their end")
+	longPrompt := flags.String("long-prompt", acpcheck.DefaultLongPrompt, "the `text` of the prompts whose turns are cancelled: it should keep the agent busy")
 	flags.Usage = func() {
 		fmt.Fprintln(stderr, "usage: acpcheck [flags] -- COMMAND [ARG...]\n       acpcheck [flags] -url URL")
 		flags.PrintDefaults()
@@ -69,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 
-	opts := acpcheck.Options{Timeout: *timeout, Cwd: *dir}
+	opts := acpcheck.Options{Timeout: *timeout, Cwd: *dir, Prompt: *promptText, LongPrompt: *longPrompt}
 	if *skip != "" {
 		opts.Skip = strings.Split(*skip, ",")
 	}
