@@ -28,7 +28,7 @@ var methodChecks = []checkDef{
 	},
 	{
 		Check: Check{ID: "list.paging", Level: Must, Source: srcList,
-			Doc: "when the agent advertises sessionCapabilities.list, listing a cwd page by page through nextCursor gives each session once, every one in that cwd, the suite's among them"},
+			Doc: "when the agent advertises sessionCapabilities.list, listing a cwd (the parent of the suite's, where no other check makes sessions meanwhile) page by page through nextCursor gives each session once, every one in that cwd, the suite's among them"},
 		conn: connV1, run: checkList,
 	},
 	{
@@ -135,10 +135,13 @@ func checkList(ctx context.Context, k *checker) verdict {
 	if other == k.cwd() {
 		return skipf("the cwd %s has no parent to make a session in", k.cwd())
 	}
-	// Some agents list only sessions that hold a turn: each gets one.
+	// The listed sessions are in the parent of the suite's cwd, where no
+	// other check makes sessions meanwhile; some agents list only
+	// sessions that hold a turn, so each gets one.
+	listCwd, elsewhereCwd := other, k.cwd()
 	mine := map[string]bool{}
 	var elsewhere string
-	for i, cwd := range []string{k.cwd(), k.cwd(), other} {
+	for i, cwd := range []string{listCwd, listCwd, elsewhereCwd} {
 		sid, err := newSession(ctx, k.p, cwd)
 		if err != nil {
 			return failf("%v", err)
@@ -157,11 +160,7 @@ func checkList(ctx context.Context, k *checker) verdict {
 	cursor := ""
 	pages := 0
 	for {
-		params := map[string]any{"cwd": k.cwd()}
-		if cursor != "" {
-			params["cursor"] = cursor
-		}
-		r, err := call(ctx, k.p, acp.SessionList, acp.ListSessionsParams{Cwd: k.cwd(), Cursor: cursor})
+		r, err := call(ctx, k.p, acp.SessionList, acp.ListSessionsParams{Cwd: listCwd, Cursor: cursor})
 		if err != nil {
 			return failf("session/list (page %d): %v", pages+1, err)
 		}
@@ -171,8 +170,8 @@ func checkList(ctx context.Context, k *checker) verdict {
 				return failf("session/list gave session %s twice (page %d)", s.SessionID, pages)
 			}
 			seen[s.SessionID] = true
-			if s.Cwd != k.cwd() {
-				return failf("session/list for cwd %s gave session %s in %s", k.cwd(), s.SessionID, s.Cwd)
+			if s.Cwd != listCwd {
+				return failf("session/list for cwd %s gave session %s in %s", listCwd, s.SessionID, s.Cwd)
 			}
 		}
 		if r.NextCursor == "" {
@@ -192,9 +191,9 @@ func checkList(ctx context.Context, k *checker) verdict {
 	slices.Sort(missing)
 	switch {
 	case len(missing) > 0:
-		return failf("session/list for cwd %s lacks the suite's sessions %v there", k.cwd(), missing)
+		return failf("session/list for cwd %s lacks the suite's sessions %v there", listCwd, missing)
 	case seen[elsewhere]:
-		return failf("session/list for cwd %s gave session %s of %s", k.cwd(), elsewhere, other)
+		return failf("session/list for cwd %s gave session %s of %s", listCwd, elsewhere, elsewhereCwd)
 	}
 	return passf("%d sessions in %d pages", len(seen), pages)
 }

@@ -155,13 +155,14 @@ type refConn struct {
 	w    *defectWriter
 	mu   sync.Mutex
 	init bool
+	v2   bool // initialized in v2
 }
 
 func (c *refConn) HandleNotification(_ context.Context, _ *acp.Conn, method string, params json.RawMessage) {
 	a := c.a
 	switch method {
 	case acp.SessionCancel.Name:
-		if a.defect == "cancel-ignored" {
+		if a.defect == "cancel-ignored" || a.defect == "v2-cancel-ignored" {
 			return
 		}
 		a.mu.Lock()
@@ -207,6 +208,18 @@ func (c *refConn) handle(ctx context.Context, conn *acp.Conn, method string, par
 	if method != acp.Initialize.Name && !init && a.defect == "silent-before-initialize" {
 		<-ctx.Done()
 		return nil, ctx.Err()
+	}
+	c.mu.Lock()
+	v2 := c.v2
+	c.mu.Unlock()
+	if method == acp.Initialize.Name && p.Get("protocolVersion").Int() == 2 && a.defect != "v1-only" {
+		c.mu.Lock()
+		c.init, c.v2 = true, true
+		c.mu.Unlock()
+		return a.initializeV2()
+	}
+	if v2 {
+		return a.handleV2(conn, method, p)
 	}
 	switch method {
 	case acp.Initialize.Name:
@@ -497,9 +510,89 @@ func (a *refAgent) list(p gjson.Result) (any, error) {
 	return res, nil
 }
 
+// initializeV2 answers initialize for version 2.
+func (a *refAgent) initializeV2() (any, error) {
+	info := map[string]any{"name": "reference", "version": "1.0.0"}
+	if a.defect == "v2-no-info" {
+		info = map[string]any{"name": "reference"}
+	}
+	version := 2
+	if a.defect == "v2-version-3" {
+		version = 3
+	}
+	return map[string]any{"protocolVersion": version, "info": info, "capabilities": map[string]any{"session": map[string]any{}}}, nil
+}
+
+// handleV2 serves a v2 connection: sessions and prompts, whose turns run
+// on after their response.
+func (a *refAgent) handleV2(conn *acp.Conn, method string, p gjson.Result) (any, error) {
+	switch method {
+	case acp.SessionNew.Name:
+		// v2 makes mcpServers optional.
+		return a.newSession(gjson.Parse(`{"cwd":` + p.Get("cwd").Raw + `,"mcpServers":[]}`))
+	case acp.SessionPrompt.Name:
+		sid := p.Get("sessionId").String()
+		a.mu.Lock()
+		s := a.sessions[sid]
+		a.n++
+		n := a.n
+		a.mu.Unlock()
+		if s == nil {
+			return nil, acp.Errorf(acp.CodeResourceNotFound, "Resource not found: %s", sid)
+		}
+		userID, agentID := "u-"+strconv.Itoa(n), "a-"+strconv.Itoa(n)
+		turn, cancel := context.WithCancel(context.Background())
+		a.mu.Lock()
+		s.cancel = cancel
+		a.mu.Unlock()
+		long := strings.HasPrefix(p.Get("prompt.0.text").String(), "Count")
+		go a.turnV2(turn, cancel, conn, sid, userID, agentID, json.RawMessage(p.Get("prompt").Raw), long)
+		if a.defect == "v2-no-ack-id" {
+			return map[string]any{"messageId": "not-the-user-message"}, nil
+		}
+		return map[string]any{"messageId": userID}, nil
+	}
+	return nil, acp.ErrMethodNotFound
+}
+
+// turnV2 reports a v2 turn: the user message, running, the answer, idle.
+func (a *refAgent) turnV2(ctx context.Context, cancel context.CancelFunc, conn *acp.Conn, sid, userID, agentID string, prompt json.RawMessage, long bool) {
+	defer cancel()
+	send := func(u map[string]any) { update(context.Background(), conn, sid, u) }
+	send(map[string]any{"sessionUpdate": "user_message", "messageId": userID, "content": prompt})
+	if a.defect != "v2-no-running" {
+		send(map[string]any{"sessionUpdate": "state_update", "state": "running"})
+	}
+	chunk := func(text string) {
+		u := map[string]any{"sessionUpdate": "agent_message_chunk", "messageId": agentID, "content": map[string]any{"type": "text", "text": text}}
+		if a.defect == "v2-chunk-no-id" {
+			delete(u, "messageId")
+		}
+		send(u)
+	}
+	stop := "end_turn"
+	if long {
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for i := 1; i <= 50 && stop == "end_turn"; i++ {
+			select {
+			case <-ctx.Done():
+				stop = "cancelled"
+			case <-t.C:
+				chunk(strconv.Itoa(i) + " ")
+			case <-conn.Done():
+				return
+			}
+		}
+	} else {
+		chunk("Hello.")
+	}
+	send(map[string]any{"sessionUpdate": "state_update", "state": "idle", "stopReason": stop})
+}
+
 // TestReference runs the suite against the reference agent: every check
-// passes that applies over stdio in v1, so a check that fails below fails
-// for its defect. (Of each pair of capability checks, one is skipped: the
+// passes that applies over stdio, so a check that fails below fails for
+// its defect. (Of each pair of capability checks, one is skipped: the
 // reference advertises one side, a defect the other.)
 func TestReference(t *testing.T) {
 	t.Parallel()
@@ -511,7 +604,7 @@ func TestReference(t *testing.T) {
 		if res.Outcome == acpcheck.Fail {
 			t.Errorf("%s: %s", res.ID, res.Reason)
 		}
-		if res.Outcome == acpcheck.Skip && !strings.HasPrefix(res.ID, "remote.") && !strings.HasPrefix(res.ID, "v2.") && !strings.Contains(res.Reason, "advertise") {
+		if res.Outcome == acpcheck.Skip && !strings.HasPrefix(res.ID, "remote.") && !strings.Contains(res.Reason, "advertise") {
 			t.Errorf("%s skipped: %s", res.ID, res.Reason)
 		}
 	}
@@ -568,6 +661,12 @@ func TestDefects(t *testing.T) {
 		"foreign-update":            "session.updates-held",
 		"bad-update":                "schema.updates",
 		"terminal":                  "client.no-terminal",
+		"v2-version-3":              "v2.negotiate",
+		"v2-no-info":                "v2.info",
+		"v2-no-ack-id":              "v2.prompt-ack",
+		"v2-no-running":             "v2.turn-state",
+		"v2-chunk-no-id":            "v2.message-ids",
+		"v2-cancel-ignored":         "v2.cancel",
 	}
 	covered := map[string]bool{}
 	for defect, check := range defects {
@@ -592,7 +691,7 @@ func TestDefects(t *testing.T) {
 	t.Run("coverage", func(t *testing.T) {
 		var missing []string
 		for _, c := range acpcheck.Checks() {
-			if !covered[c.ID] && !strings.HasPrefix(c.ID, "remote.") && !strings.HasPrefix(c.ID, "v2.") {
+			if !covered[c.ID] && !strings.HasPrefix(c.ID, "remote.") {
 				missing = append(missing, c.ID)
 			}
 		}
