@@ -75,7 +75,11 @@ func (k *checker) httpDo(ctx context.Context, method string, header http.Header,
 	if err != nil {
 		return nil, err
 	}
-	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	// A 101's body is the upgraded connection, which no context ends:
+	// it is closed unread.
+	if resp.StatusCode != http.StatusSwitchingProtocols {
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
+	}
 	resp.Body.Close()
 	return resp, nil
 }
