@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,29 +11,14 @@ import (
 	"testing"
 
 	"github.com/acpkit/acpkit/acp/acpcheck"
+	"github.com/acpkit/acpkit/internal/fakebin"
 )
 
 // The programs TestMain builds: acpcheck, and the agents it checks.
 var acpcheckBin, echoAgent, minimalAgent string
 
 func TestMain(m *testing.M) {
-	os.Exit(runTests(m))
-}
-
-func runTests(m *testing.M) int {
-	dir, err := os.MkdirTemp("", "acpcheck-test")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	build := exec.Command("go", "build", "-o", dir+string(filepath.Separator), ".", "../echo-agent", "../minimal-agent")
-	if out, err := build.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "building: %v\n%s", err, out)
-		return 1
-	}
-	acpcheckBin, echoAgent, minimalAgent = filepath.Join(dir, "acpcheck"), filepath.Join(dir, "echo-agent"), filepath.Join(dir, "minimal-agent")
-	return m.Run()
+	fakebin.MainPrograms(m, map[string]*string{".": &acpcheckBin, "../echo-agent": &echoAgent, "../minimal-agent": &minimalAgent})
 }
 
 // runCheck runs acpcheck with args and returns its exit status, stdout
