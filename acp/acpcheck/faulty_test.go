@@ -703,3 +703,16 @@ func TestDefects(t *testing.T) {
 		}
 	})
 }
+
+// TestRun runs the suite as an agent's test does: one subtest per check,
+// none failing for the reference agent; and Progress counts every check.
+func TestRun(t *testing.T) {
+	t.Parallel()
+	var calls, total int
+	r := acpcheck.Run(t, newRefAgent("none").target(), &acpcheck.Options{
+		Progress: func(_ acpcheck.Result, done, n int) { calls, total = done, n },
+	})
+	if n := len(acpcheck.Checks()); len(r.Results) != n || calls != n || total != n {
+		t.Errorf("Run reported %d results and Progress counted %d of %d, want %d", len(r.Results), calls, total, n)
+	}
+}

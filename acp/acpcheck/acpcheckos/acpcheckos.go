@@ -1,9 +1,3 @@
-// Package acpcheckos gives package acpcheck what it leaves to its caller,
-// from the operating system: an agent started as a command for each
-// connection, a URL dialled with a real HTTP client, and the clock that
-// times the checks. Package acpcheck never imports this one.
-//
-//	acpcheck.Run(t, acpcheckos.Command("my-agent", "--flag"), nil)
 package acpcheckos
 
 import (
