@@ -23,7 +23,7 @@ var (
 var methodChecks = []checkDef{
 	{
 		Check: Check{ID: "load.replay", Level: Must, Source: srcLoad,
-			Doc: "when the agent advertises loadSession, session/load on a new connection replays the earlier turn (the user's prompt and the agent's text) before answering"},
+			Doc: "when the agent advertises loadSession, session/load on a new connection replays the earlier turn (the user's prompt and the agent's text) before answering (over Streamable HTTP, which carries the two on separate streams, at all)"},
 		conn: connNone, run: checkLoad,
 	},
 	{
@@ -112,6 +112,17 @@ func checkLoad(ctx context.Context, k *checker) verdict {
 	events := p.log.snapshot()
 	_, resp := requestEvent(events, acp.SessionLoad.Name, sid)
 	before := updates(events[:max(resp, 0)], sid)
+	order := "before its response, "
+	if p.split {
+		// The response and the replay come on two streams: wait for the
+		// replay, whenever it comes.
+		order = ""
+		p.log.waitFor(ctx, "the replay of the user's prompt", func(events []event) bool {
+			return strings.Contains(chunkText(updates(events, sid), "user_message_chunk"), p.prompt)
+		})
+		barrier(ctx, p)
+		before = updates(p.log.snapshot(), sid)
+	}
 	user := chunkText(before, "user_message_chunk")
 	agent := chunkText(before, "agent_message_chunk")
 	// The agent's text is compared loosely: a live turn may hold text
@@ -120,9 +131,9 @@ func checkLoad(ctx context.Context, k *checker) verdict {
 	said, agent = strings.Join(strings.Fields(said), " "), strings.Join(strings.Fields(agent), " ")
 	switch {
 	case !strings.Contains(user, p.prompt):
-		return failf("before its response, session/load replayed the user's text %q, not the prompt %q", user, p.prompt)
+		return failf("%ssession/load replayed the user's text %q, not the prompt %q", order, user, p.prompt)
 	case said != "" && (agent == "" || !strings.Contains(said, agent) && !strings.Contains(agent, said)):
-		return failf("before its response, session/load replayed the agent's text %q, not the turn's %q", agent, said)
+		return failf("%ssession/load replayed the agent's text %q, not the turn's %q", order, agent, said)
 	}
 	return passf("replayed %d updates", len(before))
 }
@@ -363,7 +374,7 @@ var (
 var passiveChecks = []checkDef{
 	{
 		Check: Check{ID: "prompt.no-late-updates", Level: Must, Source: srcLate,
-			Doc: "on every v1 connection, no message or tool call update of a turn comes after its session/prompt response, nor a replay after session/load's"},
+			Doc: "on every v1 connection, no message or tool call update of a turn comes after its session/prompt response, nor a replay after session/load's (but over Streamable HTTP, which carries session/load's response and the replay on two streams)"},
 		conn: connPassive, run: checkLateUpdates,
 	},
 	{
@@ -418,7 +429,7 @@ func checkLateUpdates(_ context.Context, k *checker) verdict {
 			e := &events[i]
 			switch {
 			case e.from == fromClient && e.msg.Kind == acp.KindRequest && e.session != "" &&
-				(e.msg.Method == acp.SessionPrompt.Name || e.msg.Method == acp.SessionLoad.Name || e.msg.Method == acp.SessionResume.Name):
+				(e.msg.Method == acp.SessionPrompt.Name || !p.split && (e.msg.Method == acp.SessionLoad.Name || e.msg.Method == acp.SessionResume.Name)):
 				open[e.session] = e.msg.Method
 				delete(done, e.session)
 				byID[string(e.msg.ID.Raw())] = e.session

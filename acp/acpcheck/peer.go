@@ -30,6 +30,11 @@ type peer struct {
 	ed     *editor
 	raw    *lockedWriter // the agent's stdin; nil over a remote transport
 	remote bool
+	// split is set over Streamable HTTP, which carries the responses to
+	// connection-level requests (session/new, session/load) on one stream
+	// and a session's updates on another: their order on arrival says
+	// nothing of the order they were sent in.
+	split bool
 	stop   func() error // ends the connection and the process behind it
 
 	prompt, longPrompt string // Options.Prompt and LongPrompt
@@ -69,6 +74,7 @@ func (s *suite) open(ctx context.Context) (*peer, error) {
 		hc.Jar, _ = cookiejar.New(nil) // never fails
 		dial := &acphttp.DialOptions{HTTPClient: &hc, Header: o.Header}
 		p.remote = true
+		p.split = o.Transport == StreamableHTTP
 		var err error
 		if o.Transport == StreamableHTTP {
 			p.conn, err = acphttp.DialStreamableHTTP(spec.url, p.ed, dial)
