@@ -368,6 +368,7 @@ var (
 	srcNoTerminal = Source{"protocol/v1/terminals#checking-support", "If terminal is false or not present, the Agent MUST NOT attempt to call any terminal methods."}
 	srcLate       = Source{"protocol/v1/prompt-turn#cancellation", "The Agent MAY send session/update notifications with content or tool call updates after receiving the session/cancel notification, but it MUST ensure that it does so before responding to the session/prompt request."}
 	srcHeld       = Source{"protocol/v1/session-setup#session-id; schema SessionNotification", "Clients use this ID to send prompt requests via session/prompt, cancel ongoing operations via session/cancel, load previous sessions via session/load. / sessionId: The ID of the session this update pertains to."}
+	srcAfterNew   = Source{"protocol/v1/slash-commands#advertising-commands; protocol/v1/session-setup#creating-a-session", "After creating a session, the Agent MAY send a list of available commands via the available_commands_update session notification. / The Agent MUST respond with a unique Session ID that identifies this conversation."}
 	srcSchema     = Source{"schema SessionNotification", "Handles session update notifications from the agent. (Every session/update must match the schema, read as leniently as it allows.)"}
 )
 
@@ -379,8 +380,13 @@ var passiveChecks = []checkDef{
 	},
 	{
 		Check: Check{ID: "session.updates-held", Level: Must, Source: srcHeld,
-			Doc: "every session/update names a session its connection created, loaded or resumed"},
+			Doc: "every session/update names a session its connection created (before or after the update: see session.updates-after-new), loaded or resumed"},
 		conn: connPassive, run: checkUpdatesHeld,
+	},
+	{
+		Check: Check{ID: "session.updates-after-new", Level: Should, Source: srcAfterNew,
+			Doc: "no session/update for a new session comes before the session/new response that gives its id (over stdio and WebSocket, which keep the order)"},
+		conn: connPassive, run: checkUpdatesAfterNew,
 	},
 	{
 		Check: Check{ID: "schema.updates", Level: Must, Source: srcSchema,
@@ -476,8 +482,8 @@ func checkUpdatesHeld(_ context.Context, k *checker) verdict {
 				}
 			case e.isUpdate():
 				n++
-				if !held[e.session] {
-					return failf("connection %d: a %s update for session %q, which the connection does not hold%s", p.n, e.updateKind(), e.session, heldLater(events[i+1:], e.session))
+				if !held[e.session] && !heldLater(events[i+1:], e.session) {
+					return failf("connection %d: a %s update for session %q, which the connection does not hold", p.n, e.updateKind(), e.session)
 				}
 			}
 		}
@@ -488,15 +494,46 @@ func checkUpdatesHeld(_ context.Context, k *checker) verdict {
 	return passf("%d updates", n)
 }
 
-// heldLater says, for a reason, whether a response among events gives the
-// session id: the update came before the client learnt of the session.
-func heldLater(events []event, sid string) string {
+// heldLater reports whether a response among events gives the session
+// id.
+func heldLater(events []event, sid string) bool {
 	for _, e := range events {
 		if e.from == fromAgent && e.msg.Kind == acp.KindResponse && gjson.GetBytes(e.msg.Result, "sessionId").String() == sid {
-			return " yet: it came before the response that gives the session's id"
+			return true
 		}
 	}
-	return ""
+	return false
+}
+
+func checkUpdatesAfterNew(_ context.Context, k *checker) verdict {
+	n := 0
+	for _, p := range k.s.allPeers() {
+		if p.split {
+			continue // session/new's response and the updates on two streams
+		}
+		events := p.log.snapshot()
+		held := map[string]bool{}
+		for i := range events {
+			e := &events[i]
+			switch {
+			case e.from == fromClient && e.msg.Kind == acp.KindRequest && e.session != "":
+				held[e.session] = true
+			case e.from == fromAgent && e.msg.Kind == acp.KindResponse && e.msg.Result != nil:
+				if sid := gjson.GetBytes(e.msg.Result, "sessionId").String(); sid != "" {
+					held[sid] = true
+				}
+			case e.isUpdate():
+				n++
+				if !held[e.session] && heldLater(events[i+1:], e.session) {
+					return failf("connection %d: a %s update for session %s came before the session/new response that gives its id", p.n, e.updateKind(), e.session)
+				}
+			}
+		}
+	}
+	if n == 0 {
+		return skipf("the agent sent no session/update")
+	}
+	return passf("")
 }
 
 func checkUpdateSchema(_ context.Context, k *checker) verdict {

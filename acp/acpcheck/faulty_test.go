@@ -228,7 +228,12 @@ func (c *refConn) handle(ctx context.Context, conn *acp.Conn, method string, par
 		c.mu.Unlock()
 		return a.initialize(p)
 	case acp.SessionNew.Name:
-		return a.newSession(p)
+		res, err := a.newSession(p)
+		if a.defect == "commands-before-new" && err == nil {
+			sid := res.(map[string]any)["sessionId"].(string)
+			update(ctx, conn, sid, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{}})
+		}
+		return res, err
 	case acp.SessionPrompt.Name:
 		return a.prompt(ctx, conn, p)
 	case acp.SessionLoad.Name:
@@ -659,6 +664,7 @@ func TestDefects(t *testing.T) {
 		"delete-unknown-error":      "delete.idempotent",
 		"late-updates":              "prompt.no-late-updates",
 		"foreign-update":            "session.updates-held",
+		"commands-before-new":       "session.updates-after-new",
 		"bad-update":                "schema.updates",
 		"terminal":                  "client.no-terminal",
 		"v2-version-3":              "v2.negotiate",

@@ -35,7 +35,7 @@ type peer struct {
 	// and a session's updates on another: their order on arrival says
 	// nothing of the order they were sent in.
 	split bool
-	stop   func() error // ends the connection and the process behind it
+	stop  func() error // ends the connection and the process behind it
 
 	prompt, longPrompt string // Options.Prompt and LongPrompt
 
