@@ -308,10 +308,6 @@ func (s *suite) runWith(ctx context.Context, c checkDef) (v verdict) {
 		if s.target.remote == nil {
 			return skipf("the agent is reached over stdio: this check is of the remote transport")
 		}
-	case connStdio:
-		if s.target.remote != nil {
-			return skipf("%v", errNoRaw)
-		}
 	}
 	return c.run(ctx, k)
 }
@@ -350,7 +346,6 @@ const (
 	connV1                      // the connection the v1 checks share, initialized
 	connV2                      // the connection the v2 checks share, initialized in v2
 	connRemote                  // none, and only for a remote target
-	connStdio                   // none, and only for a stdio target
 	connPassive                 // none: it judges the logs of every connection, after the others
 )
 
