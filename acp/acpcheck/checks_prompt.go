@@ -145,14 +145,24 @@ func checkPromptBlocks(kind string, block func(cwd string) map[string]any) func(
 	}
 }
 
+// applies returns the skip of a check of what the agent does with a
+// capability it advertises (advertised) or not, when on, whether it does,
+// says the check does not apply; nil when it does.
+func applies(on, advertised bool, what string) *verdict {
+	if on == advertised {
+		return nil
+	}
+	v := skipf("the agent does not advertise %s", what)
+	if on {
+		v = skipf("the agent advertises %s", what)
+	}
+	return &v
+}
+
 func checkContent(c contentKind, advertised bool) func(context.Context, *checker) verdict {
 	return func(ctx context.Context, k *checker) verdict {
-		on := c.on(k.init.v1.AgentCapabilities.PromptCapabilities)
-		if on != advertised {
-			if on {
-				return skipf("the agent advertises %s prompts", c.name)
-			}
-			return skipf("the agent does not advertise %s prompts", c.name)
+		if v := applies(c.on(k.init.v1.AgentCapabilities.PromptCapabilities), advertised, c.name+" prompts"); v != nil {
+			return *v
 		}
 		sid, err := newSession(ctx, k.p, k.cwd())
 		if err != nil {
@@ -189,12 +199,8 @@ func checkMCPStdio(ctx context.Context, k *checker) verdict {
 
 func checkMCP(m mcpKind, advertised bool) func(context.Context, *checker) verdict {
 	return func(ctx context.Context, k *checker) verdict {
-		on := m.on(k.init.v1.AgentCapabilities.MCPCapabilities)
-		if on != advertised {
-			if on {
-				return skipf("the agent advertises %s MCP servers", m.name)
-			}
-			return skipf("the agent does not advertise %s MCP servers", m.name)
+		if v := applies(m.on(k.init.v1.AgentCapabilities.MCPCapabilities), advertised, m.name+" MCP servers"); v != nil {
+			return *v
 		}
 		raw, err := k.p.request(ctx, acp.SessionNew.Name, map[string]any{"cwd": k.cwd(), "mcpServers": []any{m.server}})
 		if err == nil {
