@@ -451,6 +451,11 @@ func (a *Agent) delete(ctx context.Context, p acp.DeleteSessionParams) (acp.Dele
 			return acp.DeleteSessionResult{}, nil // never stored
 		}
 	}
+	if !a.keeper.ValidID(stored) {
+		// Not an id the CLI makes: a session that never existed, whose
+		// deletion ACP asks to succeed.
+		return acp.DeleteSessionResult{}, nil
+	}
 	f, err := a.find(stored, cwd)
 	var e *acp.Error
 	if errors.As(err, &e) && e.Code == acp.CodeResourceNotFound {

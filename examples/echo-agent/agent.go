@@ -129,6 +129,13 @@ func (a *agent) newSession(_ context.Context, _ *acp.Conn, p acp.NewSessionParam
 	if err := a.checkCwd(p.Cwd); err != nil {
 		return acp.NewSessionResult{}, err
 	}
+	for i, s := range p.MCPServers {
+		// Every agent takes stdio servers; the echo agent advertises no
+		// other transport, and has no use for any server.
+		if _, ok := s.(acp.MCPServerStdio); !ok {
+			return acp.NewSessionResult{}, acp.InvalidParam(fmt.Sprintf("mcpServers[%d]", i), "the echo agent takes stdio MCP servers only")
+		}
+	}
 	return acp.NewSessionResult{SessionID: a.addSession(p.Cwd)}, nil
 }
 
@@ -183,6 +190,13 @@ func (a *agent) session(id string) (*session, error) {
 // prompt runs one turn: it announces the run, echoes the prompt one word
 // per session/update, reports usage, and answers with the stop reason.
 func (a *agent) prompt(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+	for i, b := range p.Prompt {
+		switch b.(type) {
+		case acp.TextContent, acp.ResourceLink: // the baseline, which it advertises no more than
+		default:
+			return acp.PromptResult{}, acp.InvalidParam(fmt.Sprintf("prompt[%d]", i), "the echo agent takes text and resource links only")
+		}
+	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	s, r, err := a.startRun(p, cancel)

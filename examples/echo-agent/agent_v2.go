@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 
@@ -69,12 +70,15 @@ func (a *agent) initializeV2(context.Context, *acp.Conn, acpv2.InitializeParams)
 	return acpv2.InitializeResult{
 		ProtocolVersion: acpv2.ProtocolVersion,
 		Info:            acpv2.Implementation{Name: "echo-agent", Title: "Echo agent", Version: version},
-		Capabilities:    &acpv2.AgentCapabilities{Session: &acpv2.SessionCapabilities{}},
+		Capabilities:    &acpv2.AgentCapabilities{Session: &acpv2.SessionCapabilities{MCP: &acpv2.MCPCapabilities{Stdio: &acpv2.MCPStdioCapabilities{}}}},
 	}, nil
 }
 
 func (a *agent) newSessionV2(_ context.Context, _ *acp.Conn, p acpv2.NewSessionParams) (acpv2.NewSessionResult, error) {
 	if err := a.checkCwd(p.Cwd); err != nil {
+		return acpv2.NewSessionResult{}, err
+	}
+	if err := checkServersV2(p.MCPServers); err != nil {
 		return acpv2.NewSessionResult{}, err
 	}
 	return acpv2.NewSessionResult{SessionID: a.addSession(p.Cwd)}, nil
@@ -100,6 +104,9 @@ func (a *agent) listSessionsV2(_ context.Context, _ *acp.Conn, p acpv2.ListSessi
 // reporting its state, as every successful resume does.
 func (a *agent) resumeSessionV2(ctx context.Context, conn *acp.Conn, p acpv2.ResumeSessionParams) (acpv2.ResumeSessionResult, error) {
 	if err := a.checkCwd(p.Cwd); err != nil {
+		return acpv2.ResumeSessionResult{}, err
+	}
+	if err := checkServersV2(p.MCPServers); err != nil {
 		return acpv2.ResumeSessionResult{}, err
 	}
 	a.mu.Lock()
@@ -161,6 +168,13 @@ func (a *agent) closeSessionV2(ctx context.Context, _ *acp.Conn, p acpv2.CloseSe
 func (a *agent) promptV2(ctx context.Context, conn *acp.Conn, p acpv2.PromptParams) (acpv2.PromptResult, error) {
 	if len(p.Prompt) == 0 {
 		return acpv2.PromptResult{}, errEmptyPrompt
+	}
+	for i, b := range p.Prompt {
+		switch b.(type) {
+		case acpv2.TextContent, acpv2.ResourceLink: // the baseline, which it advertises no more than
+		default:
+			return acpv2.PromptResult{}, acp.InvalidParam(fmt.Sprintf("prompt[%d]", i), "the echo agent takes text and resource links only")
+		}
 	}
 	// The turn ends when it is done, when session/cancel or session/close
 	// cancels it, or when the connection ends.
@@ -314,6 +328,17 @@ func (a *agent) cancelLocked(s *session) {
 		s.run.cancel(errSessionCancelled)
 		s.run = nil
 	}
+}
+
+// checkServersV2 refuses MCP servers of a transport other than stdio,
+// the one the echo agent advertises.
+func checkServersV2(servers []acpv2.MCPServer) error {
+	for i, s := range servers {
+		if _, ok := s.(acpv2.MCPServerStdio); !ok {
+			return acp.InvalidParam(fmt.Sprintf("mcpServers[%d]", i), "the echo agent takes stdio MCP servers only")
+		}
+	}
+	return nil
 }
 
 // notifyV2 sends a v2 session/update, logging a failure, as notify does.

@@ -1,7 +1,7 @@
-// Package fakebin is the test support of the fake CLI binaries
-// (examples/fakeclaude, fakecodex and fakegemini): it builds the binary
-// under test once, and runs it as a child process that never outlives
-// its test. Only their tests import it.
+// Package fakebin is the test support of the programs under examples/
+// (the fake CLI binaries first among them): it builds the binaries under
+// test once per test binary, and runs them as child processes that never
+// outlive their test. Only tests import it.
 package fakebin
 
 import (
@@ -40,6 +40,41 @@ func Main(m *testing.M, name string, bin *string) {
 	code := 1
 	if err := build.Run(); err != nil {
 		fmt.Fprintf(os.Stderr, "building %s: %v\n", name, err)
+	} else {
+		code = m.Run()
+	}
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// MainPrograms is a TestMain for tests that run several programs: it
+// builds the packages of bins (paths relative to the test's directory,
+// each to the variable that receives its program's path) with one go
+// build, which builds them in parallel, into a temporary directory; runs
+// the tests; removes the directory; and exits with the tests' status.
+func MainPrograms(m *testing.M, bins map[string]*string) {
+	dir, err := os.MkdirTemp("", "fakebin-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	args := []string{"build", "-o", dir + string(filepath.Separator)}
+	for pkg, bin := range bins {
+		args = append(args, pkg)
+		abs, err := filepath.Abs(pkg)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		*bin = filepath.Join(dir, filepath.Base(abs))
+		if runtime.GOOS == "windows" {
+			*bin += ".exe"
+		}
+	}
+	build := exec.Command("go", args...)
+	code := 1
+	if out, err := build.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "building %v: %v\n%s", args[3:], err, out)
 	} else {
 		code = m.Run()
 	}
