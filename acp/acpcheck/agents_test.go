@@ -142,7 +142,7 @@ func TestAgents(t *testing.T) {
 						Clock:      acpcheckos.Clock{},
 					})
 				}
-				r, err := acpcheck.Verify(t.Context(), target, &acpcheck.Options{Cwd: t.TempDir(), Skip: a.skip})
+				r, err := acpcheck.Verify(t.Context(), target, &acpcheck.Options{Cwd: t.TempDir(), Skip: a.skip, Parallel: 8})
 				if err != nil {
 					t.Fatal(err)
 				}

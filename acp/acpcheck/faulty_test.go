@@ -682,7 +682,7 @@ func TestDefects(t *testing.T) {
 		covered[check] = true
 		t.Run(defect, func(t *testing.T) {
 			t.Parallel()
-			r, err := acpcheck.Verify(t.Context(), newRefAgent(defect).target(), &acpcheck.Options{Cwd: t.TempDir(), Timeout: 2 * time.Second})
+			r, err := acpcheck.Verify(t.Context(), newRefAgent(defect).target(), &acpcheck.Options{Cwd: t.TempDir(), Timeout: 2 * time.Second, Parallel: 16})
 			if err != nil {
 				t.Fatal(err)
 			}

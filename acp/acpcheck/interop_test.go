@@ -177,7 +177,9 @@ func TestSDKExampleAgent(t *testing.T) {
 	t.Parallel()
 	dir := installed(t, sdkExample)
 	cmd := &acpcheckos.Cmd{Path: "node", Args: []string{filepath.Join(dir, "node_modules", "@agentclientprotocol", "sdk", "dist", "examples", "agent.js")}}
-	r, err := acpcheck.Verify(t.Context(), cmd.Target(), realOptions(t, ""))
+	opts := realOptions(t, "")
+	opts.Parallel = 16 // its turns mostly sleep
+	r, err := acpcheck.Verify(t.Context(), cmd.Target(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
