@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -88,6 +89,33 @@ func TestSignal(t *testing.T) {
 		p.Signal(bridge.Kill)
 		t.Fatalf("SIGTERM did not stop the process group within %v", testwait.Limit)
 	}
+}
+
+// TestStarterConcurrently starts processes from one Starter at once, as
+// sessions do: under the race detector, no start may touch another's
+// state.
+func TestStarterConcurrently(t *testing.T) {
+	start, err := bridgeos.Starter("sh", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			p, err := start(t.TempDir(), []string{"-c", "exit 0"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			p.Stdin().Close()
+			go io.Copy(io.Discard, p.Stderr())
+			io.Copy(io.Discard, p.Stdout())
+			if err := p.Wait(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	testwait.Do(t, "the processes to end", wg.Wait)
 }
 
 func TestStarterNotFound(t *testing.T) {
