@@ -22,44 +22,54 @@ import (
 	"github.com/acpkit/acpkit/internal/testwait"
 )
 
-// TestListen runs claude-acp -listen with fakeclaude and drives it over
-// loopback with each transport: a session, a prompt and its reply, then
-// SIGTERM, after which it exits 0.
-func TestListen(t *testing.T) {
-	transcript, _ := filepath.Abs(filepath.Join("testdata", "text.ndjson"))
+// listening is a claude-acp -listen started by listen.
+type listening struct {
+	cmd    *exec.Cmd
+	url    string
+	exited chan error // its exit, once SIGTERM has stopped it
+	log    *strings.Builder
+}
+
+// listen starts claude-acp -listen on a loopback port, with fakeclaude
+// playing transcript, and the token s3cret; it returns once claude-acp
+// says where it serves. It is killed, with its CLIs, when the test ends.
+func listen(t *testing.T, transcript string, args ...string) *listening {
+	t.Helper()
 	token := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(token, []byte("s3cret\n"), 0o600)
-	cmd := exec.Command(agentBin, "-claude", fakeclaudeBin, "-listen", "127.0.0.1:0", "-token-file", token)
+	cmd := exec.Command(agentBin, append([]string{"-claude", fakeclaudeBin, "-listen", "127.0.0.1:0", "-token-file", token}, args...)...)
 	cmd.Env = append(os.Environ(), claudetest.EnvTranscript+"="+transcript, "GORACE=atexit_sleep_ms=0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	exited := make(chan error, 1)
-	var log strings.Builder
+	t.Cleanup(func() { syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) })
+	l := &listening{cmd: cmd, exited: make(chan error, 1), log: &strings.Builder{}}
 	lines := bufio.NewScanner(stderr)
-	url := ""
 	testwait.Do(t, "claude-acp to say where it serves", func() {
-		for url == "" && lines.Scan() {
-			log.WriteString(lines.Text() + "\n")
+		for l.url == "" && lines.Scan() {
+			l.log.WriteString(lines.Text() + "\n")
 			if m := regexp.MustCompile(`url=(\S+)`).FindStringSubmatch(lines.Text()); m != nil {
-				url = m[1]
+				l.url = m[1]
 			}
 		}
 	})
 	go func() {
 		for lines.Scan() {
-			log.WriteString(lines.Text() + "\n")
+			l.log.WriteString(lines.Text() + "\n")
 		}
-		exited <- cmd.Wait()
+		l.exited <- cmd.Wait()
 	}()
-	if url == "" {
-		t.Fatalf("claude-acp did not say where it serves:\n%s", log.String())
+	if l.url == "" {
+		t.Fatalf("claude-acp did not say where it serves:\n%s", l.log.String())
 	}
+	return l
+}
 
-	dials := map[string]func(acp.Handler, *acphttp.DialOptions) (*acp.Conn, error){
+// dials connect an editor to claude-acp at url over each transport.
+func dials(t *testing.T, url string) map[string]func(acp.Handler, *acphttp.DialOptions) (*acp.Conn, error) {
+	return map[string]func(acp.Handler, *acphttp.DialOptions) (*acp.Conn, error){
 		"websocket": func(h acp.Handler, o *acphttp.DialOptions) (*acp.Conn, error) {
 			return acphttp.DialWebSocket(testwait.Context(t), url, h, o)
 		},
@@ -67,7 +77,20 @@ func TestListen(t *testing.T) {
 			return acphttp.DialStreamableHTTP(url, h, o)
 		},
 	}
-	for name, dial := range dials {
+}
+
+// withToken are the dial options of an editor that has the token.
+func withToken() *acphttp.DialOptions {
+	return &acphttp.DialOptions{HTTPClient: &http.Client{}, Header: http.Header{"Authorization": {"Bearer s3cret"}}}
+}
+
+// TestListen runs claude-acp -listen with fakeclaude and drives it over
+// loopback with each transport: a session, a prompt and its reply, then
+// SIGTERM, after which it exits 0.
+func TestListen(t *testing.T) {
+	transcript, _ := filepath.Abs(filepath.Join("testdata", "text.ndjson"))
+	l := listen(t, transcript)
+	for name, dial := range dials(t, l.url) {
 		t.Run(name, func(t *testing.T) {
 			var mu sync.Mutex
 			var reply strings.Builder
@@ -81,7 +104,7 @@ func TestListen(t *testing.T) {
 					}
 				}
 			})
-			conn, err := dial(editor, &acphttp.DialOptions{HTTPClient: &http.Client{}, Header: http.Header{"Authorization": {"Bearer s3cret"}}})
+			conn, err := dial(editor, withToken())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -107,11 +130,17 @@ func TestListen(t *testing.T) {
 			}
 		})
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
+	l.stop(t)
+}
+
+// stop sends claude-acp SIGTERM and checks that it exits 0.
+func (l *listening) stop(t *testing.T) {
+	t.Helper()
+	l.cmd.Process.Signal(syscall.SIGTERM)
 	select {
-	case err := <-exited:
+	case err := <-l.exited:
 		if err != nil {
-			t.Errorf("claude-acp exited: %v\n%s", err, log.String())
+			t.Errorf("claude-acp exited: %v\n%s", err, l.log.String())
 		}
 	case <-time.After(testwait.Limit):
 		t.Errorf("claude-acp did not exit on SIGTERM within %v", testwait.Limit)
