@@ -51,6 +51,17 @@ type CLIInfo struct {
 	// advertises exactly it, and the Agent refuses the rest, -32602
 	// naming it, before the CLI sees it.
 	Accepts Accepts
+	// SignIn are the arguments (without the program name) of the CLI's
+	// own interactive sign-in, run in the user's terminal and exiting 0
+	// once signed in: Claude Code's ["auth", "login"], Codex's
+	// ["login"]. nil when the CLI has none; initialize then advertises no
+	// terminal authentication method (see [Config].LoginArgs).
+	SignIn []string
+	// SignOut are the arguments of the CLI's sign-out, which needs no
+	// terminal and exits 0 once signed out: Claude Code's ["auth",
+	// "logout"]. ACP's logout runs it; nil when the CLI has none, and then
+	// logout is not advertised.
+	SignOut []string
 }
 
 // Accepts is what a [CLI] takes from an editor, beyond what every ACP

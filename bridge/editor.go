@@ -146,6 +146,7 @@ func (e *editor) methods() acp.Methods {
 		r, err := a.resume(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 		return acp.ResumeSessionResult(r), err
 	})
+	handle(e, &m, acp.Logout, a.logout)
 	handle(e, &m, acp.SessionList, a.list)
 	handle(e, &m, acp.SessionDelete, a.delete)
 	handle(e, &m, acp.SessionClose, a.close)

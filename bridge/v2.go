@@ -28,6 +28,14 @@ func (e *editor) methodsV2() acp.Methods {
 	var m acp.Methods
 	handle(e, &m, acpv2.Initialize, e.initializeV2)
 	handle(e, &m, acpv2.SessionNew, e.newSessionV2)
+	handle(e, &m, acpv2.AuthLogin, func(ctx context.Context, p acpv2.LoginAuthParams) (acpv2.LoginAuthResult, error) {
+		// The only method is a terminal one, which ACP forbids passing here.
+		return acpv2.LoginAuthResult{}, acp.InvalidParam("methodId", "methodId %q: no authentication method runs through auth/login; run the terminal method", p.MethodID)
+	})
+	handle(e, &m, acpv2.AuthLogout, func(ctx context.Context, p acpv2.LogoutAuthParams) (acpv2.LogoutAuthResult, error) {
+		_, err := a.logout(ctx, acp.LogoutParams{})
+		return acpv2.LogoutAuthResult{}, err
+	})
 	handle(e, &m, acpv2.SessionResume, e.resumeV2)
 	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
 		res, err := a.list(ctx, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
@@ -66,8 +74,15 @@ func (e *editor) methodsV2() acp.Methods {
 
 func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
 	// v2 clients take notices without declaring it; the rest of v1's
-	// client capabilities have no v2 counterpart the bridge uses.
-	e.declare(acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}, true)
+	// client capabilities that the bridge uses are v2's too.
+	caps := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
+	if c := p.Capabilities; c != nil {
+		caps.Auth.Terminal = c.Auth != nil && c.Auth.Terminal != nil
+		if c.Elicitation != nil && c.Elicitation.Form != nil {
+			caps.Elicitation = &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}
+		}
+	}
+	e.declare(caps, true)
 	a := e.a
 	res := a.initialized(1)
 	acc := a.info.Accepts
@@ -87,10 +102,15 @@ func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (ac
 		sc.Delete = &acpv2.SessionDeleteCapabilities{}
 	}
 	info := res.AgentInfo
+	var methods []acpv2.AuthMethod
+	for _, m := range a.authMethods(caps.Auth.Terminal) {
+		methods = append(methods, acpv2.AuthMethod{Type: acpv2.AuthMethodTerminal, MethodID: m.ID, Name: m.Name, Description: m.Description, Args: m.Args})
+	}
 	return acpv2.InitializeResult{
 		ProtocolVersion: acpv2.ProtocolVersion,
 		Info:            acpv2.Implementation{Name: info.Name, Title: info.Title, Version: info.Version, Meta: info.Meta},
 		Capabilities:    &acpv2.AgentCapabilities{Session: sc},
+		AuthMethods:     methods,
 	}, nil
 }
 
