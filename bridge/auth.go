@@ -50,3 +50,16 @@ func (a *Agent) logout(ctx context.Context, _ acp.LogoutParams) (acp.LogoutResul
 	}
 	return acp.LogoutResult{}, nil
 }
+
+// authRequired is the error of a prompt whose CLI, name, reported its
+// credentials refused or missing, in message (its own words, "" for
+// none), the request failing with HTTP status (0 when unknown): ACP's
+// auth_required, -32000, which tells the editor to offer a sign-in, with
+// [ErrorData] of kind [KindAuthRequired].
+func authRequired(name, message string, status int) error {
+	text := name + " needs you to sign in"
+	if message != "" {
+		text += " (" + message + ")"
+	}
+	return acp.Errorf(acp.CodeAuthRequired, "%s", text).WithData(ErrorData{Kind: KindAuthRequired, APIErrorStatus: status})
+}

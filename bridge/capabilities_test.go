@@ -117,4 +117,3 @@ func asErrorCode(err error, code int) bool {
 	var e *acp.Error
 	return asError(err, &e) && e.Code == code
 }
-

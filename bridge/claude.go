@@ -38,6 +38,8 @@ var claudeInfo = CLIInfo{
 		{ID: "haiku", Name: "Haiku"},
 	},
 	Accepts: Accepts{Image: true, EmbeddedContext: true, MCPStdio: true, MCPHTTP: true, MCPSSE: true},
+	SignIn:  []string{"auth", "login"},
+	SignOut: []string{"auth", "logout"},
 }
 
 func (claudeCLI) Info() CLIInfo { return claudeInfo }

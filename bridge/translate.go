@@ -125,9 +125,11 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 	case claude.APIError:
 		t.apiErr = &ev
 		// A rejected rate limit is shown once, whether its rate_limit_event
-		// or its error comes first; the prompt's error says it again.
+		// or its error comes first; the prompt's error says it again. A
+		// refused credential is the prompt's auth_required error alone:
+		// the CLI's words send the person to its own /login.
 		limit := ev.RateLimit != nil || ev.Kind == "rate_limit"
-		if t.Notices && !(limit && t.limitShown) {
+		if t.Notices && !(limit && t.limitShown) && !isAuthFailure(ev) {
 			dst = append(dst, acp.Notice{Severity: acp.NoticeError, Title: apiErrorText(ev)})
 			t.limitShown = t.limitShown || limit
 		}
@@ -404,6 +406,8 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 	case errors.Is(err, claude.ErrMaxTurns):
 		res.StopReason = acp.StopReasonMaxTurnRequests
 		return res, nil
+	case errors.Is(err, claude.ErrAuth):
+		return res, authRequired("Claude Code", re.Message, re.Status)
 	case errors.Is(err, claude.ErrAPI):
 		return res, t.apiError(re, apiErr, now)
 	case err != nil:
@@ -442,6 +446,12 @@ func (t *ClaudeTranslator) apiError(re *claude.RunError, e *claude.APIError, now
 	return acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
 }
 
+// isAuthFailure reports whether an API error line says the credentials
+// were refused or missing.
+func isAuthFailure(e claude.APIError) bool {
+	return e.Kind == "authentication_failed" || e.Status == 401
+}
+
 // reportUsage is a turn's Report as a prompt response's usage; nil
 // without input and output.
 func reportUsage(rep usage.Report) *acp.Usage {
@@ -473,6 +483,7 @@ const (
 	KindAPIError       = "api_error"        // the API failed otherwise
 	KindResumeNotFound = "resume_not_found" // the resumed conversation does not exist
 	KindCLIError       = "cli_error"        // the CLI reported a failure of its own
+	KindAuthRequired   = "auth_required"    // the API refused the CLI's credentials, or it has none
 	KindCrash          = "crash"            // the CLI exited without finishing the turn
 	KindTimeout        = "timeout"          // the CLI wrote nothing for too long
 )
