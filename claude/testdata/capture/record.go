@@ -125,7 +125,7 @@ var scenarios = []scenario{
 		deny("The editor cannot show these questions (only one question with a single choice can be asked there). Ask the user in your reply instead."),
 		until("result"), closeInput,
 	}},
-	{name: "effort", args: []string{"--model", "sonnet", "--effort", "high"}, steps: []step{
+	{name: "effort", args: []string{"--model", "sonnet"}, steps: []step{
 		initialize("req_1", ""), until("control_response"),
 		user("How much effort? MOCK_SCENARIO=count"), until("result"),
 		send(`{"type":"control_request","request_id":"req_2","request":{"subtype":"apply_flag_settings","settings":{"effortLevel":"low"}}}`), until("control_response"),
