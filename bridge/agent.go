@@ -447,7 +447,8 @@ func (a *Agent) modes() []acp.SessionMode {
 	return slices.DeleteFunc(slices.Clone(a.info.Modes), func(m acp.SessionMode) bool { return m.ID == a.info.Bypass })
 }
 
-// checkSetting checks a setting's value before a session takes it.
+// checkSetting checks the value of a mode or model setting before a
+// session takes it; a [Tuner] checks its own.
 func (a *Agent) checkSetting(key, value string) error {
 	switch key {
 	case configMode:
@@ -458,8 +459,6 @@ func (a *Agent) checkSetting(key, value string) error {
 		if !validModel(value) {
 			return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", value)
 		}
-	default:
-		return acp.Errorf(acp.CodeInvalidParams, "no config option %q", key)
 	}
 	return nil
 }

@@ -62,18 +62,37 @@ func (s *session) refuse(h *host) {
 	}
 }
 
-// configure handles a mode or model setting; p is the CLI that runs and
-// takes it at once, nil for none.
+// configure handles a setting: the mode, the model, or one of a
+// [Tuner]'s; p is the CLI that runs and takes it at once, nil for none.
 func (s *session) configure(ev setting, p *proc) {
 	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
 		ev.reply <- settingReply{err: err}
 		return
 	}
 	var confirm func(context.Context) error
-	if p != nil && ev.key == configMode {
-		confirm = s.conv.SetMode(ev.value)
-	} else if p != nil {
-		confirm = s.conv.SetModel(ev.value)
+	switch ev.key {
+	case configMode:
+		if p != nil {
+			confirm = s.conv.SetMode(ev.value)
+		}
+	case configModel:
+		if p != nil {
+			confirm = s.conv.SetModel(ev.value)
+		}
+	default:
+		t, ok := s.conv.(Tuner)
+		if !ok {
+			ev.reply <- settingReply{err: acp.Errorf(acp.CodeInvalidParams, "no config option %q", ev.key)}
+			return
+		}
+		var err error
+		if confirm, err = t.SetOption(ev.key, ev.value, s.model); err != nil {
+			ev.reply <- settingReply{err: err}
+			return
+		}
+		if p == nil {
+			confirm = nil // for the next CLI
+		}
 	}
 	if confirm == nil {
 		s.settle(settled{setting: ev})
@@ -103,6 +122,8 @@ func (s *session) settle(ev settled) {
 		s.modeChanged(ev.ed, ev.value)
 	case configModel:
 		s.model = ev.value
+	default:
+		s.conv.(Tuner).OptionSet(ev.key, ev.value)
 	}
 	ev.reply <- settingReply{view: s.view()}
 }
@@ -126,15 +147,16 @@ func (s *session) view() view {
 	for i, m := range modes {
 		modeValues[i] = acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
-	return view{
-		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
-		options: []acp.SessionConfigOption{
-			{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
-				Options: acp.SessionConfigSelectOptions{Options: modeValues}},
-			{ID: configModel, Name: "Model", Category: acp.ConfigCategoryModel, Type: acp.ConfigOptionSelect, CurrentValue: s.model,
-				Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
-		},
+	options := []acp.SessionConfigOption{
+		{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
+			Options: acp.SessionConfigSelectOptions{Options: modeValues}},
+		{ID: configModel, Name: "Model", Category: acp.ConfigCategoryModel, Type: acp.ConfigOptionSelect, CurrentValue: s.model,
+			Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
 	}
+	if t, ok := s.conv.(Tuner); ok {
+		options = append(options, t.Options(s.model)...)
+	}
+	return view{modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes}, options: options}
 }
 
 // host is the Host of one call of the Agent's to the Conversation: t is the
