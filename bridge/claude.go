@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
@@ -50,7 +52,7 @@ func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
 		return nil, err
 	}
 	return &claudeConversation{
-		cfg: c, mcp: mcp, resumeID: c.ResumeID,
+		cfg: c, mcp: mcp, resumeID: c.ResumeID, effort: effortDefault,
 		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
 	}, nil
 }
@@ -67,6 +69,9 @@ type claudeConversation struct {
 	sess    *claude.Session // nil when none runs
 	resumed string          // the id it was started to resume
 	lost    bool            // the conversation it resumed does not exist
+
+	effort  string              // the effort option's value; "default" for the model's own
+	efforts map[string][]string // the efforts each model takes, by model ID, as the CLI listed them
 
 	inTurn  bool
 	prompt  []claude.Block                      // the prompt for the process Start binds next
@@ -85,6 +90,9 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 	}
 	if o.PermissionMode == "default" {
 		o.PermissionMode = ""
+	}
+	if c.effort != effortDefault && slices.Contains(c.efforts[model], c.effort) {
+		o.Effort = c.effort
 	}
 	if c.resumeID == "" {
 		o.ExtraArgs = append(o.ExtraArgs, "--session-id="+c.cfg.SessionID)
@@ -189,18 +197,24 @@ func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
 			ArgumentHint string `json:"argumentHint"`
 		} `json:"commands"`
 		Models []struct {
-			Value       string `json:"value"`
-			DisplayName string `json:"displayName"`
-			Description string `json:"description"`
+			Value          string   `json:"value"`
+			DisplayName    string   `json:"displayName"`
+			Description    string   `json:"description"`
+			SupportsEffort bool     `json:"supportsEffort"`
+			Efforts        []string `json:"supportedEffortLevels"`
 		} `json:"models"`
 	}
 	if json.Unmarshal(payload, &init) != nil {
 		return
 	}
 	var models []Model
+	c.efforts = map[string][]string{}
 	for _, m := range init.Models {
 		if m.Value != "" {
 			models = append(models, Model{ID: m.Value, Name: cmp.Or(m.DisplayName, m.Value), Description: m.Description})
+			if m.SupportsEffort {
+				c.efforts[m.Value] = slices.DeleteFunc(m.Efforts, func(e string) bool { return e == "" || e == effortDefault })
+			}
 		}
 	}
 	cmds := []acp.AvailableCommand{}
@@ -444,3 +458,66 @@ func pairs[T any](nv []T, pair func(T) (name, value string)) map[string]string {
 }
 
 func httpHeader(h acp.HTTPHeader) (string, string) { return h.Name, h.Value }
+
+// The effort option: how hard the model thinks, one of the levels the
+// session's model takes (Claude Code's --effort), or the model's own.
+const (
+	configEffort  = "effort"
+	effortDefault = "default"
+)
+
+func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
+	levels := c.efforts[model]
+	if len(levels) == 0 {
+		return nil
+	}
+	values := []acp.SessionConfigSelectOption{{Value: effortDefault, Name: "Default", Description: "The model's own effort"}}
+	for _, l := range levels {
+		values = append(values, acp.SessionConfigSelectOption{Value: l, Name: effortName(l)})
+	}
+	current := effortDefault
+	if slices.Contains(levels, c.effort) {
+		current = c.effort
+	}
+	return []acp.SessionConfigOption{{
+		ID: configEffort, Name: "Effort", Description: "How hard the model thinks before it answers",
+		Category: acp.ConfigCategoryThoughtLevel, Type: acp.ConfigOptionSelect, CurrentValue: current,
+		Options: acp.SessionConfigSelectOptions{Options: values},
+	}}
+}
+
+func (c *claudeConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
+	if id != configEffort {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
+	}
+	levels := c.efforts[model]
+	if len(levels) == 0 {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort", model)
+	}
+	var level any // null: the model's own
+	switch {
+	case value == effortDefault:
+	case slices.Contains(levels, value):
+		level = value
+	default:
+		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort %q (it takes %s)", model, value, strings.Join(levels, ", "))
+	}
+	return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}), nil
+}
+
+func (c *claudeConversation) OptionSet(id, value string) {
+	if id == configEffort {
+		c.effort = value
+	}
+}
+
+// effortName names an effort level for a person: "xhigh" is "Extra high".
+func effortName(level string) string {
+	switch level {
+	case "xhigh":
+		return "Extra high"
+	case "":
+		return level
+	}
+	return strings.ToUpper(level[:1]) + level[1:]
+}
