@@ -169,10 +169,16 @@ type Conversation interface {
 type Host interface {
 	// Notify sends updates to the editor, in order.
 	Notify(updates ...acp.Update)
-	// Ask puts a permission question of the turn under way to the editor.
-	// Its answer comes to [Conversation.Answer], unless the question is
-	// withdrawn or the turn ends first.
+	// Ask puts a question of the turn under way to the editor: a
+	// permission question, whose answer comes to [Conversation.Answer],
+	// or a form (q.Form), whose answer comes to [FormAnswerer].AnswerForm;
+	// unless the question is withdrawn or the turn ends first.
 	Ask(q Question)
+	// Forms reports whether the editor of the turn under way (the one the
+	// session last heard from, outside a turn) takes forms: ACP's
+	// elicitation in form mode, which it declared at initialize. A form
+	// may be put only to such an editor, as ACP requires.
+	Forms() bool
 	// Withdraw withdraws the question with the id: the CLI no longer
 	// waits for an answer.
 	Withdraw(id string)
@@ -191,10 +197,35 @@ type Host interface {
 	Retire()
 }
 
-// Question is a permission question a CLI asks about a tool call.
+// Question is a question a CLI asks about a tool call: a permission
+// question, with Options to choose from, or a form to fill in.
 type Question struct {
 	// ID names the question to its Conversation.
 	ID       string
 	ToolCall acp.PermissionToolCall
 	Options  []acp.PermissionOption
+	// Form, when not nil, makes the question a form the editor shows
+	// (ACP's elicitation/create in form mode, tied to the session and to
+	// ToolCall's id), and Options unused: a question the CLI asks the
+	// person, not about a tool's permission. The Conversation must be a
+	// [FormAnswerer], and the editor take forms ([Host.Forms]).
+	Form *Form
+}
+
+// Form is what a form question shows: its message, and the fields to
+// fill in.
+type Form struct {
+	Message string
+	Schema  acp.ElicitationSchema
+}
+
+// FormAnswerer is a [Conversation] that asks forms ([Question].Form).
+type FormAnswerer interface {
+	// AnswerForm gives the CLI the editor's answer to form q: res (its
+	// action, accept, decline or cancel, and what was filled in), or err
+	// when the editor could not be asked. The Agent calls it as it calls
+	// [Conversation.Answer]: only while the question's turn runs and the
+	// CLI has not withdrawn it; a form asked outside a turn is answered
+	// cancel.
+	AnswerForm(h Host, q Question, res acp.CreateElicitationResult, err error)
 }

@@ -187,6 +187,13 @@ func (e *editor) methods() acp.Methods {
 // acceptsNotices reports whether the editor takes notice updates.
 func (e *editor) acceptsNotices() bool { return e.capabilities().AcceptsNotices() }
 
+// acceptsForms reports whether the editor takes elicitation in form
+// mode.
+func (e *editor) acceptsForms() bool {
+	el := e.capabilities().Elicitation
+	return el != nil && el.Form != nil
+}
+
 // acceptsGoose reports whether the editor takes goose's custom
 // notifications.
 func (e *editor) acceptsGoose() bool { return goose.AcceptsCustomNotifications(e.capabilities()) }

@@ -12,12 +12,14 @@ import (
 // What a session's Conversation sees of it (host), its permission
 // questions and its settings, all on the session's goroutine.
 
-// question is a permission question put to the editor.
+// question is a question put to the editor: a permission question or a
+// form.
 type question struct {
 	Question
 	cancel  context.CancelFunc
 	done    chan struct{} // closed once the editor answered or the call failed
 	outcome acp.PermissionOutcome
+	form    acp.CreateElicitationResult // a form's answer
 	err     error
 }
 
@@ -33,7 +35,11 @@ func (s *session) ask(t *turn, q Question) {
 	ed := t.req.ed
 	s.a.wg.Go(func() {
 		defer cancel()
-		aq.outcome, aq.err = s.requestPermission(ctx, ed, q)
+		if q.Form != nil {
+			aq.form, aq.err = s.elicit(ctx, ed, q)
+		} else {
+			aq.outcome, aq.err = s.requestPermission(ctx, ed, q)
+		}
 		close(aq.done)
 		s.post(answered{aq})
 	})
@@ -47,7 +53,11 @@ func (s *session) answer(p *proc, t *turn, q *question) *host {
 	}
 	delete(t.open, q.ID)
 	h := &host{s: s, p: p, t: t}
-	s.conv.Answer(h, q.Question, q.outcome, q.err)
+	if q.Form != nil {
+		s.conv.(FormAnswerer).AnswerForm(h, q.Question, q.form, q.err)
+	} else {
+		s.conv.Answer(h, q.Question, q.outcome, q.err)
+	}
 	s.refuse(h)
 	return h
 }
@@ -58,6 +68,10 @@ func (s *session) refuse(h *host) {
 	for len(h.refused) > 0 {
 		q := h.refused[0]
 		h.refused = h.refused[1:]
+		if q.Form != nil {
+			s.conv.(FormAnswerer).AnswerForm(h, q, acp.CreateElicitationResult{Action: acp.ElicitationCancel}, nil)
+			continue
+		}
 		s.conv.Answer(h, q, acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil)
 	}
 }
@@ -184,6 +198,17 @@ func (h *host) editor() *editor {
 func (h *host) Notify(updates ...acp.Update) { h.s.notify(h.editor(), updates) }
 
 func (h *host) Ask(q Question) {
+	if q.Form != nil {
+		if _, ok := h.s.conv.(FormAnswerer); !ok {
+			h.s.log.Error("bridge: a form asked by a Conversation that is no FormAnswerer, left unasked", "tool", q.ToolCall.Title)
+			return
+		}
+		if !h.Forms() {
+			h.s.log.Warn("a form put to an editor that takes none, refused", "tool", q.ToolCall.Title)
+			h.refused = append(h.refused, q)
+			return
+		}
+	}
 	if h.t == nil {
 		h.s.log.Warn("a permission question outside a turn, refused", "tool", q.ToolCall.Title)
 		h.refused = append(h.refused, q)
@@ -191,6 +216,8 @@ func (h *host) Ask(q Question) {
 	}
 	h.s.ask(h.t, q)
 }
+
+func (h *host) Forms() bool { return h.editor().acceptsForms() }
 
 func (h *host) Withdraw(id string) {
 	if h.t == nil {

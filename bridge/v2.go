@@ -330,6 +330,21 @@ func (s *session) requestPermission(ctx context.Context, ed *editor, q Question)
 	return acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: o.OptionID}, nil
 }
 
+// elicit puts form q to ed, in its version, tied to the session and to
+// q's tool call.
+func (s *session) elicit(ctx context.Context, ed *editor, q Question) (acp.CreateElicitationResult, error) {
+	schema := q.Form.Schema
+	p := acp.CreateElicitationParams{Message: q.Form.Message, Mode: acp.ElicitationForm, SessionID: s.id, ToolCallID: q.ToolCall.ToolCallID, RequestedSchema: &schema}
+	if !ed.isV2() {
+		return acp.ElicitationCreate.Call(ctx, ed.connection(), p)
+	}
+	res, err := acpv2.ElicitationCreate.Call(ctx, ed.connection(), convert[acpv2.CreateElicitationParams](p))
+	if err != nil {
+		return acp.CreateElicitationResult{}, err
+	}
+	return convert[acp.CreateElicitationResult](res), nil
+}
+
 // stateReport asks the session's goroutine to tell the v2 editor ed
 // whether a turn runs. Sent by the goroutine that ends turns, the
 // report cannot follow the idle update of a turn it saw running.
