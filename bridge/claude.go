@@ -73,10 +73,11 @@ type claudeConversation struct {
 	effort  string              // the effort option's value; "default" for the model's own
 	efforts map[string][]string // the efforts each model takes, by model ID, as the CLI listed them
 
-	inTurn  bool
-	prompt  []claude.Block                      // the prompt for the process Start binds next
-	asked   map[string]claude.PermissionRequest // questions put to the editor, by request id
-	scratch []claude.Event
+	inTurn    bool
+	prompt    []claude.Block                      // the prompt for the process Start binds next
+	asked     map[string]claude.PermissionRequest // questions put to the editor, by request id
+	questions map[string][]askQuestion            // those of AskUserQuestion, by request id
+	scratch   []claude.Event
 }
 
 func (c *claudeConversation) CommandLine(mode, model string) []string {
@@ -170,7 +171,7 @@ func (c *claudeConversation) Line(h Host, line []byte) {
 		case claude.PermissionRequest:
 			c.question(h, ev)
 		case claude.ControlCancel:
-			delete(c.asked, ev.ID)
+			c.forget(ev.ID)
 			h.Withdraw(ev.ID)
 		case claude.Request:
 			if err := c.sess.Decline(ev); err != nil {
@@ -260,24 +261,43 @@ func (c *claudeConversation) question(h Host, r claude.PermissionRequest) {
 	}
 	updates, tc := c.tr.PermissionToolCall(nil, r)
 	h.Notify(updates...)
+	if r.ToolName == toolAskUserQuestion {
+		c.ask(h, r, tc)
+		return
+	}
 	options := permissionOptions
 	if r.ToolName == toolExitPlanMode {
 		options = planOptions
 	}
+	c.remember(r)
+	h.Ask(Question{ID: r.ID, ToolCall: tc, Options: options})
+}
+
+// remember keeps a permission request put to the editor, until its
+// answer.
+func (c *claudeConversation) remember(r claude.PermissionRequest) {
 	if c.asked == nil {
-		c.asked = map[string]claude.PermissionRequest{}
+		c.asked, c.questions = map[string]claude.PermissionRequest{}, map[string][]askQuestion{}
 	}
 	c.asked[r.ID] = r
-	h.Ask(Question{ID: r.ID, ToolCall: tc, Options: options})
+}
+
+// forget lets go of a permission request answered or withdrawn.
+func (c *claudeConversation) forget(id string) {
+	delete(c.asked, id)
+	delete(c.questions, id)
 }
 
 func (c *claudeConversation) Answer(h Host, q Question, outcome acp.PermissionOutcome, err error) {
 	r, ok := c.asked[q.ID]
+	questions := c.questions[q.ID]
 	if !ok {
 		return
 	}
-	delete(c.asked, q.ID)
+	c.forget(q.ID)
 	switch {
+	case questions != nil && err == nil && outcome.Outcome == acp.PermissionSelected:
+		err = c.answerAsk(r, questions, outcome.OptionID)
 	case err != nil:
 		c.cfg.Logger.Warn("permission request failed", "error", err)
 		err = c.sess.Deny(r, "The editor could not ask for permission.", false)
@@ -318,7 +338,7 @@ func (c *claudeConversation) endTurn(h Host, exit error) {
 	if !c.inTurn {
 		return
 	}
-	c.inTurn, c.asked = false, nil
+	c.inTurn, c.asked, c.questions = false, nil, nil
 	res, err := c.tr.End(false, c.resumed, exit, c.cfg.Now())
 	var e *acp.Error
 	if errors.As(err, &e) && e.Code == acp.CodeResourceNotFound {
