@@ -184,6 +184,9 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 	if a.canLoad() {
 		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
+	if a.info.Forks {
+		sc.Fork = &acp.SessionForkCapabilities{}
+	}
 	acc := a.info.Accepts
 	var auth *acp.AgentAuthCapabilities
 	if a.info.SignOut != nil {
@@ -256,6 +259,7 @@ func (a *Agent) lookup(id string) *session {
 type opening struct {
 	id       string
 	resumeID string // the conversation it continues; "" for a new one
+	forkOf   string // the conversation it starts as a copy of; "" for none
 	cwd      string
 	dirs     []string // additionalDirectories
 	servers  []acp.MCPServer
@@ -279,6 +283,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
+		ForkOf:                o.forkOf,
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,

@@ -51,6 +51,11 @@ type CLIInfo struct {
 	// advertises exactly it, and the Agent refuses the rest, -32602
 	// naming it, before the CLI sees it.
 	Accepts Accepts
+	// Forks reports that the CLI can start a session as a copy of a
+	// conversation it keeps, which goes on apart from the original
+	// (session/fork, advertised only then; see
+	// [ConversationConfig].ForkOf).
+	Forks bool
 	// SignIn are the arguments (without the program name) of the CLI's
 	// own interactive sign-in, run in the user's terminal and exiting 0
 	// once signed in: Claude Code's ["auth", "login"], Codex's
@@ -92,6 +97,11 @@ type ConversationConfig struct {
 	// ResumeID is the CLI's conversation the session goes on with
 	// (session/load, session/resume); "" for a new one.
 	ResumeID string
+	// ForkOf is the CLI's conversation the session starts as a copy of
+	// (session/fork), taking SessionID as its own where the CLI lets its
+	// client choose; "" for none. Only a CLI that [CLIInfo].Forks gets
+	// one.
+	ForkOf string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
 	// AdditionalDirectories are the workspace roots besides the

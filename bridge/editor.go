@@ -147,6 +147,7 @@ func (e *editor) methods() acp.Methods {
 		return acp.ResumeSessionResult(r), err
 	})
 	handle(e, &m, acp.Logout, a.logout)
+	handle(e, &m, acp.SessionFork, e.forkV1)
 	handle(e, &m, acp.SessionList, a.list)
 	handle(e, &m, acp.SessionDelete, a.delete)
 	handle(e, &m, acp.SessionClose, a.close)

@@ -37,6 +37,14 @@ func (e *editor) methodsV2() acp.Methods {
 		return acpv2.LogoutAuthResult{}, err
 	})
 	handle(e, &m, acpv2.SessionResume, e.resumeV2)
+	handle(e, &m, acpv2.SessionFork, func(ctx context.Context, p acpv2.ForkSessionParams) (acpv2.ForkSessionResult, error) {
+		o, err := openingV2(p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
+		if err != nil {
+			return acpv2.ForkSessionResult{}, err
+		}
+		res, err := a.fork(e, o)
+		return acpv2.ForkSessionResult{SessionID: res.SessionID, ConfigOptions: configOptionsV2(res.ConfigOptions)}, err
+	})
 	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
 		res, err := a.list(ctx, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
 		out := acpv2.ListSessionsResult{Sessions: []acpv2.SessionInfo{}, NextCursor: res.NextCursor}
@@ -100,6 +108,9 @@ func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (ac
 	}
 	if a.canLoad() {
 		sc.Delete = &acpv2.SessionDeleteCapabilities{}
+	}
+	if a.info.Forks {
+		sc.Fork = &acpv2.SessionForkCapabilities{}
 	}
 	info := res.AgentInfo
 	var methods []acpv2.AuthMethod
