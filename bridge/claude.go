@@ -40,6 +40,7 @@ var claudeInfo = CLIInfo{
 		{ID: "haiku", Name: "Haiku"},
 	},
 	Accepts: Accepts{Image: true, EmbeddedContext: true, MCPStdio: true, MCPHTTP: true, MCPSSE: true},
+	Forks:   true,
 	SignIn:  []string{"auth", "login"},
 	SignOut: []string{"auth", "logout"},
 }
@@ -51,8 +52,12 @@ func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
+	resume, fork := c.ResumeID, false
+	if c.ForkOf != "" {
+		resume, fork = c.ForkOf, true
+	}
 	return &claudeConversation{
-		cfg: c, mcp: mcp, resumeID: c.ResumeID, effort: effortDefault,
+		cfg: c, mcp: mcp, resumeID: resume, fork: fork, effort: effortDefault,
 		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
 	}, nil
 }
@@ -64,6 +69,7 @@ type claudeConversation struct {
 	mcp      string // the --mcp-config JSON; "" for none
 	tr       *ClaudeTranslator
 	resumeID string // the conversation the next process resumes; "" for a new one
+	fork     bool   // the next process makes resumeID's conversation a copy, the session's own
 
 	// Of the process that runs.
 	sess    *claude.Session // nil when none runs
@@ -83,6 +89,7 @@ type claudeConversation struct {
 func (c *claudeConversation) CommandLine(mode, model string) []string {
 	o := claude.Options{
 		Resume:                 c.resumeID,
+		ForkSession:            c.fork,
 		PermissionMode:         mode,
 		Model:                  modelArg(model),
 		IncludePartialMessages: true,
@@ -95,7 +102,7 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 	if c.effort != effortDefault && slices.Contains(c.efforts[model], c.effort) {
 		o.Effort = c.effort
 	}
-	if c.resumeID == "" {
+	if c.resumeID == "" || c.fork {
 		o.ExtraArgs = append(o.ExtraArgs, "--session-id="+c.cfg.SessionID)
 	}
 	o.ExtraArgs = append(o.ExtraArgs, c.cfg.ExtraArgs...)
@@ -357,6 +364,9 @@ func (c *claudeConversation) Exited(h Host, err error) {
 		if id := c.sess.SessionID(); id != "" && !c.lost {
 			c.resumeID = id
 		}
+		// A fork is made once the CLI has named the copy; until then the
+		// next process forks again.
+		c.fork = c.fork && c.resumeID != c.cfg.SessionID
 		c.sess = nil
 	}
 	c.prompt = nil
