@@ -1,6 +1,7 @@
 package bridge
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
@@ -57,7 +58,7 @@ func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
 		resume, fork = c.ForkOf, true
 	}
 	return &claudeConversation{
-		cfg: c, mcp: mcp, resumeID: resume, fork: fork, effort: effortDefault,
+		cfg: c, mcp: mcp, resumeID: resume, fork: fork, effort: effortDefault, terminal: terminalCommands,
 		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
 	}, nil
 }
@@ -75,6 +76,9 @@ type claudeConversation struct {
 	sess    *claude.Session // nil when none runs
 	resumed string          // the id it was started to resume
 	lost    bool            // the conversation it resumed does not exist
+
+	commands []acp.AvailableCommand // the CLI's slash commands, as its initialize answer listed them
+	terminal []string               // those that work only in the CLI's own terminal
 
 	effort  string              // the effort option's value; "default" for the model's own
 	efforts map[string][]string // the efforts each model takes, by model ID, as the CLI listed them
@@ -122,6 +126,9 @@ func (c *claudeConversation) Start(stdin io.WriteCloser) {
 }
 
 func (c *claudeConversation) Prompt(prompt []acp.ContentBlock) error {
+	if name, ok := slashCommand(prompt); ok && slices.Contains(c.terminal, name) {
+		return acp.InvalidParam("prompt", "/%s works only in Claude Code's own terminal: run `claude` in a terminal for it", name)
+	}
 	blocks, err := userBlocks(prompt)
 	if err != nil {
 		return err
@@ -155,6 +162,14 @@ func (c *claudeConversation) Interrupt() bool {
 }
 
 func (c *claudeConversation) Line(h Host, line []byte) {
+	if bytes.Contains(line, []byte(`"terminal_slash_commands"`)) {
+		if list, ok := claude.TerminalCommands(line); ok && !slices.Equal(list, c.terminal) {
+			c.terminal = list
+			if c.commands != nil {
+				h.Commands(c.offered(), nil)
+			}
+		}
+	}
 	events, err := c.sess.Feed(line, c.scratch[:0])
 	c.scratch = events
 	if err != nil {
@@ -233,7 +248,32 @@ func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
 		}
 		cmds = append(cmds, ac)
 	}
-	h.Commands(cmds, models)
+	c.commands = cmds
+	h.Commands(c.offered(), models)
+}
+
+// terminalCommands are the slash commands Claude Code 2.1.328 lists as
+// working only in its own terminal, until a CLI says which.
+var terminalCommands = []string{"doctor", "color", "focus", "reload-plugins"}
+
+// offered returns the slash commands offered to the editor: the CLI's,
+// without those that work only in its own terminal.
+func (c *claudeConversation) offered() []acp.AvailableCommand {
+	return slices.DeleteFunc(slices.Clone(c.commands), func(ac acp.AvailableCommand) bool { return slices.Contains(c.terminal, ac.Name) })
+}
+
+// slashCommand returns the name of the slash command a prompt runs: its
+// one text block's "/name", before any argument.
+func slashCommand(prompt []acp.ContentBlock) (string, bool) {
+	if len(prompt) != 1 {
+		return "", false
+	}
+	t, ok := prompt[0].(acp.TextContent)
+	if !ok || !strings.HasPrefix(t.Text, "/") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(t.Text), "/"), " ")
+	return name, name != ""
 }
 
 // The permission options offered for each tool call.
