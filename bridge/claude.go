@@ -116,7 +116,8 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 func (c *claudeConversation) Start(stdin io.WriteCloser) {
 	c.sess = claude.NewSession(stdin, c.resumeID)
 	c.resumed, c.lost = c.resumeID, false
-	if _, err := c.sess.Initialize(claude.InitializeOptions{}); err != nil {
+	// The subagents' text and thinking too, which their Task calls show.
+	if _, err := c.sess.Initialize(claude.InitializeOptions{ForwardSubagentText: true}); err != nil {
 		c.cfg.Logger.Warn("initialize not written", "error", err)
 	}
 	if c.prompt != nil {

@@ -163,6 +163,15 @@
 //     Edit, by the diff of the file's whole text before and after, which
 //     the result tells and the input cannot;
 //     TodoWrite becomes a plan;
+//   - a subagent (a Task or Agent call) is shown inside the call that
+//     started it, live and on session/load alike: its text and thinking
+//     as the call's content, a block each, in order (thinking marked
+//     with _meta claudeCode.thinking), before the call's result; its
+//     tool calls as calls of their own whose _meta names the Task call
+//     (claudeCode.parentToolUseId, as the TypeScript adapter names it).
+//     ACP's subagents RFD, in its unstable schema, would make each a
+//     child session for an editor that declares clientCapabilities
+//     .subagents; the bridge does not yet;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;
 //   - each result brings a usage_update with the session's cost;
