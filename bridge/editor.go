@@ -36,8 +36,9 @@ type Editor struct {
 }
 
 // Handler returns the handler of one editor's connection, to serve with
-// an [acp.Conn]: initialize, session/new, load, resume, list, delete,
-// close, set_mode, set_config_option, prompt and cancel, in each version
+// an [acp.Conn]: initialize, session/new, load, resume, fork, list,
+// delete, close, set_mode, set_config_option, prompt, cancel and logout
+// (v2's auth/login and auth/logout), in each version
 // e allows (the package doc's ACP v2 says what v2 gives). The handler belongs to that connection alone: it keeps what the
 // editor declared at initialize (its capabilities and version), which
 // decides what its sessions send it, and it answers another connection's
