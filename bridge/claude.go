@@ -336,13 +336,21 @@ func (c *claudeConversation) forget(id string) {
 	delete(c.questions, id)
 }
 
+// take lets go of the permission request id, which the editor has
+// answered, and returns it with its AskUserQuestion questions (nil for
+// another tool); false when it is not pending.
+func (c *claudeConversation) take(id string) (claude.PermissionRequest, []askQuestion, bool) {
+	r, ok := c.asked[id]
+	questions := c.questions[id]
+	c.forget(id)
+	return r, questions, ok
+}
+
 func (c *claudeConversation) Answer(h Host, q Question, outcome acp.PermissionOutcome, err error) {
-	r, ok := c.asked[q.ID]
-	questions := c.questions[q.ID]
+	r, questions, ok := c.take(q.ID)
 	if !ok {
 		return
 	}
-	c.forget(q.ID)
 	switch {
 	case questions != nil && err == nil && outcome.Outcome == acp.PermissionSelected:
 		err = c.answerAsk(r, questions, outcome.OptionID)

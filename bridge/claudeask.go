@@ -150,12 +150,10 @@ func (c *claudeConversation) answerAsk(r claude.PermissionRequest, questions []a
 }
 
 func (c *claudeConversation) AnswerForm(h Host, q Question, res acp.CreateElicitationResult, err error) {
-	r, ok := c.asked[q.ID]
-	questions := c.questions[q.ID]
+	r, questions, ok := c.take(q.ID)
 	if !ok {
 		return
 	}
-	c.forget(q.ID)
 	switch {
 	case err != nil:
 		c.cfg.Logger.Warn("form request failed", "error", err)
