@@ -3,14 +3,11 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
-	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/internal/tssdk"
 	"github.com/google/go-cmp/cmp"
 )
@@ -86,35 +83,13 @@ func TestSDKFeatures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
 			tt.want.Scenario = tt.scenario
-			home := t.TempDir()
-			cmd := tssdk.Command(t, "testdata/sdk-features.mjs", tt.scenario, t.TempDir(), agentBin, "-claude", fakeclaudeBin, "-model", "sonnet")
-			cmd.Env = append(os.Environ(),
-				claudetest.EnvTranscript+"="+tt.transcript,
-				"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-				"GORACE=atexit_sleep_ms=0")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("sdk-features.mjs: %v\n%s", err, stderr.String())
-				}
-			case <-time.After(waitLimit):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("sdk-features.mjs did not end within %v\n%s", waitLimit, stderr.String())
-			}
+			stdout, stderr := runSDKScript(t, "testdata/sdk-features.mjs", tt.transcript, tt.scenario, t.TempDir(), agentBin, "-claude", fakeclaudeBin, "-model", "sonnet")
 			var got featuresRun
-			if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-				t.Fatalf("sdk-features.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
+			if err := json.Unmarshal(stdout, &got); err != nil {
+				t.Fatalf("sdk-features.mjs printed %q: %v\n%s", stdout, err, stderr)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr)
 			}
 		})
 	}
