@@ -82,6 +82,8 @@ type claudeConversation struct {
 
 	effort  string              // the effort option's value; "default" for the model's own
 	efforts map[string][]string // the efforts each model takes, by model ID, as the CLI listed them
+	fast    bool                // fast mode is on
+	fasts   map[string]bool     // the models that take fast mode, by model ID
 
 	inTurn    bool
 	prompt    []claude.Block                      // the prompt for the process Start binds next
@@ -119,6 +121,13 @@ func (c *claudeConversation) Start(stdin io.WriteCloser) {
 	// The subagents' text and thinking too, which their Task calls show.
 	if _, err := c.sess.Initialize(claude.InitializeOptions{ForwardSubagentText: true}); err != nil {
 		c.cfg.Logger.Warn("initialize not written", "error", err)
+	}
+	if c.fast {
+		// The command line has no fast mode: the process takes it as
+		// the running one does.
+		if _, err := c.sess.Call("apply_flag_settings", json.RawMessage(`{"settings":{"fastMode":true}}`)); err != nil {
+			c.cfg.Logger.Warn("fast mode not written", "error", err)
+		}
 	}
 	if c.prompt != nil {
 		c.send(c.prompt)
@@ -226,15 +235,17 @@ func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
 			Description    string   `json:"description"`
 			SupportsEffort bool     `json:"supportsEffort"`
 			Efforts        []string `json:"supportedEffortLevels"`
+			SupportsFast   bool     `json:"supportsFastMode"`
 		} `json:"models"`
 	}
 	if json.Unmarshal(payload, &init) != nil {
 		return
 	}
 	var models []Model
-	c.efforts = map[string][]string{}
+	c.efforts, c.fasts = map[string][]string{}, map[string]bool{}
 	for _, m := range init.Models {
 		if m.Value != "" {
+			c.fasts[m.Value] = m.SupportsFast
 			models = append(models, Model{ID: m.Value, Name: cmp.Or(m.DisplayName, m.Value), Description: m.Description})
 			if m.SupportsEffort {
 				c.efforts[m.Value] = slices.DeleteFunc(m.Efforts, func(e string) bool { return e == "" || e == effortDefault })
@@ -540,16 +551,37 @@ func httpHeader(h acp.HTTPHeader) (string, string) { return h.Name, h.Value }
 
 // The effort option: how hard the model thinks, one of the levels the
 // session's model takes (Claude Code's --effort), or the model's own.
+// The fast mode option: faster output on the models that take it
+// (supportsFastMode), on or off.
 const (
 	configEffort  = "effort"
 	effortDefault = "default"
+	configFast    = "fast"
+	fastOn        = "on"
+	fastOff       = "off"
 )
 
 func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
-	levels := c.efforts[model]
-	if len(levels) == 0 {
-		return nil
+	var out []acp.SessionConfigOption
+	if levels := c.efforts[model]; len(levels) > 0 {
+		out = append(out, c.effortOption(levels))
 	}
+	if c.fasts[model] {
+		current := fastOff
+		if c.fast {
+			current = fastOn
+		}
+		out = append(out, acp.SessionConfigOption{
+			ID: configFast, Name: "Fast mode", Description: "Faster output, at a higher price, on the models that take it",
+			Category: acp.ConfigCategoryModelConfig, Type: acp.ConfigOptionSelect, CurrentValue: current,
+			Options: acp.SessionConfigSelectOptions{Options: []acp.SessionConfigSelectOption{{Value: fastOff, Name: "Off"}, {Value: fastOn, Name: "On"}}},
+		})
+	}
+	return out
+}
+
+// effortOption is the effort option, of levels.
+func (c *claudeConversation) effortOption(levels []string) acp.SessionConfigOption {
 	values := []acp.SessionConfigSelectOption{{Value: effortDefault, Name: "Default", Description: "The model's own effort"}}
 	for _, l := range levels {
 		values = append(values, acp.SessionConfigSelectOption{Value: l, Name: effortName(l)})
@@ -558,14 +590,20 @@ func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
 	if slices.Contains(levels, c.effort) {
 		current = c.effort
 	}
-	return []acp.SessionConfigOption{{
+	return acp.SessionConfigOption{
 		ID: configEffort, Name: "Effort", Description: "How hard the model thinks before it answers",
 		Category: acp.ConfigCategoryThoughtLevel, Type: acp.ConfigOptionSelect, CurrentValue: current,
 		Options: acp.SessionConfigSelectOptions{Options: values},
-	}}
+	}
 }
 
 func (c *claudeConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
+	if id == configFast {
+		if !c.fasts[model] || value != fastOn && value != fastOff {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no fast mode %q", model, value)
+		}
+		return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"fastMode": value == fastOn}}), nil
+	}
 	if id != configEffort {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
 	}
@@ -585,8 +623,11 @@ func (c *claudeConversation) SetOption(id, value, model string) (func(context.Co
 }
 
 func (c *claudeConversation) OptionSet(id, value string) {
-	if id == configEffort {
+	switch id {
+	case configEffort:
 		c.effort = value
+	case configFast:
+		c.fast = value == fastOn
 	}
 }
 

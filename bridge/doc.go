@@ -135,7 +135,8 @@
 //
 // Claude Code does all four: `claude auth login` and `claude auth
 // logout`; its effort (--effort, apply_flag_settings), with the levels
-// the session's model lists; AskUserQuestion as a form, or, for an
+// the session's model lists, and its fast mode (model_config), for the
+// models that take it; AskUserQuestion as a form, or, for an
 // editor without forms, a question of one choice as a permission
 // question whose options are the choices and other questions refused in
 // words the model reads; and forks through --resume --fork-session.

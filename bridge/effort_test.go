@@ -117,3 +117,80 @@ func TestEffortNextCLI(t *testing.T) {
 
 	})
 }
+
+// option returns the option id of options; nil when there is none.
+func option(options []acp.SessionConfigOption, id string) *acp.SessionConfigOption {
+	for i, o := range options {
+		if o.ID == id {
+			return &options[i]
+		}
+	}
+	return nil
+}
+
+// TestFastMode plays a session of the real Claude Code 2.1.328 on a
+// model that takes fast mode (supportsFastMode), which the editor turns
+// on between two turns: the option is of the model_config category, the
+// change reaches the running CLI (apply_flag_settings), whose next turn
+// reports fast_mode_state on, in the same process. A model without fast
+// mode has no such option, and refuses it.
+func TestFastMode(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newFeatureEnv(t, capture("fast"), bridge.Config{Model: "opus"}, &featureEditor{}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		synctest.Wait()
+		_, err := e.prompt(sid, "Hello.")
+		must(t, err)
+		res, err := acp.SessionSetConfigOption.Call(bg, e.client, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: "fast", Value: "on"})
+		must(t, err)
+		want := &acp.SessionConfigOption{
+			ID: "fast", Name: "Fast mode", Description: "Faster output, at a higher price, on the models that take it",
+			Category: acp.ConfigCategoryModelConfig, Type: acp.ConfigOptionSelect, CurrentValue: "on",
+			Options: acp.SessionConfigSelectOptions{Options: []acp.SessionConfigSelectOption{{Value: "off", Name: "Off"}, {Value: "on", Name: "On"}}},
+		}
+		if diff := cmp.Diff(want, option(res.ConfigOptions, "fast")); diff != "" {
+			t.Errorf("the fast mode option (-want +got):\n%s", diff)
+		}
+		_, err = e.prompt(sid, "And now?")
+		must(t, err)
+		if len(e.args) != 1 {
+			t.Errorf("started %d CLIs, want one for both turns", len(e.args))
+		}
+
+		_, err = acp.SessionSetConfigOption.Call(bg, e.client, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: "fast", Value: "fastest"})
+		if ae, _ := errorOf(t, err); ae.Code != acp.CodeInvalidParams {
+			t.Errorf("fast = fastest: %v, want -32602", err)
+		}
+	})
+}
+
+// TestFastModeNextCLI checks that fast mode chosen while no CLI runs is
+// given to the next CLI once it starts, the command line having no flag
+// for it.
+func TestFastModeNextCLI(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{}, acp.ClientCapabilities{})
+		defer e.close()
+		sid := e.newSession()
+		p := e.process()
+		synctest.Wait()
+		p.write(`{"type":"control_response","response":{"subtype":"success","request_id":"` + p.requestID("initialize") + `","response":{"commands":[],` +
+			`"models":[{"value":"default","displayName":"Default","supportsFastMode":true},{"value":"old","displayName":"Old"}]}}}`)
+		synctest.Wait()
+		p.exit(0)
+		synctest.Wait()
+		_, err := acp.SessionSetConfigOption.Call(bg, e.client, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: "fast", Value: "on"})
+		must(t, err)
+		answer := e.promptAsync(bg, sid, "hi")
+		next := e.process()
+		next.turn(resultLine)
+		got(t, answer)
+		if diff := cmp.Diff([]string{"initialize", "apply_flag_settings", "user"}, next.kinds()); diff != "" {
+			t.Errorf("what the next CLI got (-want +got):\n%s", diff)
+		}
+		if l := next.lines()[1]; !strings.Contains(l, `"settings":{"fastMode":true}`) {
+			t.Errorf("the next CLI got %s", l)
+		}
+	})
+}

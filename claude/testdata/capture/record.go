@@ -131,6 +131,12 @@ var scenarios = []scenario{
 		send(`{"type":"control_request","request_id":"req_2","request":{"subtype":"apply_flag_settings","settings":{"effortLevel":"low"}}}`), until("control_response"),
 		user("And now?"), until("result"), closeInput,
 	}},
+	{name: "fast", args: []string{"--model", "opus"}, steps: []step{
+		initialize("req_1", ""), until("control_response"),
+		user("Hello. MOCK_SCENARIO=count"), until("result"),
+		send(`{"type":"control_request","request_id":"req_2","request":{"subtype":"apply_flag_settings","settings":{"fastMode":true}}}`), until("control_response"),
+		user("And now?"), until("result"), closeInput,
+	}},
 	{name: "auth-invalid-key", args: []string{"--model", "sonnet"}, env: []string{"CLAUDE_CODE_MAX_RETRIES=0"}, steps: []step{
 		initialize("req_1", ""), until("control_response"),
 		user("Say hello. MOCK_SCENARIO=api-error-401"), until("result"), closeInput,
