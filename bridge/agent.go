@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -68,6 +69,14 @@ type Config struct {
 	// requires of every such path, that it is absolute; package bridgeos
 	// gives one that requires an existing directory.
 	CheckDir func(dir string) error
+	// LoginArgs are the arguments that, appended to the command line the
+	// editor starts this agent with, run the CLI's sign-in
+	// ([CLIInfo].SignIn) in the user's terminal and exit 0 once signed
+	// in: claude-acp's "login". initialize advertises them as a terminal
+	// authentication method to an editor that declared
+	// clientCapabilities.auth.terminal, as ACP requires, and to no other.
+	// nil advertises none, as does a CLI without a sign-in.
+	LoginArgs []string
 	// Store is the folder where the CLI, a [Keeper], keeps its sessions
 	// (see [Keeper.StoreDir]): session/list lists them, session/load
 	// replays one, session/delete removes one. Nil means none: the Agent
@@ -143,11 +152,26 @@ func (a *Agent) Close() {
 
 func (e *editor) initialize(ctx context.Context, p acp.InitializeParams) (acp.InitializeResult, error) {
 	e.declare(p.ClientCapabilities, false)
-	return e.a.initialized(p.ProtocolVersion), nil
+	res := e.a.initialized(p.ProtocolVersion)
+	res.AuthMethods = e.a.authMethods(p.ClientCapabilities.Auth.Terminal)
+	return res, nil
+}
+
+// authMethods are the authentication methods initialize advertises to an
+// editor: the terminal sign-in, to one that runs terminal methods.
+func (a *Agent) authMethods(terminal bool) []acp.AuthMethod {
+	if !terminal || a.cfg.LoginArgs == nil || a.info.SignIn == nil {
+		return []acp.AuthMethod{}
+	}
+	return []acp.AuthMethod{{
+		Type: acp.AuthMethodTerminal, ID: "login", Name: "Sign in to " + a.info.Name,
+		Description: "Runs `" + strings.Join(append([]string{a.info.Program}, a.info.SignIn...), " ") + "` in a terminal",
+		Args:        a.cfg.LoginArgs,
+	}}
 }
 
 // initialized is the initialize result of an editor that asked for
-// version.
+// version, with no authentication method.
 func (a *Agent) initialized(version int) acp.InitializeResult {
 	info := a.cfg.Info
 	if info == nil {
@@ -160,7 +184,14 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 	if a.canLoad() {
 		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
+	if a.info.Forks {
+		sc.Fork = &acp.SessionForkCapabilities{}
+	}
 	acc := a.info.Accepts
+	var auth *acp.AgentAuthCapabilities
+	if a.info.SignOut != nil {
+		auth = &acp.AgentAuthCapabilities{Logout: &acp.LogoutCapabilities{}}
+	}
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(version),
 		AgentCapabilities: acp.AgentCapabilities{
@@ -168,6 +199,7 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 			PromptCapabilities:  acp.PromptCapabilities{Image: acc.Image, Audio: acc.Audio, EmbeddedContext: acc.EmbeddedContext},
 			MCPCapabilities:     acp.MCPCapabilities{HTTP: acc.MCPHTTP, SSE: acc.MCPSSE},
 			SessionCapabilities: sc,
+			Auth:                auth,
 		},
 		AgentInfo:   info,
 		AuthMethods: []acp.AuthMethod{},
@@ -227,6 +259,7 @@ func (a *Agent) lookup(id string) *session {
 type opening struct {
 	id       string
 	resumeID string // the conversation it continues; "" for a new one
+	forkOf   string // the conversation it starts as a copy of; "" for none
 	cwd      string
 	dirs     []string // additionalDirectories
 	servers  []acp.MCPServer
@@ -250,6 +283,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
+		ForkOf:                o.forkOf,
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,
@@ -418,7 +452,8 @@ func (a *Agent) modes() []acp.SessionMode {
 	return slices.DeleteFunc(slices.Clone(a.info.Modes), func(m acp.SessionMode) bool { return m.ID == a.info.Bypass })
 }
 
-// checkSetting checks a setting's value before a session takes it.
+// checkSetting checks the value of a mode or model setting before a
+// session takes it; a [Tuner] checks its own.
 func (a *Agent) checkSetting(key, value string) error {
 	switch key {
 	case configMode:
@@ -429,8 +464,6 @@ func (a *Agent) checkSetting(key, value string) error {
 		if !validModel(value) {
 			return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", value)
 		}
-	default:
-		return acp.Errorf(acp.CodeInvalidParams, "no config option %q", key)
 	}
 	return nil
 }

@@ -1,11 +1,14 @@
 package bridge
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/claude"
@@ -38,6 +41,9 @@ var claudeInfo = CLIInfo{
 		{ID: "haiku", Name: "Haiku"},
 	},
 	Accepts: Accepts{Image: true, EmbeddedContext: true, MCPStdio: true, MCPHTTP: true, MCPSSE: true},
+	Forks:   true,
+	SignIn:  []string{"auth", "login"},
+	SignOut: []string{"auth", "logout"},
 }
 
 func (claudeCLI) Info() CLIInfo { return claudeInfo }
@@ -47,8 +53,12 @@ func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
 	if err != nil {
 		return nil, err
 	}
+	resume, fork := c.ResumeID, false
+	if c.ForkOf != "" {
+		resume, fork = c.ForkOf, true
+	}
 	return &claudeConversation{
-		cfg: c, mcp: mcp, resumeID: c.ResumeID,
+		cfg: c, mcp: mcp, resumeID: resume, fork: fork, effort: effortDefault, terminal: terminalCommands,
 		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
 	}, nil
 }
@@ -60,21 +70,32 @@ type claudeConversation struct {
 	mcp      string // the --mcp-config JSON; "" for none
 	tr       *ClaudeTranslator
 	resumeID string // the conversation the next process resumes; "" for a new one
+	fork     bool   // the next process makes resumeID's conversation a copy, the session's own
 
 	// Of the process that runs.
 	sess    *claude.Session // nil when none runs
 	resumed string          // the id it was started to resume
 	lost    bool            // the conversation it resumed does not exist
 
-	inTurn  bool
-	prompt  []claude.Block                      // the prompt for the process Start binds next
-	asked   map[string]claude.PermissionRequest // questions put to the editor, by request id
-	scratch []claude.Event
+	commands []acp.AvailableCommand // the CLI's slash commands, as its initialize answer listed them
+	terminal []string               // those that work only in the CLI's own terminal
+
+	effort  string              // the effort option's value; "default" for the model's own
+	efforts map[string][]string // the efforts each model takes, by model ID, as the CLI listed them
+	fast    bool                // fast mode is on
+	fasts   map[string]bool     // the models that take fast mode, by model ID
+
+	inTurn    bool
+	prompt    []claude.Block                      // the prompt for the process Start binds next
+	asked     map[string]claude.PermissionRequest // questions put to the editor, by request id
+	questions map[string][]askQuestion            // those of AskUserQuestion, by request id
+	scratch   []claude.Event
 }
 
 func (c *claudeConversation) CommandLine(mode, model string) []string {
 	o := claude.Options{
 		Resume:                 c.resumeID,
+		ForkSession:            c.fork,
 		PermissionMode:         mode,
 		Model:                  modelArg(model),
 		IncludePartialMessages: true,
@@ -84,7 +105,10 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 	if o.PermissionMode == "default" {
 		o.PermissionMode = ""
 	}
-	if c.resumeID == "" {
+	if c.effort != effortDefault && slices.Contains(c.efforts[model], c.effort) {
+		o.Effort = c.effort
+	}
+	if c.resumeID == "" || c.fork {
 		o.ExtraArgs = append(o.ExtraArgs, "--session-id="+c.cfg.SessionID)
 	}
 	o.ExtraArgs = append(o.ExtraArgs, c.cfg.ExtraArgs...)
@@ -94,8 +118,16 @@ func (c *claudeConversation) CommandLine(mode, model string) []string {
 func (c *claudeConversation) Start(stdin io.WriteCloser) {
 	c.sess = claude.NewSession(stdin, c.resumeID)
 	c.resumed, c.lost = c.resumeID, false
-	if _, err := c.sess.Initialize(claude.InitializeOptions{}); err != nil {
+	// The subagents' text and thinking too, which their Task calls show.
+	if _, err := c.sess.Initialize(claude.InitializeOptions{ForwardSubagentText: true}); err != nil {
 		c.cfg.Logger.Warn("initialize not written", "error", err)
+	}
+	if c.fast {
+		// The command line has no fast mode: the process takes it as
+		// the running one does.
+		if _, err := c.sess.Call("apply_flag_settings", json.RawMessage(`{"settings":{"fastMode":true}}`)); err != nil {
+			c.cfg.Logger.Warn("fast mode not written", "error", err)
+		}
 	}
 	if c.prompt != nil {
 		c.send(c.prompt)
@@ -104,6 +136,9 @@ func (c *claudeConversation) Start(stdin io.WriteCloser) {
 }
 
 func (c *claudeConversation) Prompt(prompt []acp.ContentBlock) error {
+	if name, ok := slashCommand(prompt); ok && slices.Contains(c.terminal, name) {
+		return acp.InvalidParam("prompt", "/%s works only in Claude Code's own terminal: run `claude` in a terminal for it", name)
+	}
 	blocks, err := userBlocks(prompt)
 	if err != nil {
 		return err
@@ -137,6 +172,14 @@ func (c *claudeConversation) Interrupt() bool {
 }
 
 func (c *claudeConversation) Line(h Host, line []byte) {
+	if bytes.Contains(line, []byte(`"terminal_slash_commands"`)) {
+		if list, ok := claude.TerminalCommands(line); ok && !slices.Equal(list, c.terminal) {
+			c.terminal = list
+			if c.commands != nil {
+				h.Commands(c.offered(), nil)
+			}
+		}
+	}
 	events, err := c.sess.Feed(line, c.scratch[:0])
 	c.scratch = events
 	if err != nil {
@@ -160,7 +203,7 @@ func (c *claudeConversation) Line(h Host, line []byte) {
 		case claude.PermissionRequest:
 			c.question(h, ev)
 		case claude.ControlCancel:
-			delete(c.asked, ev.ID)
+			c.forget(ev.ID)
 			h.Withdraw(ev.ID)
 		case claude.Request:
 			if err := c.sess.Decline(ev); err != nil {
@@ -187,18 +230,26 @@ func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
 			ArgumentHint string `json:"argumentHint"`
 		} `json:"commands"`
 		Models []struct {
-			Value       string `json:"value"`
-			DisplayName string `json:"displayName"`
-			Description string `json:"description"`
+			Value          string   `json:"value"`
+			DisplayName    string   `json:"displayName"`
+			Description    string   `json:"description"`
+			SupportsEffort bool     `json:"supportsEffort"`
+			Efforts        []string `json:"supportedEffortLevels"`
+			SupportsFast   bool     `json:"supportsFastMode"`
 		} `json:"models"`
 	}
 	if json.Unmarshal(payload, &init) != nil {
 		return
 	}
 	var models []Model
+	c.efforts, c.fasts = map[string][]string{}, map[string]bool{}
 	for _, m := range init.Models {
 		if m.Value != "" {
+			c.fasts[m.Value] = m.SupportsFast
 			models = append(models, Model{ID: m.Value, Name: cmp.Or(m.DisplayName, m.Value), Description: m.Description})
+			if m.SupportsEffort {
+				c.efforts[m.Value] = slices.DeleteFunc(m.Efforts, func(e string) bool { return e == "" || e == effortDefault })
+			}
 		}
 	}
 	cmds := []acp.AvailableCommand{}
@@ -209,7 +260,32 @@ func (c *claudeConversation) initialized(h Host, payload json.RawMessage) {
 		}
 		cmds = append(cmds, ac)
 	}
-	h.Commands(cmds, models)
+	c.commands = cmds
+	h.Commands(c.offered(), models)
+}
+
+// terminalCommands are the slash commands Claude Code 2.1.328 lists as
+// working only in its own terminal, until a CLI says which.
+var terminalCommands = []string{"doctor", "color", "focus", "reload-plugins"}
+
+// offered returns the slash commands offered to the editor: the CLI's,
+// without those that work only in its own terminal.
+func (c *claudeConversation) offered() []acp.AvailableCommand {
+	return slices.DeleteFunc(slices.Clone(c.commands), func(ac acp.AvailableCommand) bool { return slices.Contains(c.terminal, ac.Name) })
+}
+
+// slashCommand returns the name of the slash command a prompt runs: its
+// one text block's "/name", before any argument.
+func slashCommand(prompt []acp.ContentBlock) (string, bool) {
+	if len(prompt) != 1 {
+		return "", false
+	}
+	t, ok := prompt[0].(acp.TextContent)
+	if !ok || !strings.HasPrefix(t.Text, "/") {
+		return "", false
+	}
+	name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimSpace(t.Text), "/"), " ")
+	return name, name != ""
 }
 
 // The permission options offered for each tool call.
@@ -244,24 +320,51 @@ func (c *claudeConversation) question(h Host, r claude.PermissionRequest) {
 	}
 	updates, tc := c.tr.PermissionToolCall(nil, r)
 	h.Notify(updates...)
+	if r.ToolName == toolAskUserQuestion {
+		c.ask(h, r, tc)
+		return
+	}
 	options := permissionOptions
 	if r.ToolName == toolExitPlanMode {
 		options = planOptions
 	}
-	if c.asked == nil {
-		c.asked = map[string]claude.PermissionRequest{}
-	}
-	c.asked[r.ID] = r
+	c.remember(r)
 	h.Ask(Question{ID: r.ID, ToolCall: tc, Options: options})
 }
 
+// remember keeps a permission request put to the editor, until its
+// answer.
+func (c *claudeConversation) remember(r claude.PermissionRequest) {
+	if c.asked == nil {
+		c.asked, c.questions = map[string]claude.PermissionRequest{}, map[string][]askQuestion{}
+	}
+	c.asked[r.ID] = r
+}
+
+// forget lets go of a permission request answered or withdrawn.
+func (c *claudeConversation) forget(id string) {
+	delete(c.asked, id)
+	delete(c.questions, id)
+}
+
+// take lets go of the permission request id, which the editor has
+// answered, and returns it with its AskUserQuestion questions (nil for
+// another tool); false when it is not pending.
+func (c *claudeConversation) take(id string) (claude.PermissionRequest, []askQuestion, bool) {
+	r, ok := c.asked[id]
+	questions := c.questions[id]
+	c.forget(id)
+	return r, questions, ok
+}
+
 func (c *claudeConversation) Answer(h Host, q Question, outcome acp.PermissionOutcome, err error) {
-	r, ok := c.asked[q.ID]
+	r, questions, ok := c.take(q.ID)
 	if !ok {
 		return
 	}
-	delete(c.asked, q.ID)
 	switch {
+	case questions != nil && err == nil && outcome.Outcome == acp.PermissionSelected:
+		err = c.answerAsk(r, questions, outcome.OptionID)
 	case err != nil:
 		c.cfg.Logger.Warn("permission request failed", "error", err)
 		err = c.sess.Deny(r, "The editor could not ask for permission.", false)
@@ -302,7 +405,7 @@ func (c *claudeConversation) endTurn(h Host, exit error) {
 	if !c.inTurn {
 		return
 	}
-	c.inTurn, c.asked = false, nil
+	c.inTurn, c.asked, c.questions = false, nil, nil
 	res, err := c.tr.End(false, c.resumed, exit, c.cfg.Now())
 	var e *acp.Error
 	if errors.As(err, &e) && e.Code == acp.CodeResourceNotFound {
@@ -321,6 +424,9 @@ func (c *claudeConversation) Exited(h Host, err error) {
 		if id := c.sess.SessionID(); id != "" && !c.lost {
 			c.resumeID = id
 		}
+		// A fork is made once the CLI has named the copy; until then the
+		// next process forks again.
+		c.fork = c.fork && c.resumeID != c.cfg.SessionID
 		c.sess = nil
 	}
 	c.prompt = nil
@@ -442,3 +548,96 @@ func pairs[T any](nv []T, pair func(T) (name, value string)) map[string]string {
 }
 
 func httpHeader(h acp.HTTPHeader) (string, string) { return h.Name, h.Value }
+
+// The effort option: how hard the model thinks, one of the levels the
+// session's model takes (Claude Code's --effort), or the model's own.
+// The fast mode option: faster output on the models that take it
+// (supportsFastMode), on or off.
+const (
+	configEffort  = "effort"
+	effortDefault = "default"
+	configFast    = "fast"
+	fastOn        = "on"
+	fastOff       = "off"
+)
+
+func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
+	var out []acp.SessionConfigOption
+	if levels := c.efforts[model]; len(levels) > 0 {
+		out = append(out, c.effortOption(levels))
+	}
+	if c.fasts[model] {
+		current := fastOff
+		if c.fast {
+			current = fastOn
+		}
+		out = append(out, acp.SessionConfigOption{
+			ID: configFast, Name: "Fast mode", Description: "Faster output, at a higher price, on the models that take it",
+			Category: acp.ConfigCategoryModelConfig, Type: acp.ConfigOptionSelect, CurrentValue: current,
+			Options: acp.SessionConfigSelectOptions{Options: []acp.SessionConfigSelectOption{{Value: fastOff, Name: "Off"}, {Value: fastOn, Name: "On"}}},
+		})
+	}
+	return out
+}
+
+// effortOption is the effort option, of levels.
+func (c *claudeConversation) effortOption(levels []string) acp.SessionConfigOption {
+	values := []acp.SessionConfigSelectOption{{Value: effortDefault, Name: "Default", Description: "The model's own effort"}}
+	for _, l := range levels {
+		values = append(values, acp.SessionConfigSelectOption{Value: l, Name: effortName(l)})
+	}
+	current := effortDefault
+	if slices.Contains(levels, c.effort) {
+		current = c.effort
+	}
+	return acp.SessionConfigOption{
+		ID: configEffort, Name: "Effort", Description: "How hard the model thinks before it answers",
+		Category: acp.ConfigCategoryThoughtLevel, Type: acp.ConfigOptionSelect, CurrentValue: current,
+		Options: acp.SessionConfigSelectOptions{Options: values},
+	}
+}
+
+func (c *claudeConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
+	if id == configFast {
+		if !c.fasts[model] || value != fastOn && value != fastOff {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no fast mode %q", model, value)
+		}
+		return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"fastMode": value == fastOn}}), nil
+	}
+	if id != configEffort {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
+	}
+	levels := c.efforts[model]
+	if len(levels) == 0 {
+		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort", model)
+	}
+	var level any // null: the model's own
+	switch {
+	case value == effortDefault:
+	case slices.Contains(levels, value):
+		level = value
+	default:
+		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort %q (it takes %s)", model, value, strings.Join(levels, ", "))
+	}
+	return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}), nil
+}
+
+func (c *claudeConversation) OptionSet(id, value string) {
+	switch id {
+	case configEffort:
+		c.effort = value
+	case configFast:
+		c.fast = value == fastOn
+	}
+}
+
+// effortName names an effort level for a person: "xhigh" is "Extra high".
+func effortName(level string) string {
+	switch level {
+	case "xhigh":
+		return "Extra high"
+	case "":
+		return level
+	}
+	return strings.ToUpper(level[:1]) + level[1:]
+}

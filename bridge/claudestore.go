@@ -160,7 +160,7 @@ func epochTime(ms int64) time.Time {
 }
 
 func (c *claudeConversation) StoredID() string {
-	if c.resumeID != "" {
+	if c.resumeID != "" && !c.fork {
 		return c.resumeID
 	}
 	return c.cfg.SessionID // --session-id

@@ -51,6 +51,22 @@ type CLIInfo struct {
 	// advertises exactly it, and the Agent refuses the rest, -32602
 	// naming it, before the CLI sees it.
 	Accepts Accepts
+	// Forks reports that the CLI can start a session as a copy of a
+	// conversation it keeps, which goes on apart from the original
+	// (session/fork, advertised only then; see
+	// [ConversationConfig].ForkOf).
+	Forks bool
+	// SignIn are the arguments (without the program name) of the CLI's
+	// own interactive sign-in, run in the user's terminal and exiting 0
+	// once signed in: Claude Code's ["auth", "login"], Codex's
+	// ["login"]. nil when the CLI has none; initialize then advertises no
+	// terminal authentication method (see [Config].LoginArgs).
+	SignIn []string
+	// SignOut are the arguments of the CLI's sign-out, which needs no
+	// terminal and exits 0 once signed out: Claude Code's ["auth",
+	// "logout"]. ACP's logout runs it; nil when the CLI has none, and then
+	// logout is not advertised.
+	SignOut []string
 }
 
 // Accepts is what a [CLI] takes from an editor, beyond what every ACP
@@ -81,6 +97,11 @@ type ConversationConfig struct {
 	// ResumeID is the CLI's conversation the session goes on with
 	// (session/load, session/resume); "" for a new one.
 	ResumeID string
+	// ForkOf is the CLI's conversation the session starts as a copy of
+	// (session/fork), taking SessionID as its own where the CLI lets its
+	// client choose; "" for none. Only a CLI that [CLIInfo].Forks gets
+	// one.
+	ForkOf string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
 	// AdditionalDirectories are the workspace roots besides the
@@ -158,10 +179,16 @@ type Conversation interface {
 type Host interface {
 	// Notify sends updates to the editor, in order.
 	Notify(updates ...acp.Update)
-	// Ask puts a permission question of the turn under way to the editor.
-	// Its answer comes to [Conversation.Answer], unless the question is
-	// withdrawn or the turn ends first.
+	// Ask puts a question of the turn under way to the editor: a
+	// permission question, whose answer comes to [Conversation.Answer],
+	// or a form (q.Form), whose answer comes to [FormAnswerer].AnswerForm;
+	// unless the question is withdrawn or the turn ends first.
 	Ask(q Question)
+	// Forms reports whether the editor of the turn under way (the one the
+	// session last heard from, outside a turn) takes forms: ACP's
+	// elicitation in form mode, which it declared at initialize. A form
+	// may be put only to such an editor, as ACP requires.
+	Forms() bool
 	// Withdraw withdraws the question with the id: the CLI no longer
 	// waits for an answer.
 	Withdraw(id string)
@@ -180,10 +207,35 @@ type Host interface {
 	Retire()
 }
 
-// Question is a permission question a CLI asks about a tool call.
+// Question is a question a CLI asks about a tool call: a permission
+// question, with Options to choose from, or a form to fill in.
 type Question struct {
 	// ID names the question to its Conversation.
 	ID       string
 	ToolCall acp.PermissionToolCall
 	Options  []acp.PermissionOption
+	// Form, when not nil, makes the question a form the editor shows
+	// (ACP's elicitation/create in form mode, tied to the session and to
+	// ToolCall's id), and Options unused: a question the CLI asks the
+	// person, not about a tool's permission. The Conversation must be a
+	// [FormAnswerer], and the editor take forms ([Host.Forms]).
+	Form *Form
+}
+
+// Form is what a form question shows: its message, and the fields to
+// fill in.
+type Form struct {
+	Message string
+	Schema  acp.ElicitationSchema
+}
+
+// FormAnswerer is a [Conversation] that asks forms ([Question].Form).
+type FormAnswerer interface {
+	// AnswerForm gives the CLI the editor's answer to form q: res (its
+	// action, accept, decline or cancel, and what was filled in), or err
+	// when the editor could not be asked. The Agent calls it as it calls
+	// [Conversation.Answer]: only while the question's turn runs and the
+	// CLI has not withdrawn it; a form asked outside a turn is answered
+	// cancel.
+	AnswerForm(h Host, q Question, res acp.CreateElicitationResult, err error)
 }

@@ -15,8 +15,8 @@
 //
 // An [Agent] serves any number of editors, each connection with a
 // handler of its own ([Agent.Handler]) that answers initialize,
-// session/new, load, resume, list, delete, close, set_mode,
-// set_config_option, prompt and cancel, and keeps what that editor
+// session/new, load, resume, fork, list, delete, close, set_mode,
+// set_config_option, prompt, cancel and logout, and keeps what that editor
 // declared at initialize: its capabilities decide what its sessions send
 // it (notices, goose's usage updates), its version how. The sessions and
 // their CLIs are the Agent's.
@@ -108,6 +108,42 @@
 // refuses them, since `codex exec` and `gemini -p` take none of the
 // editor's.
 //
+// # Sign-in, settings, questions and forks
+//
+// What a CLI can do beyond a turn, it says in [CLIInfo] and its
+// [Conversation]; the Agent advertises each only for a CLI that can,
+// and uses it with an editor only as ACP allows:
+//
+//   - Sign-in: a CLI's interactive sign-in ([CLIInfo].SignIn) is a
+//     terminal authentication method, advertised to an editor that
+//     declared clientCapabilities.auth.terminal, with the arguments of
+//     the agent's own program that run it ([Config].LoginArgs); logout
+//     runs its sign-out ([CLIInfo].SignOut). A prompt whose CLI reports
+//     its credentials refused or missing (cli.ErrAuth) fails with ACP's
+//     auth_required, -32000.
+//   - Settings beyond the mode and the model, such as the reasoning
+//     effort (the thought_level category), are a [Tuner]'s config
+//     options: the CLI that runs takes a change at once, the next one
+//     starts with it.
+//   - Questions the model asks the person are forms ([Question].Form),
+//     put as elicitation/create in form mode to an editor that declared
+//     form elicitation, and answered to a [FormAnswerer]; cancel, close
+//     and the turn's end withdraw them as they do permission questions.
+//   - session/fork (unstable) opens a session that starts as a copy of
+//     another's conversation ([ConversationConfig].ForkOf), for a CLI
+//     that [CLIInfo].Forks.
+//
+// Claude Code does all four: `claude auth login` and `claude auth
+// logout`; its effort (--effort, apply_flag_settings), with the levels
+// the session's model lists, and its fast mode (model_config), for the
+// models that take it; AskUserQuestion as a form, or, for an
+// editor without forms, a question of one choice as a permission
+// question whose options are the choices and other questions refused in
+// words the model reads; and forks through --resume --fork-session.
+// Its slash commands that work only in its own terminal are not
+// offered, and refused -32602 when typed; the output of its local
+// commands (/context, /cost) is agent text.
+//
 // # ACP v2
 //
 // [Agent.Handler] serves the draft ACP v2 (see package acpv2) too, with
@@ -163,6 +199,15 @@
 //     Edit, by the diff of the file's whole text before and after, which
 //     the result tells and the input cannot;
 //     TodoWrite becomes a plan;
+//   - a subagent (a Task or Agent call) is shown inside the call that
+//     started it, live and on session/load alike: its text and thinking
+//     as the call's content, a block each, in order (thinking marked
+//     with _meta claudeCode.thinking), before the call's result; its
+//     tool calls as calls of their own whose _meta names the Task call
+//     (claudeCode.parentToolUseId, as the TypeScript adapter names it).
+//     ACP's subagents RFD, in its unstable schema, would make each a
+//     child session for an editor that declares clientCapabilities
+//     .subagents; the bridge does not yet;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;
 //   - each result brings a usage_update with the session's cost;

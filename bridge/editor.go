@@ -36,8 +36,9 @@ type Editor struct {
 }
 
 // Handler returns the handler of one editor's connection, to serve with
-// an [acp.Conn]: initialize, session/new, load, resume, list, delete,
-// close, set_mode, set_config_option, prompt and cancel, in each version
+// an [acp.Conn]: initialize, session/new, load, resume, fork, list,
+// delete, close, set_mode, set_config_option, prompt, cancel and logout
+// (v2's auth/login and auth/logout), in each version
 // e allows (the package doc's ACP v2 says what v2 gives). The handler belongs to that connection alone: it keeps what the
 // editor declared at initialize (its capabilities and version), which
 // decides what its sessions send it, and it answers another connection's
@@ -146,6 +147,8 @@ func (e *editor) methods() acp.Methods {
 		r, err := a.resume(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 		return acp.ResumeSessionResult(r), err
 	})
+	handle(e, &m, acp.Logout, a.logout)
+	handle(e, &m, acp.SessionFork, e.forkV1)
 	handle(e, &m, acp.SessionList, a.list)
 	handle(e, &m, acp.SessionDelete, a.delete)
 	handle(e, &m, acp.SessionClose, a.close)
@@ -185,6 +188,13 @@ func (e *editor) methods() acp.Methods {
 
 // acceptsNotices reports whether the editor takes notice updates.
 func (e *editor) acceptsNotices() bool { return e.capabilities().AcceptsNotices() }
+
+// acceptsForms reports whether the editor takes elicitation in form
+// mode.
+func (e *editor) acceptsForms() bool {
+	el := e.capabilities().Elicitation
+	return el != nil && el.Form != nil
+}
 
 // acceptsGoose reports whether the editor takes goose's custom
 // notifications.

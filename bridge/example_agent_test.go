@@ -59,7 +59,7 @@ func ExampleAgent() {
 	agent.Close() // stops the session's CLI
 	closePair()
 	// Output:
-	// commands: 44
+	// commands: 40
 	// text "Hello from the mock server. 2 + 2 = 4."
 	// end_turn <nil>
 }

@@ -12,12 +12,14 @@ import (
 // What a session's Conversation sees of it (host), its permission
 // questions and its settings, all on the session's goroutine.
 
-// question is a permission question put to the editor.
+// question is a question put to the editor: a permission question or a
+// form.
 type question struct {
 	Question
 	cancel  context.CancelFunc
 	done    chan struct{} // closed once the editor answered or the call failed
 	outcome acp.PermissionOutcome
+	form    acp.CreateElicitationResult // a form's answer
 	err     error
 }
 
@@ -33,7 +35,11 @@ func (s *session) ask(t *turn, q Question) {
 	ed := t.req.ed
 	s.a.wg.Go(func() {
 		defer cancel()
-		aq.outcome, aq.err = s.requestPermission(ctx, ed, q)
+		if q.Form != nil {
+			aq.form, aq.err = s.elicit(ctx, ed, q)
+		} else {
+			aq.outcome, aq.err = s.requestPermission(ctx, ed, q)
+		}
 		close(aq.done)
 		s.post(answered{aq})
 	})
@@ -47,7 +53,11 @@ func (s *session) answer(p *proc, t *turn, q *question) *host {
 	}
 	delete(t.open, q.ID)
 	h := &host{s: s, p: p, t: t}
-	s.conv.Answer(h, q.Question, q.outcome, q.err)
+	if q.Form != nil {
+		s.conv.(FormAnswerer).AnswerForm(h, q.Question, q.form, q.err)
+	} else {
+		s.conv.Answer(h, q.Question, q.outcome, q.err)
+	}
 	s.refuse(h)
 	return h
 }
@@ -58,22 +68,45 @@ func (s *session) refuse(h *host) {
 	for len(h.refused) > 0 {
 		q := h.refused[0]
 		h.refused = h.refused[1:]
+		if q.Form != nil {
+			s.conv.(FormAnswerer).AnswerForm(h, q, acp.CreateElicitationResult{Action: acp.ElicitationCancel}, nil)
+			continue
+		}
 		s.conv.Answer(h, q, acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil)
 	}
 }
 
-// configure handles a mode or model setting; p is the CLI that runs and
-// takes it at once, nil for none.
+// configure handles a setting: the mode, the model, or one of a
+// [Tuner]'s; p is the CLI that runs and takes it at once, nil for none.
 func (s *session) configure(ev setting, p *proc) {
 	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
 		ev.reply <- settingReply{err: err}
 		return
 	}
 	var confirm func(context.Context) error
-	if p != nil && ev.key == configMode {
-		confirm = s.conv.SetMode(ev.value)
-	} else if p != nil {
-		confirm = s.conv.SetModel(ev.value)
+	switch ev.key {
+	case configMode:
+		if p != nil {
+			confirm = s.conv.SetMode(ev.value)
+		}
+	case configModel:
+		if p != nil {
+			confirm = s.conv.SetModel(ev.value)
+		}
+	default:
+		t, ok := s.conv.(Tuner)
+		if !ok {
+			ev.reply <- settingReply{err: acp.Errorf(acp.CodeInvalidParams, "no config option %q", ev.key)}
+			return
+		}
+		var err error
+		if confirm, err = t.SetOption(ev.key, ev.value, s.model); err != nil {
+			ev.reply <- settingReply{err: err}
+			return
+		}
+		if p == nil {
+			confirm = nil // for the next CLI
+		}
 	}
 	if confirm == nil {
 		s.settle(settled{setting: ev})
@@ -103,6 +136,8 @@ func (s *session) settle(ev settled) {
 		s.modeChanged(ev.ed, ev.value)
 	case configModel:
 		s.model = ev.value
+	default:
+		s.conv.(Tuner).OptionSet(ev.key, ev.value)
 	}
 	ev.reply <- settingReply{view: s.view()}
 }
@@ -126,15 +161,16 @@ func (s *session) view() view {
 	for i, m := range modes {
 		modeValues[i] = acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
-	return view{
-		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
-		options: []acp.SessionConfigOption{
-			{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
-				Options: acp.SessionConfigSelectOptions{Options: modeValues}},
-			{ID: configModel, Name: "Model", Category: acp.ConfigCategoryModel, Type: acp.ConfigOptionSelect, CurrentValue: s.model,
-				Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
-		},
+	options := []acp.SessionConfigOption{
+		{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
+			Options: acp.SessionConfigSelectOptions{Options: modeValues}},
+		{ID: configModel, Name: "Model", Category: acp.ConfigCategoryModel, Type: acp.ConfigOptionSelect, CurrentValue: s.model,
+			Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
 	}
+	if t, ok := s.conv.(Tuner); ok {
+		options = append(options, t.Options(s.model)...)
+	}
+	return view{modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes}, options: options}
 }
 
 // host is the Host of one call of the Agent's to the Conversation: t is the
@@ -162,6 +198,17 @@ func (h *host) editor() *editor {
 func (h *host) Notify(updates ...acp.Update) { h.s.notify(h.editor(), updates) }
 
 func (h *host) Ask(q Question) {
+	if q.Form != nil {
+		if _, ok := h.s.conv.(FormAnswerer); !ok {
+			h.s.log.Error("bridge: a form asked by a Conversation that is no FormAnswerer, left unasked", "tool", q.ToolCall.Title)
+			return
+		}
+		if !h.Forms() {
+			h.s.log.Warn("a form put to an editor that takes none, refused", "tool", q.ToolCall.Title)
+			h.refused = append(h.refused, q)
+			return
+		}
+	}
 	if h.t == nil {
 		h.s.log.Warn("a permission question outside a turn, refused", "tool", q.ToolCall.Title)
 		h.refused = append(h.refused, q)
@@ -169,6 +216,8 @@ func (h *host) Ask(q Question) {
 	}
 	h.s.ask(h.t, q)
 }
+
+func (h *host) Forms() bool { return h.editor().acceptsForms() }
 
 func (h *host) Withdraw(id string) {
 	if h.t == nil {

@@ -75,8 +75,12 @@ func TestSessionRegistry(t *testing.T) {
 		if diff := cmp.Diff([]string{sid + " /work"}, list("")); diff != "" {
 			t.Errorf("session/list after a close (-want +got):\n%s", diff)
 		}
-		// The session's CLI runs from its start, and takes the mode.
+		// The session's CLI runs from its start, and takes the mode. Both
+		// sessions' CLIs started, in either order.
 		p := e.process()
+		if !hasArg(p.args, "--session-id="+sid) {
+			p = e.process()
+		}
 		must(t, e.setMode(p, sid, "plan"))
 
 		e.a.Close()

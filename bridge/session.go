@@ -129,8 +129,8 @@ type abandon struct{ req *promptReq }
 // cancel is session/cancel.
 type cancel struct{}
 
-// setting is a switch of the session's mode or model (key configMode or
-// configModel).
+// setting is a switch of one of the session's settings: its mode or
+// model (key configMode or configModel), or a [Tuner]'s option.
 type setting struct {
 	key, value string
 	ctx        context.Context

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -57,12 +58,18 @@ type toolState struct {
 	name  string
 	input json.RawMessage // as last announced; nil before
 	plan  bool            // TodoWrite: shown as a plan, not a tool call
+
+	// A Task call's subagent: its text and thinking so far, a block
+	// each, which the call's content shows.
+	sub       []acp.ToolCallContent
+	subKind   string // the last block's kind, "text" or "thought"; "" when a tool call came after it
+	subStream bool   // the last block is still streaming
 }
 
 // partialTool is a tool call whose input is still streaming.
 type partialTool struct {
-	id, name string
-	input    []byte
+	id, name, parent string
+	input            []byte
 }
 
 // Translate appends to dst the updates that ev brings and returns the
@@ -73,29 +80,37 @@ type partialTool struct {
 // Text and thinking are sent as they stream, and the complete block that
 // repeats them is then skipped. A tool call is announced once its input
 // is known, with a title and input already; a later, different input
-// updates it. Subagents' text and thinking stay inside their Task call.
+// updates it. A subagent's text and thinking are shown inside its Task
+// call's content, and its tool calls name that call in their _meta (see
+// the package doc).
 func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time.Time) []acp.Update {
 	switch ev := ev.(type) {
 	case claude.PartialText:
 		if ev.ParentToolUseID != "" {
-			return dst
+			return t.subagentText(dst, ev.ParentToolUseID, ev.Text, false, true)
 		}
 		t.streamedText, t.wroteText = true, true
 		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
 	case claude.Text:
-		if ev.ParentToolUseID != "" || t.skipStreamed(&t.streamedText) {
+		if ev.ParentToolUseID != "" {
+			return t.subagentText(dst, ev.ParentToolUseID, ev.Text, false, false)
+		}
+		if t.skipStreamed(&t.streamedText) {
 			return dst
 		}
 		t.wroteText = true
 		return append(dst, acp.AgentMessageChunk{Content: acp.TextContent{Text: ev.Text}})
 	case claude.PartialThinking:
 		if ev.ParentToolUseID != "" {
-			return dst
+			return t.subagentText(dst, ev.ParentToolUseID, ev.Text, true, true)
 		}
 		t.streamedThinking = true
 		return append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
 	case claude.Thinking:
-		if ev.ParentToolUseID != "" || t.skipStreamed(&t.streamedThinking) {
+		if ev.ParentToolUseID != "" {
+			return t.subagentText(dst, ev.ParentToolUseID, ev.Text, true, false)
+		}
+		if t.skipStreamed(&t.streamedThinking) {
 			return dst
 		}
 		return append(dst, acp.AgentThoughtChunk{Content: acp.TextContent{Text: ev.Text}})
@@ -103,7 +118,7 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 		if t.partial == nil {
 			t.partial = map[int]*partialTool{}
 		}
-		t.partial[ev.Index] = &partialTool{id: ev.ID, name: ev.Name}
+		t.partial[ev.Index] = &partialTool{id: ev.ID, name: ev.Name, parent: ev.ParentToolUseID}
 	case claude.PartialToolInput:
 		p := t.partial[ev.Index]
 		if p == nil {
@@ -112,10 +127,10 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 		p.input = append(p.input, ev.JSON...)
 		if bytes.HasSuffix(bytes.TrimRight(p.input, " \t\r\n"), []byte("}")) && json.Valid(p.input) {
 			delete(t.partial, ev.Index)
-			return t.tool(dst, p.id, p.name, p.input)
+			return t.tool(dst, p.id, p.name, p.input, p.parent)
 		}
 	case claude.ToolUse:
-		return t.tool(dst, ev.ID, ev.Name, ev.Input)
+		return t.tool(dst, ev.ID, ev.Name, ev.Input, ev.ParentToolUseID)
 	case claude.MessageUsage:
 		t.messageUsage(ev)
 	case claude.ToolResult:
@@ -125,9 +140,11 @@ func (t *ClaudeTranslator) Translate(dst []acp.Update, ev claude.Event, now time
 	case claude.APIError:
 		t.apiErr = &ev
 		// A rejected rate limit is shown once, whether its rate_limit_event
-		// or its error comes first; the prompt's error says it again.
+		// or its error comes first; the prompt's error says it again. A
+		// refused credential is the prompt's auth_required error alone:
+		// the CLI's words send the person to its own /login.
 		limit := ev.RateLimit != nil || ev.Kind == "rate_limit"
-		if t.Notices && !(limit && t.limitShown) {
+		if t.Notices && !(limit && t.limitShown) && !isAuthFailure(ev) {
 			dst = append(dst, acp.Notice{Severity: acp.NoticeError, Title: apiErrorText(ev)})
 			t.limitShown = t.limitShown || limit
 		}
@@ -153,10 +170,15 @@ func (t *ClaudeTranslator) skipStreamed(streamed *bool) bool {
 	return s
 }
 
-// tool announces a tool call, or updates one announced with other input.
-func (t *ClaudeTranslator) tool(dst []acp.Update, id, name string, input json.RawMessage) []acp.Update {
+// tool announces a tool call, or updates one announced with other input;
+// parent is the Task call of the subagent that made it, "" for the main
+// agent's.
+func (t *ClaudeTranslator) tool(dst []acp.Update, id, name string, input json.RawMessage, parent string) []acp.Update {
 	if t.tools == nil {
 		t.tools = map[string]*toolState{}
+	}
+	if p := t.tools[parent]; parent != "" && p != nil {
+		p.subKind, p.subStream = "", false // the subagent's next text is a block of its own
 	}
 	st := t.tools[id]
 	if st != nil && sameJSON(st.input, input) {
@@ -175,13 +197,71 @@ func (t *ClaudeTranslator) tool(dst []acp.Update, id, name string, input json.Ra
 		}
 	}
 	tc := toolCall(id, name, input)
+	tc.Meta = parentMeta(parent)
 	if first {
 		return append(dst, tc)
 	}
 	return append(dst, acp.ToolCallUpdate{
 		ToolCallID: id, Title: tc.Title, Kind: tc.Kind,
-		Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput,
+		Content: tc.Content, Locations: tc.Locations, RawInput: tc.RawInput, Meta: tc.Meta,
 	})
+}
+
+// parentMeta is the _meta of a subagent's tool call, naming the Task
+// call of the subagent as the TypeScript adapter names it
+// (claudeCode.parentToolUseId); nil for the main agent's.
+func parentMeta(parent string) json.RawMessage {
+	if parent == "" {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]any{"claudeCode": map[string]string{"parentToolUseId": parent}})
+	return b
+}
+
+// thoughtMeta marks a block of a Task call's content as its subagent's
+// thinking, where text blocks are its text.
+var thoughtMeta = json.RawMessage(`{"claudeCode":{"thinking":true}}`)
+
+// subagentText shows a subagent's text or thinking (thought) inside its
+// Task call, parent: a block of the call's content each, in the order
+// they came, between which the subagent's tool calls come as calls of
+// their own; a streamed piece (partial) adds to the block it continues,
+// and the complete block that repeats streamed pieces is skipped. The
+// update carries the call's whole content, as ACP's tool_call_update
+// replaces it.
+func (t *ClaudeTranslator) subagentText(dst []acp.Update, parent, text string, thought, partial bool) []acp.Update {
+	if t.tools == nil {
+		t.tools = map[string]*toolState{}
+	}
+	st := t.tools[parent]
+	if st == nil {
+		st = &toolState{}
+		t.tools[parent] = st
+	}
+	kind := "text"
+	if thought {
+		kind = "thought"
+	}
+	streaming := st.subStream && st.subKind == kind
+	switch {
+	case !partial && streaming: // the complete block of the pieces shown
+		st.subStream = false
+		return dst
+	case partial && streaming:
+		last := st.sub[len(st.sub)-1].(acp.ToolCallContentBlock)
+		tc := last.Content.(acp.TextContent)
+		tc.Text += text
+		last.Content = tc
+		st.sub[len(st.sub)-1] = last
+	default:
+		block := acp.TextContent{Text: text}
+		if thought {
+			block.Meta = thoughtMeta
+		}
+		st.sub = append(st.sub, acp.ToolCallContentBlock{Content: block})
+		st.subKind, st.subStream = kind, partial
+	}
+	return append(dst, acp.ToolCallUpdate{ToolCallID: parent, Content: slices.Clone(st.sub)})
 }
 
 // sameJSON reports whether a and b are the same JSON value, whatever their
@@ -203,7 +283,7 @@ func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []a
 	if st := t.tools[r.ToolUseID]; st != nil && st.plan {
 		return dst
 	}
-	u := acp.ToolCallUpdate{ToolCallID: r.ToolUseID, Status: acp.ToolCallStatusCompleted}
+	u := acp.ToolCallUpdate{ToolCallID: r.ToolUseID, Status: acp.ToolCallStatusCompleted, Meta: parentMeta(r.ParentToolUseID)}
 	if r.IsError {
 		u.Status = acp.ToolCallStatusFailed
 	}
@@ -212,6 +292,10 @@ func (t *ClaudeTranslator) toolResult(dst []acp.Update, r claude.ToolResult) []a
 	}
 	if !r.IsError && r.FileChange != nil {
 		u.Content = append(fileDiffs(r.FileChange), u.Content...)
+	}
+	if st := t.tools[r.ToolUseID]; st != nil && st.sub != nil {
+		// A Task call's content keeps its subagent's words before its result.
+		u.Content = append(slices.Clone(st.sub), u.Content...)
 	}
 	return append(dst, u)
 }
@@ -264,7 +348,7 @@ func hunkDiff(path string, lines []string) acp.ToolCallDiff {
 // and the updates to send before asking: the call's announcement when the
 // CLI asks about a call it has not shown yet.
 func (t *ClaudeTranslator) PermissionToolCall(dst []acp.Update, r claude.PermissionRequest) ([]acp.Update, acp.PermissionToolCall) {
-	dst = t.tool(dst, r.ToolUseID, r.ToolName, r.Input)
+	dst = t.tool(dst, r.ToolUseID, r.ToolName, r.Input, "")
 	tc := toolCall(r.ToolUseID, r.ToolName, r.Input)
 	if r.Title != "" {
 		tc.Title = r.Title
@@ -404,6 +488,8 @@ func (t *ClaudeTranslator) End(cancelled bool, resumed string, exit error, now t
 	case errors.Is(err, claude.ErrMaxTurns):
 		res.StopReason = acp.StopReasonMaxTurnRequests
 		return res, nil
+	case errors.Is(err, claude.ErrAuth):
+		return res, authRequired("Claude Code", re.Message, re.Status)
 	case errors.Is(err, claude.ErrAPI):
 		return res, t.apiError(re, apiErr, now)
 	case err != nil:
@@ -442,6 +528,12 @@ func (t *ClaudeTranslator) apiError(re *claude.RunError, e *claude.APIError, now
 	return acp.Errorf(acp.CodeInternalError, "%s", msg).WithData(data)
 }
 
+// isAuthFailure reports whether an API error line says the credentials
+// were refused or missing.
+func isAuthFailure(e claude.APIError) bool {
+	return e.Kind == "authentication_failed" || e.Status == 401
+}
+
 // reportUsage is a turn's Report as a prompt response's usage; nil
 // without input and output.
 func reportUsage(rep usage.Report) *acp.Usage {
@@ -473,6 +565,7 @@ const (
 	KindAPIError       = "api_error"        // the API failed otherwise
 	KindResumeNotFound = "resume_not_found" // the resumed conversation does not exist
 	KindCLIError       = "cli_error"        // the CLI reported a failure of its own
+	KindAuthRequired   = "auth_required"    // the API refused the CLI's credentials, or it has none
 	KindCrash          = "crash"            // the CLI exited without finishing the turn
 	KindTimeout        = "timeout"          // the CLI wrote nothing for too long
 )

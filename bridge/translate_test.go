@@ -50,8 +50,40 @@ func TestTranslate(t *testing.T) {
 			},
 		},
 		{
-			name:   "a subagent's text stays inside its task",
-			events: []claude.Event{claude.Text{Text: "inner", ParentToolUseID: "toolu_task"}},
+			name: "a subagent's thinking, text and tool calls stay inside its task, in order",
+			events: []claude.Event{
+				claude.ToolUse{ID: "toolu_task", Name: "Agent", Input: json.RawMessage(`{"description":"Check","prompt":"p"}`)},
+				claude.PartialThinking{Text: "I should ", ParentToolUseID: "toolu_task"},
+				claude.PartialThinking{Text: "look.", ParentToolUseID: "toolu_task"},
+				claude.Thinking{Text: "I should look.", ParentToolUseID: "toolu_task"},
+				claude.Text{Text: "Looking.", ParentToolUseID: "toolu_task"},
+				claude.ToolUse{ID: "t1", Name: "Bash", Input: json.RawMessage(`{"command":"ls"}`), ParentToolUseID: "toolu_task"},
+				claude.ToolResult{ToolUseID: "t1", Text: "a.go", ParentToolUseID: "toolu_task"},
+				claude.Text{Text: "Found a.go.", ParentToolUseID: "toolu_task"},
+				claude.ToolResult{ToolUseID: "toolu_task", Text: "Found a.go."},
+			},
+			want: func() []acp.Update {
+				parent := json.RawMessage(`{"claudeCode":{"parentToolUseId":"toolu_task"}}`)
+				thought := func(s string) acp.ToolCallContent {
+					return acp.ToolCallContentBlock{Content: acp.TextContent{Text: s, Meta: json.RawMessage(`{"claudeCode":{"thinking":true}}`)}}
+				}
+				said := func(s string) acp.ToolCallContent { return acp.ToolCallContentBlock{Content: text(s)} }
+				return []acp.Update{
+					acp.ToolCall{ToolCallID: "toolu_task", Title: "Check", Kind: acp.ToolKindThink, Status: acp.ToolCallStatusPending,
+						RawInput: json.RawMessage(`{"description":"Check","prompt":"p"}`)},
+					acp.ToolCallUpdate{ToolCallID: "toolu_task", Content: []acp.ToolCallContent{thought("I should ")}},
+					acp.ToolCallUpdate{ToolCallID: "toolu_task", Content: []acp.ToolCallContent{thought("I should look.")}},
+					acp.ToolCallUpdate{ToolCallID: "toolu_task", Content: []acp.ToolCallContent{thought("I should look."), said("Looking.")}},
+					acp.ToolCall{ToolCallID: "t1", Title: "ls", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending,
+						RawInput: json.RawMessage(`{"command":"ls"}`), Meta: parent},
+					acp.ToolCallUpdate{ToolCallID: "t1", Status: acp.ToolCallStatusCompleted,
+						Content: []acp.ToolCallContent{said("a.go")}, RawOutput: json.RawMessage(`"a.go"`), Meta: parent},
+					acp.ToolCallUpdate{ToolCallID: "toolu_task", Content: []acp.ToolCallContent{thought("I should look."), said("Looking."), said("Found a.go.")}},
+					acp.ToolCallUpdate{ToolCallID: "toolu_task", Status: acp.ToolCallStatusCompleted,
+						Content:   []acp.ToolCallContent{thought("I should look."), said("Looking."), said("Found a.go."), said("Found a.go.")},
+						RawOutput: json.RawMessage(`"Found a.go."`)},
+				}
+			}(),
 		},
 		{
 			name: "tool call and its result",

@@ -28,7 +28,23 @@ func (e *editor) methodsV2() acp.Methods {
 	var m acp.Methods
 	handle(e, &m, acpv2.Initialize, e.initializeV2)
 	handle(e, &m, acpv2.SessionNew, e.newSessionV2)
+	handle(e, &m, acpv2.AuthLogin, func(ctx context.Context, p acpv2.LoginAuthParams) (acpv2.LoginAuthResult, error) {
+		// The only method is a terminal one, which ACP forbids passing here.
+		return acpv2.LoginAuthResult{}, acp.InvalidParam("methodId", "methodId %q: no authentication method runs through auth/login; run the terminal method", p.MethodID)
+	})
+	handle(e, &m, acpv2.AuthLogout, func(ctx context.Context, p acpv2.LogoutAuthParams) (acpv2.LogoutAuthResult, error) {
+		_, err := a.logout(ctx, acp.LogoutParams{})
+		return acpv2.LogoutAuthResult{}, err
+	})
 	handle(e, &m, acpv2.SessionResume, e.resumeV2)
+	handle(e, &m, acpv2.SessionFork, func(ctx context.Context, p acpv2.ForkSessionParams) (acpv2.ForkSessionResult, error) {
+		o, err := openingV2(p.SessionID, p.Cwd, p.AdditionalDirectories, p.MCPServers)
+		if err != nil {
+			return acpv2.ForkSessionResult{}, err
+		}
+		res, err := a.fork(e, o)
+		return acpv2.ForkSessionResult{SessionID: res.SessionID, ConfigOptions: configOptionsV2(res.ConfigOptions)}, err
+	})
 	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
 		res, err := a.list(ctx, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
 		out := acpv2.ListSessionsResult{Sessions: []acpv2.SessionInfo{}, NextCursor: res.NextCursor}
@@ -66,8 +82,15 @@ func (e *editor) methodsV2() acp.Methods {
 
 func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (acpv2.InitializeResult, error) {
 	// v2 clients take notices without declaring it; the rest of v1's
-	// client capabilities have no v2 counterpart the bridge uses.
-	e.declare(acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}, true)
+	// client capabilities that the bridge uses are v2's too.
+	caps := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
+	if c := p.Capabilities; c != nil {
+		caps.Auth.Terminal = c.Auth != nil && c.Auth.Terminal != nil
+		if c.Elicitation != nil && c.Elicitation.Form != nil {
+			caps.Elicitation = &acp.ElicitationCapabilities{Form: &acp.ElicitationFormCapabilities{}}
+		}
+	}
+	e.declare(caps, true)
 	a := e.a
 	res := a.initialized(1)
 	acc := a.info.Accepts
@@ -86,11 +109,19 @@ func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (ac
 	if a.canLoad() {
 		sc.Delete = &acpv2.SessionDeleteCapabilities{}
 	}
+	if a.info.Forks {
+		sc.Fork = &acpv2.SessionForkCapabilities{}
+	}
 	info := res.AgentInfo
+	var methods []acpv2.AuthMethod
+	for _, m := range a.authMethods(caps.Auth.Terminal) {
+		methods = append(methods, acpv2.AuthMethod{Type: acpv2.AuthMethodTerminal, MethodID: m.ID, Name: m.Name, Description: m.Description, Args: m.Args})
+	}
 	return acpv2.InitializeResult{
 		ProtocolVersion: acpv2.ProtocolVersion,
 		Info:            acpv2.Implementation{Name: info.Name, Title: info.Title, Version: info.Version, Meta: info.Meta},
 		Capabilities:    &acpv2.AgentCapabilities{Session: sc},
+		AuthMethods:     methods,
 	}, nil
 }
 
@@ -308,6 +339,21 @@ func (s *session) requestPermission(ctx context.Context, ed *editor, q Question)
 		return acp.PermissionOutcome{Outcome: acp.PermissionCancelled}, nil
 	}
 	return acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: o.OptionID}, nil
+}
+
+// elicit puts form q to ed, in its version, tied to the session and to
+// q's tool call.
+func (s *session) elicit(ctx context.Context, ed *editor, q Question) (acp.CreateElicitationResult, error) {
+	schema := q.Form.Schema
+	p := acp.CreateElicitationParams{Message: q.Form.Message, Mode: acp.ElicitationForm, SessionID: s.id, ToolCallID: q.ToolCall.ToolCallID, RequestedSchema: &schema}
+	if !ed.isV2() {
+		return acp.ElicitationCreate.Call(ctx, ed.connection(), p)
+	}
+	res, err := acpv2.ElicitationCreate.Call(ctx, ed.connection(), convert[acpv2.CreateElicitationParams](p))
+	if err != nil {
+		return acp.CreateElicitationResult{}, err
+	}
+	return convert[acp.CreateElicitationResult](res), nil
 }
 
 // stateReport asks the session's goroutine to tell the v2 editor ed

@@ -215,6 +215,7 @@ func TestV2Initialize(t *testing.T) {
 					Prompt:                &acpv2.PromptCapabilities{Image: &acpv2.PromptImageCapabilities{}, EmbeddedContext: &acpv2.PromptEmbeddedContextCapabilities{}},
 					MCP:                   &acpv2.MCPCapabilities{Stdio: &acpv2.MCPStdioCapabilities{}, HTTP: &acpv2.MCPHTTPCapabilities{}},
 					AdditionalDirectories: &acpv2.SessionAdditionalDirectoriesCapabilities{},
+					Fork:                  &acpv2.SessionForkCapabilities{},
 				}
 				if withStore {
 					want.Delete = &acpv2.SessionDeleteCapabilities{}

@@ -9,8 +9,17 @@ type Options struct {
 	// Resume is the session id of the conversation to continue; empty
 	// starts a new one.
 	Resume string
+	// ForkSession makes a resumed conversation go on as a new session, a
+	// copy of it, leaving the resumed one as it was (--fork-session); it
+	// is ignored without Resume. Pass --session-id in ExtraArgs to name
+	// the copy.
+	ForkSession bool
 	// Model selects the model ("sonnet", "opus", or a full model name).
 	Model string
+	// Effort is how hard the model thinks (--effort: "low", "medium",
+	// "high", "xhigh", "max", as the model's supportedEffortLevels in the
+	// initialize answer list them); empty leaves the CLI's default.
+	Effort string
 	// PermissionMode is "default", "acceptEdits", "plan",
 	// "bypassPermissions", …
 	PermissionMode string
@@ -74,9 +83,15 @@ func SessionCommandLine(o Options) (args []string) {
 func (o Options) appendArgs(args []string) []string {
 	if o.Resume != "" {
 		args = append(args, "--resume="+o.Resume)
+		if o.ForkSession {
+			args = append(args, "--fork-session")
+		}
 	}
 	if o.Model != "" {
 		args = append(args, "--model="+o.Model)
+	}
+	if o.Effort != "" {
+		args = append(args, "--effort="+o.Effort)
 	}
 	if o.PermissionMode != "" {
 		args = append(args, "--permission-mode="+o.PermissionMode)

@@ -21,7 +21,9 @@ func TestCommandLine(t *testing.T) {
 			append(slices.Clone(base), "--resume=-looks-like-a-flag")},
 		{"every option", claude.Options{
 			Resume:                 "abc",
+			ForkSession:            true,
 			Model:                  "opus",
+			Effort:                 "high",
 			PermissionMode:         "acceptEdits",
 			MaxTurns:               3,
 			IncludePartialMessages: true,
@@ -33,7 +35,9 @@ func TestCommandLine(t *testing.T) {
 			ExtraArgs:              []string{"--debug"},
 		}, "x", append(slices.Clone(base),
 			"--resume=abc",
+			"--fork-session",
 			"--model=opus",
+			"--effort=high",
 			"--permission-mode=acceptEdits",
 			"--max-turns=3",
 			"--include-partial-messages",
@@ -46,6 +50,7 @@ func TestCommandLine(t *testing.T) {
 			"--debug",
 		)},
 		{"no cap for zero or negative turns", claude.Options{MaxTurns: -1}, "x", base},
+		{"a fork only of a resumed conversation", claude.Options{ForkSession: true}, "x", base},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

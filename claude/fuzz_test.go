@@ -278,3 +278,34 @@ func FuzzParseResetTime(f *testing.F) {
 		}
 	})
 }
+
+// FuzzTerminalCommands checks that TerminalCommands never panics, lists
+// commands only for a system init line, and lists no empty name.
+func FuzzTerminalCommands(f *testing.F) {
+	for _, s := range []string{
+		`{"type":"system","subtype":"init","terminal_slash_commands":["doctor","color"]}`,
+		`{"type":"system","subtype":"init","terminal_slash_commands":[1,"",null,{}]}`,
+		`{"type":"system","subtype":"status","terminal_slash_commands":["x"]}`,
+		`{"type":"system","subtype":"init","terminal_slash_commands":"doctor"}`,
+		`[`, ``,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) {
+		list, ok := TerminalCommands(line)
+		if !ok {
+			if list != nil {
+				t.Fatalf("%q: not listed, yet %q", line, list)
+			}
+			return
+		}
+		if !bytes.Contains(line, []byte("init")) || !bytes.Contains(line, []byte("system")) {
+			t.Fatalf("%q: listed for a line that is no system init line", line)
+		}
+		for _, c := range list {
+			if c == "" {
+				t.Fatalf("%q: listed an empty name in %q", line, list)
+			}
+		}
+	})
+}

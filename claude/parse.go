@@ -654,3 +654,38 @@ func (e *SyntaxError) Error() string {
 // str returns a string value as a string the caller owns, "" for any other
 // kind of value; well-known values come from the table of known.
 func str(r gjson.Result) string { return members.String(r, known) }
+
+// TerminalCommands returns the slash commands that an init line (a
+// system line of subtype "init") says work only in the CLI's own
+// terminal ("terminal_slash_commands": "doctor", "color", …), and
+// whether the line lists them; a line of another kind, or one that is
+// not JSON, lists none. The strings are copies the caller owns.
+func TerminalCommands(line []byte) ([]string, bool) {
+	line = bytes.TrimSpace(line)
+	if _, _, ok := jsonscan.CheckObject(line); !ok {
+		return nil, false
+	}
+	var typ, subtype, list gjson.Result
+	gjson.Parse(members.View(line)).ForEach(func(k, v gjson.Result) bool {
+		switch k.Str {
+		case "type":
+			typ = v
+		case "subtype":
+			subtype = v
+		case "terminal_slash_commands":
+			list = v
+		}
+		return true
+	})
+	if str(typ) != "system" || str(subtype) != "init" || !list.IsArray() {
+		return nil, false
+	}
+	out := []string{}
+	list.ForEach(func(_, v gjson.Result) bool {
+		if v.Type == gjson.String && v.Str != "" {
+			out = append(out, strings.Clone(v.Str))
+		}
+		return true
+	})
+	return out, true
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -637,3 +638,26 @@ func TestParseLineEventAllocs(t *testing.T) {
 
 // ptr returns a pointer to v.
 func ptr[T any](v T) *T { return &v }
+
+// TestTerminalCommands checks that the terminal-only slash commands are
+// read from an init line of the real CLI 2.1.328, and from no other.
+func TestTerminalCommands(t *testing.T) {
+	tests := []struct {
+		line string
+		want []string
+		ok   bool
+	}{
+		{`{"type":"system","subtype":"init","session_id":"s","terminal_slash_commands":["doctor","color","focus","reload-plugins"],"model":"m"}`, []string{"doctor", "color", "focus", "reload-plugins"}, true},
+		{`{"type":"system","subtype":"init","terminal_slash_commands":[]}`, []string{}, true},
+		{`{"type":"system","subtype":"init","terminal_slash_commands":["ok",3,""]}`, []string{"ok"}, true},
+		{`{"type":"system","subtype":"init"}`, nil, false},
+		{`{"type":"system","subtype":"status","terminal_slash_commands":["doctor"]}`, nil, false},
+		{`not json`, nil, false},
+	}
+	for _, tt := range tests {
+		got, ok := claude.TerminalCommands([]byte(tt.line))
+		if ok != tt.ok || !slices.Equal(got, tt.want) {
+			t.Errorf("TerminalCommands(%s) = %q, %v; want %q, %v", tt.line, got, ok, tt.want, tt.ok)
+		}
+	}
+}

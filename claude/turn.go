@@ -177,6 +177,10 @@ var (
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
 	// included (see [ParseResetTime]).
 	ErrAPI = cli.ErrAPI
+	// ErrAuth: the API refused the CLI's credentials, or it has none
+	// (an assistant API error line of kind "authentication_failed", or
+	// HTTP 401): "Invalid API key", "Not logged in". It is an ErrAPI too.
+	ErrAuth = cli.ErrAuth
 	// ErrNoResult: the process ended without a result line.
 	ErrNoResult = cli.ErrNoResult
 	// ErrFailed: the run failed for another reason, named by the
@@ -208,6 +212,7 @@ var reasons = cli.Reasons{
 	ErrResumeNotFound: "claude: resumed conversation not found",
 	ErrMaxTurns:       "claude: maximum turns reached",
 	ErrAPI:            "claude: API error",
+	ErrAuth:           "claude: credentials refused",
 	ErrNoResult:       "claude: run ended without a result",
 	ErrFailed:         "claude: run failed",
 }
@@ -215,7 +220,8 @@ var reasons = cli.Reasons{
 // Err returns nil for a result that reports success, and otherwise a
 // [*RunError] saying why the run failed: the resumed conversation does not
 // exist ([ErrResumeNotFound]), the run reached its turn limit
-// ([ErrMaxTurns]), the API failed ([ErrAPI]: apiErr, the run's last
+// ([ErrMaxTurns]), the API failed ([ErrAPI], or [ErrAuth] when it
+// refused the credentials: apiErr, the run's last
 // [APIError] line, is not nil, or the result names an API error), or it
 // failed otherwise ([ErrFailed]). apiErr, nil for none, says more about an
 // API failure than the result does. [Session] users call it on the result
@@ -227,7 +233,11 @@ func (r Result) Err(apiErr *APIError) error {
 	case r.Subtype == "error_max_turns":
 		return reasons.RunError(ErrMaxTurns, joinErrors(r))
 	case apiErr != nil || r.TerminalReason == "api_error" || r.APIErrorStatus != 0:
-		e := reasons.RunError(ErrAPI, r.Text)
+		reason := ErrAPI
+		if r.APIErrorStatus == 401 || apiErr != nil && (apiErr.Kind == "authentication_failed" || apiErr.Status == 401) {
+			reason = ErrAuth
+		}
+		e := reasons.RunError(reason, r.Text)
 		e.Type, e.Status = r.APIErrorType, r.APIErrorStatus
 		if apiErr != nil {
 			e.Message = apiErr.Text

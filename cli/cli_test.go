@@ -99,3 +99,16 @@ func TestLineTooLongIsShared(t *testing.T) {
 		t.Error("claude.Session's errors are not package cli's")
 	}
 }
+
+// TestErrAuthIsAnAPIError checks that a run refused for its credentials
+// is matched by ErrAuth and, as the API error it is, by ErrAPI, and that
+// other API errors are not ErrAuth.
+func TestErrAuthIsAnAPIError(t *testing.T) {
+	auth := (cli.Reasons{}).RunError(cli.ErrAuth, "Invalid API key")
+	if !errors.Is(auth, cli.ErrAuth) || !errors.Is(auth, cli.ErrAPI) || !errors.Is(auth, codex.ErrAPI) {
+		t.Errorf("%v: want it matched by ErrAuth and ErrAPI", auth)
+	}
+	if api := (cli.Reasons{}).RunError(cli.ErrAPI, "Overloaded"); errors.Is(api, cli.ErrAuth) {
+		t.Errorf("%v is matched by ErrAuth", api)
+	}
+}

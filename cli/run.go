@@ -13,6 +13,11 @@ var (
 	// ErrAPI: a request to the model's API failed, a usage or rate limit
 	// included.
 	ErrAPI = errors.New("API error")
+	// ErrAuth: the API refused the CLI's credentials, or the CLI has none
+	// (an invalid key, a 401, a sign-in that expired or never happened);
+	// signing in again is the remedy. It is an ErrAPI too: errors.Is
+	// matches a RunError holding it with both.
+	ErrAuth error = authError{}
 	// ErrNoResult: the process ended without the end of its turn.
 	ErrNoResult = errors.New("run ended without a result")
 	// ErrFailed: the run failed for another reason, named by the
@@ -20,10 +25,16 @@ var (
 	ErrFailed = errors.New("run failed")
 )
 
+// authError is ErrAuth, which is also ErrAPI.
+type authError struct{}
+
+func (authError) Error() string        { return "credentials refused" }
+func (authError) Is(target error) bool { return target == ErrAPI }
+
 // RunError says why a run of a CLI, or a turn of a long-lived CLI process,
 // failed. errors.Is matches it with the reason it holds, one of
-// [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI], [ErrNoResult] and
-// [ErrFailed]; the CLI package that made it documents which it gives and
+// [ErrResumeNotFound], [ErrMaxTurns], [ErrAPI] (or [ErrAuth], an ErrAPI),
+// [ErrNoResult] and [ErrFailed]; the CLI package that made it documents which it gives and
 // what its fields hold.
 type RunError struct {
 	// Exit is the process's exit status, a value of the CLI package's

@@ -42,6 +42,7 @@ var valueFlags = map[string]bool{
 	"--disallowed-tools":       true,
 	"--permission-prompt-tool": true,
 	"--session-id":             true,
+	"--effort":                 true,
 	"--settings":               true,
 	"--setting-sources":        true,
 	"--add-dir":                true,

@@ -20,6 +20,9 @@ const (
 	EnvTranscript = "FAKECLAUDE_TRANSCRIPT"
 	// EnvDelay is a Go duration ("50ms") to wait before each line.
 	EnvDelay = "FAKECLAUDE_DELAY"
+	// EnvAuthFails, set to anything but "", makes `auth login` and `auth
+	// logout` fail, as the real CLI's do when the sign-in is abandoned.
+	EnvAuthFails = "FAKECLAUDE_AUTH_FAILS"
 )
 
 // Exit statuses of the fake CLI, as a shell reports them.
@@ -99,6 +102,10 @@ type Env struct {
 //   - returns [ExitError] when the transcript's result line reports an
 //     error or when there is none, and [ExitOK] otherwise.
 //
+// Run as `auth login` or `auth logout`, it stands for the real CLI's
+// sign-in and sign-out: it writes a line and returns [ExitOK], or, with
+// [EnvAuthFails] set, writes why to Stderr and returns [ExitError].
+//
 // With --input-format stream-json and no prompt, Run instead plays a
 // two-direction transcript (see the package documentation), reading the
 // client's lines from Stdin as it goes, and returns the status its exit
@@ -136,6 +143,9 @@ type runner struct {
 func (r *runner) run() int {
 	if r.Ctx.Err() != nil {
 		return r.Stop()
+	}
+	if args := r.Env.Args; len(args) == 2 && args[0] == "auth" && (args[1] == "login" || args[1] == "logout") {
+		return r.auth(args[1])
 	}
 	inv := parseArgs(r.Env.Args)
 	if inv.usageErr != "" {
@@ -223,4 +233,20 @@ func (r *runner) replay(transcript io.Reader, delay time.Duration) int {
 		return r.Exit(err)
 	}
 	return status
+}
+
+// auth plays `auth login` or `auth logout`.
+func (r *runner) auth(what string) int {
+	if r.Env.Getenv != nil && r.Env.Getenv(EnvAuthFails) != "" {
+		r.Errorf("fakeclaude: auth %s failed (%s is set)", what, EnvAuthFails)
+		return ExitError
+	}
+	msg := "Signed in to the fake Claude Code.\n"
+	if what == "logout" {
+		msg = "Signed out of the fake Claude Code.\n"
+	}
+	if r.Env.Stdout != nil {
+		io.WriteString(r.Env.Stdout, msg)
+	}
+	return ExitOK
 }

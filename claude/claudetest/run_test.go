@@ -316,3 +316,26 @@ func TestStoppedError(t *testing.T) {
 		t.Errorf("Stopped.Error() = %q, want %q", got, want)
 	}
 }
+
+// TestRunAuth checks that `auth login` and `auth logout` stand for the
+// real CLI's sign-in and sign-out, succeeding, or failing with
+// FAKECLAUDE_AUTH_FAILS set.
+func TestRunAuth(t *testing.T) {
+	tests := []struct {
+		args  []string
+		env   []string
+		code  int
+		out   string
+		inErr string
+	}{
+		{[]string{"auth", "login"}, nil, claudetest.ExitOK, "Signed in to the fake Claude Code.\n", ""},
+		{[]string{"auth", "logout"}, nil, claudetest.ExitOK, "Signed out of the fake Claude Code.\n", ""},
+		{[]string{"auth", "login"}, []string{claudetest.EnvAuthFails, "1"}, claudetest.ExitError, "", "auth login failed"},
+	}
+	for _, tt := range tests {
+		got := run(t, context.Background(), claudetest.Env{Args: tt.args, Getenv: environ(tt.env...)})
+		if got.Code != tt.code || got.Stdout != tt.out || !strings.Contains(got.Stderr, tt.inErr) {
+			t.Errorf("%q: got %d %q %q, want %d %q and stderr with %q", tt.args, got.Code, got.Stdout, got.Stderr, tt.code, tt.out, tt.inErr)
+		}
+	}
+}

@@ -11,6 +11,14 @@
 //		[-model NAME] [-turn-timeout D] [-idle D] [-grace D] [-wrap 'CMD ARGS']
 //		[-protocol auto|v1|v2] [-listen ADDR [-token-file F]] [-- CLI ARGS]
 //	claude-acp -version
+//	claude-acp [-cli claude|codex|gemini] [-claude PATH] … login
+//
+// With "login" as its last argument it runs the CLI's own sign-in (`claude
+// auth login`) in the terminal it was started in, and exits with its
+// status: the terminal authentication method it advertises to an editor
+// that runs such methods (ACP's clientCapabilities.auth.terminal), which
+// appends "login" to the command line the editor starts it with. The
+// editor's logout runs the CLI's sign-out (`claude auth logout`).
 //
 // With -listen it serves editors remotely at http://ADDR/acp instead of
 // on stdio (see remote.go). -version prints its version and the release
@@ -41,10 +49,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime/debug"
 	"strings"
@@ -96,6 +106,9 @@ func main() {
 		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
 		os.Exit(2)
 	}
+	if args := flag.Args(); len(args) > 0 && args[len(args)-1] == loginArg {
+		os.Exit(signIn(*paths[*cliName], cli.Info(), log))
+	}
 	start, err := bridgeos.Starter(*paths[*cliName], strings.Fields(*wrap))
 	if err != nil {
 		log.Error("claude-acp: the CLI was not found", "cli", *cliName, "error", err)
@@ -110,6 +123,7 @@ func main() {
 		Idle:        *idle,
 		Grace:       *grace,
 		AllowBypass: cli != bridge.Claude || os.Geteuid() != 0, // Claude Code refuses bypassPermissions as root
+		LoginArgs:   []string{loginArg},
 		Logger:      log,
 	})
 	if err != nil {
@@ -120,6 +134,30 @@ func main() {
 		os.Exit(serveRemote(agent, speaks, *listen, *tokenFile, log))
 	}
 	os.Exit(serve(agent, agent.Handler(bridge.Editor{Versions: speaks}), log))
+}
+
+// loginArg, the last argument, makes claude-acp run the CLI's sign-in.
+const loginArg = "login"
+
+// signIn runs the CLI's own sign-in in this terminal and returns its exit
+// status; 2 for a CLI that has none.
+func signIn(program string, info bridge.CLIInfo, log *slog.Logger) int {
+	if info.SignIn == nil {
+		log.Error("claude-acp: this CLI has no sign-in of its own", "cli", info.Name)
+		return 2
+	}
+	cmd := exec.Command(program, info.SignIn...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	err := cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	case err != nil:
+		log.Error("claude-acp: the sign-in did not run", "cli", info.Name, "error", err)
+		return 1
+	}
+	return 0
 }
 
 // serve answers the editor on stdin and stdout until it closes stdin or a

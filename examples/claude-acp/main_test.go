@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/claude"
+	"github.com/acpkit/acpkit/claude/claudetest"
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/gemini"
 	"github.com/acpkit/acpkit/internal/testwait"
@@ -91,6 +93,41 @@ func TestVersion(t *testing.T) {
 	for _, want := range []string{"claude-acp ", "Claude Code " + claude.TestedVersion, "Codex " + codex.TestedVersion, "Gemini CLI " + gemini.TestedVersion} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("claude-acp -version printed %q, want %q in it", out, want)
+		}
+	}
+}
+
+// TestLogin checks the terminal sign-in claude-acp advertises: with
+// "login" last (after -- too, where an editor appends it to a command
+// line that has one), it runs the CLI's `auth login` in its own terminal
+// and exits with its status.
+func TestLogin(t *testing.T) {
+	tests := []struct {
+		args  []string
+		fails bool
+		code  int
+		out   string
+	}{
+		{[]string{"login"}, false, 0, "Signed in to the fake Claude Code.\n"},
+		{[]string{"--", "--debug", "login"}, false, 0, "Signed in to the fake Claude Code.\n"},
+		{[]string{"login"}, true, 1, ""},
+	}
+	for _, tt := range tests {
+		cmd := exec.Command(agentBin, append([]string{"-claude", fakeclaudeBin}, tt.args...)...)
+		cmd.Env = append(os.Environ(), "GORACE=atexit_sleep_ms=0")
+		if tt.fails {
+			cmd.Env = append(cmd.Env, claudetest.EnvAuthFails+"=1")
+		}
+		out, err := cmd.Output()
+		code := 0
+		var exit *exec.ExitError
+		if errors.As(err, &exit) {
+			code = exit.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		if code != tt.code || string(out) != tt.out {
+			t.Errorf("claude-acp %q: exit %d, printed %q; want %d, %q", tt.args, code, out, tt.code, tt.out)
 		}
 	}
 }

@@ -81,23 +81,11 @@ func TestSDKClients(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			home := t.TempDir()
 			args := append([]string{tt.client, t.TempDir(), agentBin, "-claude", fakeclaudeBin}, tt.args...)
-			cmd := tssdk.Command(t, "testdata/sdk-client.mjs", args...)
-			cmd.Env = append(os.Environ(),
-				claudetest.EnvTranscript+"="+transcript,
-				"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
-				"GORACE=atexit_sleep_ms=0")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			// tssdk.Command kills a script that runs too long, failing
-			// the test, so Run returns.
-			if err := cmd.Run(); err != nil {
-				t.Fatalf("sdk-client.mjs: %v\n%s", err, stderr.String())
-			}
+			stdout, stderr := runSDKScript(t, "testdata/sdk-client.mjs", transcript, args...)
 			var got sdkRun
-			if err := json.Unmarshal(normaliseIDs(stdout.Bytes()), &got); err != nil {
-				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
+			if err := json.Unmarshal(normaliseIDs(stdout), &got); err != nil {
+				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout, err, stderr)
 			}
 			// The CLI, started with the session, announces its commands
 			// (and the options they come with) when it is up, before or
@@ -106,10 +94,32 @@ func TestSDKClients(t *testing.T) {
 				return l == "available_commands_update" || l == "config_option_update"
 			})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr)
 			}
 		})
 	}
+}
+
+// runSDKScript runs the node script with args beside the official SDK,
+// claude-acp's fakeclaude replaying transcript in a HOME of its own, and
+// returns what it printed, failing the test when it fails or does not
+// end within waitLimit.
+func runSDKScript(t *testing.T, script, transcript string, args ...string) (stdout []byte, stderr string) {
+	t.Helper()
+	home := t.TempDir()
+	cmd := tssdk.Command(t, script, args...)
+	cmd.Env = append(os.Environ(),
+		claudetest.EnvTranscript+"="+transcript,
+		"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
+		"GORACE=atexit_sleep_ms=0")
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	// tssdk.Command kills a script that runs too long, failing the test,
+	// so Run returns.
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s", script, err, errs.String())
+	}
+	return out.Bytes(), errs.String()
 }
 
 // messageIDs matches the ids claude-acp gives v2 messages and plans,
