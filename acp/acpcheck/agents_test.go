@@ -89,7 +89,7 @@ type agent struct {
 func agents() []agent {
 	claudeEnv := func(home string) []string {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "examples", "claude-acp", "testdata", "two-turns.ndjson"))
-		return []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "FAKECLAUDE_TRANSCRIPT=" + transcript, "FAKECLAUDE_DELAY=50ms"}
+		return []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "FAKECLAUDE_TRANSCRIPT=" + transcript, "FAKECLAUDE_DELAY=150ms"}
 	}
 	codexEnv := func(home string) []string {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl"))
