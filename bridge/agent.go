@@ -247,6 +247,12 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	}
 	log := a.log.With("session", o.id)
 	dirs := cleanDirs(o.cwd, o.dirs)
+	s := &session{
+		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
+		inbox: make(chan event), done: make(chan struct{}),
+		ed:   ed,
+		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
+	}
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
@@ -258,16 +264,12 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 		Location:              a.cfg.Location,
 		Zones:                 a.cfg.Zones,
 		Logger:                log,
+		Go:                    s.goWork,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &session{
-		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
-		inbox: make(chan event), done: make(chan struct{}),
-		conv: conv, ed: ed,
-		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
-	}
+	s.conv = conv
 	s.listed = openSession{id: o.id, cwd: o.cwd, dirs: dirs, storedID: storedID(conv), touched: a.cfg.Clock.Now()}
 	a.sessions[o.id] = s
 	a.order = append(a.order, o.id)
