@@ -251,7 +251,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
 		inbox: make(chan event), done: make(chan struct{}),
 		ed:   ed,
-		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
+		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"), effort: "default",
 	}
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
@@ -408,8 +408,9 @@ func (a *Agent) learnModels(models []Model) {
 
 // The ids of the session config options.
 const (
-	configMode  = "mode"
-	configModel = "model"
+	configMode   = "mode"
+	configModel  = "model"
+	configEffort = "effort" // offered for a model with Efforts
 )
 
 // modes returns the modes the Agent offers, the default first.
@@ -431,20 +432,37 @@ func (a *Agent) checkSetting(key, value string) error {
 		if !validModel(value) {
 			return acp.Errorf(acp.CodeInvalidParams, "invalid model %q", value)
 		}
+	case configEffort:
+		// The session checks it against its model's efforts.
 	default:
 		return acp.Errorf(acp.CodeInvalidParams, "no config option %q", key)
 	}
 	return nil
 }
 
+// knownModels returns the models the CLI listed, or else CLIInfo's.
+func (a *Agent) knownModels() []Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.models) == 0 {
+		return a.info.Models
+	}
+	return a.models
+}
+
+// model returns the model with the id; ok is false when none is known.
+func (a *Agent) model(id string) (m Model, ok bool) {
+	models := a.knownModels()
+	i := slices.IndexFunc(models, func(m Model) bool { return m.ID == id })
+	if i < 0 {
+		return Model{}, false
+	}
+	return models[i], true
+}
+
 // modelChoices returns the model option's values, current among them.
 func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
-	a.mu.Lock()
-	models := a.models
-	a.mu.Unlock()
-	if len(models) == 0 {
-		models = a.info.Models
-	}
+	models := a.knownModels()
 	choices := make([]acp.SessionConfigSelectOption, 0, len(models)+1)
 	for _, m := range models {
 		choices = append(choices, acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description})

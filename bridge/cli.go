@@ -70,6 +70,33 @@ type Model struct {
 	ID          string // what the CLI's --model takes
 	Name        string // for a person
 	Description string // "" for none
+	// Efforts are the reasoning efforts the model takes, for the session's
+	// effort option (ACP's thought_level category), which a Conversation
+	// that is an [EffortSetter] is told of; nil when the model offers no
+	// choice, and the session then no such option. "default", the
+	// model's own effort, is always offered besides them.
+	Efforts []Effort
+	// DefaultEffort is the ID of the effort the model takes when none is
+	// chosen, which "default" stands for; "" when unknown.
+	DefaultEffort string
+}
+
+// Effort is a value of a session's effort option: a reasoning effort.
+type Effort struct {
+	ID          string // what the CLI takes: "low", "high", …
+	Name        string // for a person
+	Description string // "" for none
+}
+
+// EffortSetter is a [Conversation] whose CLI takes a reasoning effort.
+// The Agent calls SetEffort on the session's goroutine, with one of the
+// current model's [Model].Efforts or "default" (the model's own), each
+// time the session's effort changes, whether or not a process runs: the
+// CLI's command line carries none. The function it returns is as
+// SetMode's.
+type EffortSetter interface {
+	Conversation
+	SetEffort(effort string) func(context.Context) error
 }
 
 // ConversationConfig is what a [Conversation] knows of its session.

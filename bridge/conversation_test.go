@@ -2,7 +2,11 @@ package bridge_test
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 
@@ -15,27 +19,47 @@ import (
 // waitCLI is a CLI of the tests' own, one long-lived process per session,
 // which answers a prompt off the session's goroutine: its Conversation
 // hands the wait to ConversationConfig.Go, and the turn ends when the
-// test releases it.
+// test releases it. It offers reasoning efforts.
 type waitCLI struct {
 	release chan string // a turn ends with the text sent here
+	mu      sync.Mutex
+	convs   []*waitConversation
 }
 
 func (c *waitCLI) Info() bridge.CLIInfo {
 	return bridge.CLIInfo{
 		Name: "Wait", Program: "wait",
-		Modes:  []acp.SessionMode{{ID: "default", Name: "Default"}},
-		Models: []bridge.Model{{ID: "default", Name: "Default"}},
+		Modes: []acp.SessionMode{{ID: "default", Name: "Default"}},
+		Models: []bridge.Model{
+			{ID: "default", Name: "Default", DefaultEffort: "low", Efforts: []bridge.Effort{{ID: "low", Name: "Low"}, {ID: "high", Name: "High"}}},
+			{ID: "deep", Name: "Deep", DefaultEffort: "high", Efforts: []bridge.Effort{{ID: "high", Name: "High"}, {ID: "max", Name: "Max"}}},
+			{ID: "plain", Name: "Plain"},
+		},
 	}
 }
 
 func (c *waitCLI) NewConversation(cfg bridge.ConversationConfig) (bridge.Conversation, error) {
-	return &waitConversation{cli: c, cfg: cfg}, nil
+	conv := &waitConversation{cli: c, cfg: cfg, efforts: []string{}}
+	c.mu.Lock()
+	c.convs = append(c.convs, conv)
+	c.mu.Unlock()
+	return conv, nil
+}
+
+// conv returns the i-th Conversation made.
+func (c *waitCLI) conv(i int) *waitConversation {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.convs[i]
 }
 
 type waitConversation struct {
 	cli  *waitCLI
 	cfg  bridge.ConversationConfig
 	gone chan struct{} // closed when the process exits
+
+	mu      sync.Mutex
+	efforts []string // every SetEffort
 }
 
 func (w *waitConversation) CommandLine(mode, model string) []string { return []string{"wait"} }
@@ -47,6 +71,19 @@ func (w *waitConversation) Answer(bridge.Host, bridge.Question, acp.PermissionOu
 func (w *waitConversation) SetMode(string) func(context.Context) error  { return nil }
 func (w *waitConversation) SetModel(string) func(context.Context) error { return nil }
 func (w *waitConversation) Usage() usage.Snapshot                       { return usage.Snapshot{} }
+
+func (w *waitConversation) SetEffort(effort string) func(context.Context) error {
+	w.mu.Lock()
+	w.efforts = append(w.efforts, effort)
+	w.mu.Unlock()
+	return nil
+}
+
+func (w *waitConversation) effortsSet() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.efforts)
+}
 
 // Prompt waits, off the session's goroutine, for the test's release or
 // the process's exit; the callback ends the turn.
@@ -98,4 +135,67 @@ func TestConversationGo(t *testing.T) {
 			t.Errorf("the prompt under way at Close was answered %+v", a.res)
 		}
 	})
+}
+
+// The effort option: offered for a model with efforts, "default" among
+// them; set, it reaches the Conversation; one the model does not take is
+// refused; a model that does not take the session's goes back to its own.
+func TestEffortOption(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cli := &waitCLI{release: make(chan string)}
+		e := newEnv(t, bridge.Config{CLI: cli}, acp.ClientCapabilities{})
+		e.stayAtEOF = true
+		defer e.close()
+		res, err := acp.SessionNew.Call(bg, e.client, acp.NewSessionParams{Cwd: "/work"})
+		must(t, err)
+		sid := res.SessionID
+		options := func(opts []acp.SessionConfigOption) string { return optionsOf(opts) }
+		if got, want := options(res.ConfigOptions), "mode(mode)=default{default} model(model)=default{default,deep,plain} effort(thought_level)=default{default,low,high}"; got != want {
+			t.Errorf("session/new's options are %s, want %s", got, want)
+		}
+		set := func(key, value string) (string, error) {
+			r, err := acp.SessionSetConfigOption.Call(bg, e.client, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: key, Value: value})
+			return options(r.ConfigOptions), err
+		}
+		steps := []struct {
+			key, value, want string
+			refused          bool
+		}{
+			{key: "effort", value: "high", want: "mode(mode)=default{default} model(model)=default{default,deep,plain} effort(thought_level)=high{default,low,high}"},
+			{key: "effort", value: "max", refused: true},
+			{key: "model", value: "deep", want: "mode(mode)=default{default} model(model)=deep{default,deep,plain} effort(thought_level)=high{default,high,max}"},
+			{key: "effort", value: "max", want: "mode(mode)=default{default} model(model)=deep{default,deep,plain} effort(thought_level)=max{default,high,max}"},
+			{key: "model", value: "default", want: "mode(mode)=default{default} model(model)=default{default,deep,plain} effort(thought_level)=default{default,low,high}"},
+			{key: "model", value: "plain", want: "mode(mode)=default{default} model(model)=plain{default,deep,plain}"},
+		}
+		for _, st := range steps {
+			got, err := set(st.key, st.value)
+			if st.refused {
+				if !asErrorCode(err, acp.CodeInvalidParams) {
+					t.Errorf("setting %s to %s: %v, want invalid params", st.key, st.value, err)
+				}
+				continue
+			}
+			if err != nil || got != st.want {
+				t.Errorf("setting %s to %s: %s, %v; want %s", st.key, st.value, got, err, st.want)
+			}
+		}
+		if diff := cmp.Diff([]string{"high", "max", "default"}, cli.conv(0).effortsSet()); diff != "" {
+			t.Errorf("the efforts the Conversation was given (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// optionsOf sums up config options: each one's id, category, value and
+// the values it offers.
+func optionsOf(opts []acp.SessionConfigOption) string {
+	var out []string
+	for _, o := range opts {
+		var values []string
+		for _, v := range o.Options.Options {
+			values = append(values, v.Value)
+		}
+		out = append(out, fmt.Sprintf("%s(%s)=%s{%s}", o.ID, o.Category, o.CurrentValue, strings.Join(values, ",")))
+	}
+	return strings.Join(out, " ")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/acpkit/acpkit/acp"
@@ -62,17 +63,26 @@ func (s *session) refuse(h *host) {
 	}
 }
 
-// configure handles a mode or model setting; p is the CLI that runs and
-// takes it at once, nil for none.
+// configure handles a mode, model or effort setting; p is the CLI that
+// runs and takes it at once, nil for none.
 func (s *session) configure(ev setting, p *proc) {
-	if err := s.a.checkSetting(ev.key, ev.value); err != nil {
+	err := s.a.checkSetting(ev.key, ev.value)
+	if err == nil && ev.key == configEffort && !s.takesEffort(s.model, ev.value) {
+		err = acp.Errorf(acp.CodeInvalidParams, "model %s takes no effort %q", s.model, ev.value)
+	}
+	if err != nil {
 		ev.reply <- settingReply{err: err}
 		return
 	}
 	var confirm func(context.Context) error
-	if p != nil && ev.key == configMode {
+	switch {
+	case ev.key == configEffort:
+		if e, ok := s.conv.(EffortSetter); ok {
+			confirm = e.SetEffort(ev.value)
+		}
+	case p != nil && ev.key == configMode:
 		confirm = s.conv.SetMode(ev.value)
-	} else if p != nil {
+	case p != nil:
 		confirm = s.conv.SetModel(ev.value)
 	}
 	if confirm == nil {
@@ -80,10 +90,15 @@ func (s *session) configure(ev setting, p *proc) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(ev.ctx)
-	stop := context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	var stop func() bool
+	if p != nil {
+		stop = context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	}
 	s.a.wg.Go(func() {
 		defer cancel(nil)
-		defer stop()
+		if stop != nil {
+			defer stop()
+		}
 		err := confirm(ctx)
 		if err != nil && context.Cause(ctx) == errExited {
 			err = acp.Errorf(acp.CodeInternalError, "%s exited before answering", s.a.info.Name)
@@ -103,8 +118,27 @@ func (s *session) settle(ev settled) {
 		s.modeChanged(ev.ed, ev.value)
 	case configModel:
 		s.model = ev.value
+		if !s.takesEffort(s.model, s.effort) {
+			// The new model takes no such effort: it goes on with its own.
+			s.effort = "default"
+			if e, ok := s.conv.(EffortSetter); ok {
+				e.SetEffort(s.effort)
+			}
+		}
+	case configEffort:
+		s.effort = ev.value
 	}
 	ev.reply <- settingReply{view: s.view()}
+}
+
+// takesEffort reports whether model takes the effort: "default", or one
+// of its Efforts.
+func (s *session) takesEffort(model, effort string) bool {
+	if effort == "default" {
+		return true
+	}
+	m, _ := s.a.model(model)
+	return slices.ContainsFunc(m.Efforts, func(e Effort) bool { return e.ID == effort })
 }
 
 // modeChanged records the session's mode and tells the editor, as a mode
@@ -126,7 +160,7 @@ func (s *session) view() view {
 	for i, m := range modes {
 		modeValues[i] = acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description}
 	}
-	return view{
+	v := view{
 		modes: &acp.SessionModeState{CurrentModeID: s.mode, AvailableModes: modes},
 		options: []acp.SessionConfigOption{
 			{ID: configMode, Name: "Mode", Category: acp.ConfigCategoryMode, Type: acp.ConfigOptionSelect, CurrentValue: s.mode,
@@ -135,6 +169,19 @@ func (s *session) view() view {
 				Options: acp.SessionConfigSelectOptions{Options: s.a.modelChoices(s.model)}},
 		},
 	}
+	if m, _ := s.a.model(s.model); len(m.Efforts) > 0 {
+		def := "Default"
+		if m.DefaultEffort != "" {
+			def += " (" + m.DefaultEffort + ")"
+		}
+		values := []acp.SessionConfigSelectOption{{Value: "default", Name: def, Description: "The model's own effort"}}
+		for _, e := range m.Efforts {
+			values = append(values, acp.SessionConfigSelectOption{Value: e.ID, Name: e.Name, Description: e.Description})
+		}
+		v.options = append(v.options, acp.SessionConfigOption{ID: configEffort, Name: "Reasoning Effort", Category: acp.ConfigCategoryThoughtLevel,
+			Type: acp.ConfigOptionSelect, CurrentValue: s.effort, Options: acp.SessionConfigSelectOptions{Options: values}})
+	}
+	return v
 }
 
 // host is the Host of one call of the Agent's to the Conversation: t is the

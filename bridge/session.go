@@ -72,6 +72,7 @@ type session struct {
 	conv        Conversation
 	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
+	effort      string       // "default", or one of the model's Efforts
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
 	v2          *v2Render    // names the messages a v2 editor sees; nil before one
