@@ -160,6 +160,9 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 	if a.canLoad() {
 		sc.Delete = &acp.SessionDeleteCapabilities{}
 	}
+	if a.info.Forks {
+		sc.Fork = &acp.SessionForkCapabilities{}
+	}
 	acc := a.info.Accepts
 	return acp.InitializeResult{
 		ProtocolVersion: acp.NegotiateVersion(version),
@@ -182,6 +185,29 @@ func (e *editor) newSession(ctx context.Context, p acp.NewSessionParams) (acp.Ne
 	v, err := s.describe()
 	s.warm()
 	return acp.NewSessionResult{SessionID: s.id, Modes: v.modes, ConfigOptions: v.options}, err
+}
+
+// fork opens a session that starts as a copy of the conversation of
+// session from: one open here, whose conversation it copies, or one the
+// CLI keeps. o is what the new session is opened with, but its id.
+func (a *Agent) fork(ed *editor, from string, o opening) (*session, error) {
+	if from == "" {
+		return nil, acp.InvalidParam("sessionId", "sessionId is empty")
+	}
+	stored := from
+	if s := a.lookup(from); s != nil {
+		if stored = s.storedID(); stored == "" {
+			return nil, acp.Errorf(acp.CodeInvalidParams, "session %s has no conversation to fork yet", from)
+		}
+	} else if a.canLoad() {
+		if _, err := a.find(from, ""); err != nil {
+			return nil, err
+		}
+	} else if a.keeper != nil && !a.keeper.ValidID(from) {
+		return nil, acp.InvalidParam("sessionId", "%q is not a %s session id", from, a.info.Name)
+	}
+	o.id, o.forkFrom = a.cfg.NewSessionID(), stored
+	return a.open(ed, o)
 }
 
 // resume binds a session to a conversation the CLI keeps: a conversation
@@ -227,6 +253,7 @@ func (a *Agent) lookup(id string) *session {
 type opening struct {
 	id       string
 	resumeID string // the conversation it continues; "" for a new one
+	forkFrom string // the conversation it starts as a copy of; "" for none
 	cwd      string
 	dirs     []string // additionalDirectories
 	servers  []acp.MCPServer
@@ -256,6 +283,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
+		ForkFrom:              o.forkFrom,
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,

@@ -51,6 +51,10 @@ type CLIInfo struct {
 	// advertises exactly it, and the Agent refuses the rest, -32602
 	// naming it, before the CLI sees it.
 	Accepts Accepts
+	// Forks reports that a Conversation can start as a copy of another
+	// conversation of the CLI's ([ConversationConfig].ForkFrom): the
+	// Agent then serves session/fork.
+	Forks bool
 }
 
 // Accepts is what a [CLI] takes from an editor, beyond what every ACP
@@ -108,6 +112,9 @@ type ConversationConfig struct {
 	// ResumeID is the CLI's conversation the session goes on with
 	// (session/load, session/resume); "" for a new one.
 	ResumeID string
+	// ForkFrom is the CLI's conversation the new session starts as a copy
+	// of (session/fork, for a CLI whose [CLIInfo].Forks); "" for none.
+	ForkFrom string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
 	// AdditionalDirectories are the workspace roots besides the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 	"testing/synctest"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/usage"
 	"github.com/google/go-cmp/cmp"
@@ -19,7 +21,7 @@ import (
 // waitCLI is a CLI of the tests' own, one long-lived process per session,
 // which answers a prompt off the session's goroutine: its Conversation
 // hands the wait to ConversationConfig.Go, and the turn ends when the
-// test releases it. It offers reasoning efforts.
+// test releases it. It offers reasoning efforts and forks.
 type waitCLI struct {
 	release chan string // a turn ends with the text sent here
 	mu      sync.Mutex
@@ -35,6 +37,7 @@ func (c *waitCLI) Info() bridge.CLIInfo {
 			{ID: "deep", Name: "Deep", DefaultEffort: "high", Efforts: []bridge.Effort{{ID: "high", Name: "High"}, {ID: "max", Name: "Max"}}},
 			{ID: "plain", Name: "Plain"},
 		},
+		Forks: true,
 	}
 }
 
@@ -54,9 +57,10 @@ func (c *waitCLI) conv(i int) *waitConversation {
 }
 
 type waitConversation struct {
-	cli  *waitCLI
-	cfg  bridge.ConversationConfig
-	gone chan struct{} // closed when the process exits
+	cli    *waitCLI
+	cfg    bridge.ConversationConfig
+	gone   chan struct{} // closed when the process exits
+	stored string        // the conversation's id, once prompted
 
 	mu      sync.Mutex
 	efforts []string // every SetEffort
@@ -71,6 +75,10 @@ func (w *waitConversation) Answer(bridge.Host, bridge.Question, acp.PermissionOu
 func (w *waitConversation) SetMode(string) func(context.Context) error  { return nil }
 func (w *waitConversation) SetModel(string) func(context.Context) error { return nil }
 func (w *waitConversation) Usage() usage.Snapshot                       { return usage.Snapshot{} }
+func (w *waitConversation) StoredID() string                            { return w.stored }
+func (w *waitConversation) Replay(bridge.Host, fs.FS, bridge.StoredFile) error {
+	return nil
+}
 
 func (w *waitConversation) SetEffort(effort string) func(context.Context) error {
 	w.mu.Lock()
@@ -93,6 +101,7 @@ func (w *waitConversation) Prompt(prompt []acp.ContentBlock) error {
 		select {
 		case text := <-w.cli.release:
 			return func(h bridge.Host) {
+				w.stored = "stored-" + w.cfg.SessionID
 				h.Notify(acp.AgentMessageChunk{Content: acp.TextContent{Text: text}})
 				h.EndTurn(acp.PromptResult{StopReason: acp.StopReasonEndTurn}, nil)
 			}
@@ -182,6 +191,65 @@ func TestEffortOption(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"high", "max", "default"}, cli.conv(0).effortsSet()); diff != "" {
 			t.Errorf("the efforts the Conversation was given (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// session/fork, for a CLI that forks: advertised, it opens a session that
+// starts as a copy of the open session's conversation, by the id the CLI
+// keeps it under; one without a conversation yet is refused.
+func TestFork(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cli := &waitCLI{release: make(chan string)}
+		n := 0
+		ids := func() string { n++; return fmt.Sprintf("11111111-2222-4333-8444-%012d", n) }
+		e := newAgentEnv(t, bridge.Config{CLI: cli, NewSessionID: ids})
+		e.stayAtEOF = true
+		defer e.close()
+		c := e.dial(1)
+		init, err := acp.Initialize.Call(bg, c, acp.InitializeParams{ProtocolVersion: 1})
+		must(t, err)
+		if !init.AgentCapabilities.SupportsSessionFork() {
+			t.Error("session/fork is not advertised")
+		}
+		s, err := acp.SessionNew.Call(bg, c, acp.NewSessionParams{Cwd: "/work"})
+		must(t, err)
+		synctest.Wait()
+		if _, err := acp.SessionFork.Call(bg, c, acp.ForkSessionParams{SessionID: s.SessionID, Cwd: "/work"}); !asErrorCode(err, acp.CodeInvalidParams) {
+			t.Errorf("forking a session with no conversation yet: %v, want invalid params", err)
+		}
+		ch := make(chan error, 1)
+		go func() {
+			_, err := acp.SessionPrompt.Call(bg, c, acp.PromptParams{SessionID: s.SessionID, Prompt: []acp.ContentBlock{acp.TextContent{Text: "hi"}}})
+			ch <- err
+		}()
+		synctest.Wait()
+		cli.release <- "Hello."
+		must(t, <-ch)
+		f, err := acp.SessionFork.Call(bg, c, acp.ForkSessionParams{SessionID: s.SessionID, Cwd: "/work"})
+		must(t, err)
+		synctest.Wait()
+		if f.SessionID == s.SessionID || f.SessionID == "" || len(f.ConfigOptions) == 0 {
+			t.Errorf("session/fork answered %+v", f)
+		}
+		if got := cli.conv(1).cfg.ForkFrom; got != "stored-"+s.SessionID {
+			t.Errorf("the fork's Conversation forks %q, want the conversation the CLI keeps", got)
+		}
+		if got := len(e.started); got != 2 {
+			t.Errorf("%d processes were started, want one per session", got)
+		}
+		// The same over ACP v2.
+		c2 := e.dial(2)
+		init2, err := acpv2.Initialize.Call(bg, c2, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "editor", Version: "1"}})
+		must(t, err)
+		if init2.Capabilities.Session.Fork == nil {
+			t.Error("session/fork is not advertised in v2")
+		}
+		f2, err := acpv2.SessionFork.Call(bg, c2, acpv2.ForkSessionParams{SessionID: s.SessionID, Cwd: "/work"})
+		must(t, err)
+		synctest.Wait()
+		if got := cli.conv(2).cfg.ForkFrom; f2.SessionID == "" || got != "stored-"+s.SessionID {
+			t.Errorf("v2's session/fork answered %+v, forking %q", f2, got)
 		}
 	})
 }

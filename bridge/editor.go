@@ -37,7 +37,8 @@ type Editor struct {
 
 // Handler returns the handler of one editor's connection, to serve with
 // an [acp.Conn]: initialize, session/new, load, resume, list, delete,
-// close, set_mode, set_config_option, prompt and cancel, in each version
+// close, set_mode, set_config_option, prompt and cancel (and fork, for a
+// CLI that forks), in each version
 // e allows (the package doc's ACP v2 says what v2 gives). The handler belongs to that connection alone: it keeps what the
 // editor declared at initialize (its capabilities and version), which
 // decides what its sessions send it, and it answers another connection's
@@ -146,6 +147,17 @@ func (e *editor) methods() acp.Methods {
 		r, err := a.resume(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 		return acp.ResumeSessionResult(r), err
 	})
+	if a.info.Forks {
+		handle(e, &m, acp.SessionFork, func(ctx context.Context, p acp.ForkSessionParams) (acp.ForkSessionResult, error) {
+			s, err := a.fork(e, p.SessionID, opening{cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+			if err != nil {
+				return acp.ForkSessionResult{}, err
+			}
+			v, err := s.describe()
+			s.warm()
+			return acp.ForkSessionResult{SessionID: s.id, Modes: v.modes, ConfigOptions: v.options}, err
+		})
+	}
 	handle(e, &m, acp.SessionList, a.list)
 	handle(e, &m, acp.SessionDelete, a.delete)
 	handle(e, &m, acp.SessionClose, a.close)

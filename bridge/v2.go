@@ -29,6 +29,21 @@ func (e *editor) methodsV2() acp.Methods {
 	handle(e, &m, acpv2.Initialize, e.initializeV2)
 	handle(e, &m, acpv2.SessionNew, e.newSessionV2)
 	handle(e, &m, acpv2.SessionResume, e.resumeV2)
+	if a.info.Forks {
+		handle(e, &m, acpv2.SessionFork, func(ctx context.Context, p acpv2.ForkSessionParams) (acpv2.ForkSessionResult, error) {
+			o, err := openingV2("", p.Cwd, p.AdditionalDirectories, p.MCPServers)
+			if err != nil {
+				return acpv2.ForkSessionResult{}, err
+			}
+			s, err := a.fork(e, p.SessionID, o)
+			if err != nil {
+				return acpv2.ForkSessionResult{}, err
+			}
+			v, err := s.describe()
+			s.warm()
+			return acpv2.ForkSessionResult{SessionID: s.id, ConfigOptions: configOptionsV2(v.options)}, err
+		})
+	}
 	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
 		res, err := a.list(ctx, acp.ListSessionsParams{Cwd: p.Cwd, Cursor: p.Cursor})
 		out := acpv2.ListSessionsResult{Sessions: []acpv2.SessionInfo{}, NextCursor: res.NextCursor}
@@ -85,6 +100,9 @@ func (e *editor) initializeV2(ctx context.Context, p acpv2.InitializeParams) (ac
 	}
 	if a.canLoad() {
 		sc.Delete = &acpv2.SessionDeleteCapabilities{}
+	}
+	if a.info.Forks {
+		sc.Fork = &acpv2.SessionForkCapabilities{}
 	}
 	info := res.AgentInfo
 	return acpv2.InitializeResult{
