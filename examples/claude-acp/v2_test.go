@@ -192,14 +192,18 @@ func TestV2Resume(t *testing.T) {
 // TestV2OtherCLIs serves a Codex and a Gemini CLI turn with a tool call
 // over v2: their events go through the same translation and rendering.
 func TestV2OtherCLIs(t *testing.T) {
-	tests := []struct{ name, cli, bin, transcript string }{
-		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl")},
-		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl")},
+	tests := []struct {
+		name, cli, bin, transcript string
+		answers                    []string
+	}{
+		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "bridge", "testdata", "codex", "command-approval-accept.ndjson"), []string{answerAllow}},
+		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := startEditorV2(t, fakeclaudeBin, tt.transcript, "-cli", tt.cli, "-"+tt.cli, tt.bin)
+			e.answer(tt.answers...)
 			e.initialize()
 			e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")
 			e.quit()
