@@ -60,43 +60,14 @@ func TestCodexRealCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real CLI")
 	}
-	if _, err := exec.LookPath("node"); err != nil {
-		interop.Unavailable(t, "the Codex CLI (its launcher needs node)", err)
-	}
-	dir, err := codexCLI.Dir()
-	if err != nil {
-		interop.Unavailable(t, "the Codex CLI "+codex.AppServerVersion, err)
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "codex")
+	bin, home, appserver := realCodex(t)
 	tssdk.Dir(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-
-	appserver, err := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "appserver"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := startMockOpenAI(t, ctx, filepath.Join(appserver, "mock-openai.mjs"))
-	home, cwd := t.TempDir(), t.TempDir()
-	codexHome := filepath.Join(home, ".codex")
-	if err := os.MkdirAll(codexHome, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	config := `model = "gpt-5.5"
-model_provider = "mock"
-
-[model_providers.mock]
-name = "Mock OpenAI"
-base_url = "http://127.0.0.1:` + port + `/v1"
-wire_api = "responses"
-env_key = "MOCK_OPENAI_API_KEY"
-`
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cwd := t.TempDir()
 
 	cmd := tssdk.Command(t, "testdata/codex-sdk-client.mjs", cwd, filepath.Join(appserver, "mcp-echo.mjs"), agentBin, "-cli", "codex", "-codex", bin)
-	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+codexHome, "MOCK_OPENAI_API_KEY=sk-test", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
+	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), "MOCK_OPENAI_API_KEY=sk-test", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -173,11 +144,51 @@ env_key = "MOCK_OPENAI_API_KEY"
 	}
 }
 
+// realCodex installs the real Codex CLI, starts the captures' mock of the
+// OpenAI API (with appserver's mock-openai.mjs) for the test, and returns
+// the CLI's path, a home folder whose .codex/config.toml points the CLI at
+// the mock (whose key is MOCK_OPENAI_API_KEY, any value), and appserver,
+// the folder of the mock and of the MCP server mcp-echo.mjs. It skips the
+// test when the CLI cannot be had, unless ACPKIT_REQUIRE_INTEROP=1.
+func realCodex(tb testing.TB) (bin, home, appserver string) {
+	tb.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		interop.Unavailable(tb, "the Codex CLI (its launcher needs node)", err)
+	}
+	dir, err := codexCLI.Dir()
+	if err != nil {
+		interop.Unavailable(tb, "the Codex CLI "+codex.AppServerVersion, err)
+	}
+	appserver, err = filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "appserver"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	port := startMockOpenAI(tb, filepath.Join(appserver, "mock-openai.mjs"))
+	home = tb.TempDir()
+	codexHome := filepath.Join(home, ".codex")
+	if err := os.MkdirAll(codexHome, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	config := `model = "gpt-5.5"
+model_provider = "mock"
+
+[model_providers.mock]
+name = "Mock OpenAI"
+base_url = "http://127.0.0.1:` + port + `/v1"
+wire_api = "responses"
+env_key = "MOCK_OPENAI_API_KEY"
+`
+	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return filepath.Join(dir, "node_modules", ".bin", "codex"), home, appserver
+}
+
 // startMockOpenAI starts the captures' mock of the OpenAI API on loopback
 // and returns its port; it is stopped when the test ends.
-func startMockOpenAI(t *testing.T, ctx context.Context, script string) string {
+func startMockOpenAI(t testing.TB, script string) string {
 	t.Helper()
-	mock := exec.CommandContext(ctx, "node", script)
+	mock := exec.Command("node", script)
 	mock.Env = append(os.Environ(), "MOCK_PORT=0", "MOCK_DELAY_MS=20")
 	out, err := mock.StderrPipe()
 	if err != nil {
