@@ -2,10 +2,12 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"testing/synctest"
+	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/bridge"
@@ -195,4 +197,50 @@ func (e *env) updatesOf() []acp.Update {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]acp.Update(nil), e.updates...)
+}
+
+// TestCodexTurnFailures checks the prompt's error for each way the
+// app-server fails a turn, with the ErrorData kinds Claude Code's turns
+// give: credentials refused (ACP's auth_required), a usage limit whose
+// reset time only its words give, another failed request to the model,
+// and a failure of the CLI's own.
+func TestCodexTurnFailures(t *testing.T) {
+	tests := []struct {
+		name, error string
+		code        int
+		data        bridge.ErrorData
+	}{
+		{"unauthorized", `{"message":"Your access token could not be refreshed.","codexErrorInfo":"unauthorized","additionalDetails":null}`,
+			acp.CodeAuthRequired, bridge.ErrorData{Kind: bridge.KindAuth, APIErrorStatus: 401}},
+		{"usage limit in words", `{"message":"You've hit your usage limit. Try again at 3:00 PM.","codexErrorInfo":"usageLimitExceeded","additionalDetails":null}`,
+			acp.CodeInternalError, bridge.ErrorData{Kind: bridge.KindRateLimit, APIErrorStatus: 429, ResetsAtMs: time.Date(2000, 1, 1, 15, 0, 0, 0, time.UTC).UnixMilli()}},
+		{"overloaded", `{"message":"The server is overloaded.","codexErrorInfo":{"serverOverloaded":{"httpStatusCode":503}},"additionalDetails":null}`,
+			acp.CodeInternalError, bridge.ErrorData{Kind: bridge.KindAPIError, APIErrorStatus: 503}},
+		{"sandbox", `{"message":"The sandbox could not start.","codexErrorInfo":"sandboxError","additionalDetails":null}`,
+			acp.CodeInternalError, bridge.ErrorData{Kind: bridge.KindCLIError}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				e := newEnv(t, bridge.Config{CLI: bridge.Codex, Location: time.UTC}, acp.ClientCapabilities{})
+				defer e.close()
+				sid := e.newSession()
+				p := e.process()
+				cxOpen(t, p)
+				ch := e.promptAsync(bg, sid, "work")
+				cxStartTurn(t, p)
+				p.write(`{"method":"turn/completed","params":{"threadId":"` + cxThread + `","turn":{"id":"` + cxTurn + `","items":[],"itemsView":"notLoaded","status":"failed","error":` + tt.error + `}},"emittedAtMs":1796287300000}`)
+				a := got(t, ch)
+				var ae *acp.Error
+				if !errors.As(a.err, &ae) || ae.Code != tt.code {
+					t.Fatalf("the prompt was answered %+v, %v; want error %d", a.res, a.err, tt.code)
+				}
+				var data bridge.ErrorData
+				json.Unmarshal(ae.Data, &data)
+				if diff := cmp.Diff(tt.data, data); diff != "" {
+					t.Errorf("the error's data (-want +got):\n%s", diff)
+				}
+			})
+		})
+	}
 }

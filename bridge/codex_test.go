@@ -67,10 +67,12 @@ func TestCodexTranscripts(t *testing.T) {
 		{"rate-limit-429", func(t *testing.T) []transcript { return one(asBridge(t, "rate-limit-429", 0)) }, func(e *codexEnv) {
 			e.say(e.newSession(), hello)
 		}},
-		// The editor's MCP server reaches the thread's configuration, and
-		// its tool's call is shown with its result.
+		// The editor's MCP servers reach the thread's configuration, a
+		// stdio one and an HTTP one, and the stdio one's tool's call is
+		// shown with its result.
 		{"mcp", func(t *testing.T) []transcript { return one(asBridge(t, "mcp", 0)) }, func(e *codexEnv) {
-			sid := e.newSession(acp.MCPServerStdio{Name: "echo", Command: "node", Args: []string{"/tmp/cx-app/mcp/mcp-echo.mjs"}, Env: []acp.EnvVariable{}})
+			sid := e.newSession(acp.MCPServerStdio{Name: "echo", Command: "node", Args: []string{"/tmp/cx-app/mcp/mcp-echo.mjs"}, Env: []acp.EnvVariable{{Name: "ECHO_PREFIX", Value: "echo: "}}},
+				acp.MCPServerHTTP{Name: "docs", URL: "https://docs.example/mcp", Headers: []acp.HTTPHeader{{Name: "Authorization", Value: "Bearer t0ken"}}})
 			e.say(sid, "Call the echo tool.")
 		}},
 		// An image in the prompt goes to the turn as a data URL.
