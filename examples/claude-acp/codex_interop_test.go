@@ -3,34 +3,18 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"context"
 	"encoding/json"
-	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/acpkit/acpkit/codex"
-	"github.com/acpkit/acpkit/internal/interop"
-	"github.com/acpkit/acpkit/internal/npmcache"
+	"github.com/acpkit/acpkit/internal/realcodex"
 	"github.com/acpkit/acpkit/internal/tssdk"
 	"github.com/google/go-cmp/cmp"
 )
-
-// codexCLI is the real Codex CLI of the release the bridge speaks to,
-// installed as codex's own interop tests install it (the same folder of
-// the user's cache).
-var codexCLI = npmcache.Set{
-	Folder:    "codex-" + codex.AppServerVersion,
-	Env:       "ACPKIT_CODEX_DIR",
-	Packages:  []string{"@openai/codex@" + codex.AppServerVersion},
-	Installed: []string{"node_modules/@openai/codex/package.json", "node_modules/.bin/codex"},
-}
 
 // codexTurn is what testdata/codex-sdk-client.mjs saw of a turn.
 type codexTurn struct {
@@ -62,29 +46,11 @@ func TestCodexRealCLI(t *testing.T) {
 	}
 	bin, home, appserver := realCodex(t)
 	tssdk.Dir(t)
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-	defer cancel()
 	cwd := t.TempDir()
 
 	cmd := tssdk.Command(t, "testdata/codex-sdk-client.mjs", cwd, filepath.Join(appserver, "mcp-echo.mjs"), agentBin, "-cli", "codex", "-codex", bin)
-	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), "MOCK_OPENAI_API_KEY=sk-test", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("codex-sdk-client.mjs: %v\n%s", err, stderr.String())
-		}
-	case <-ctx.Done():
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("codex-sdk-client.mjs did not end within two minutes\n%s", stderr.String())
-	}
+	cmd.Env = append(os.Environ(), "HOME="+home, "CODEX_HOME="+filepath.Join(home, ".codex"), realcodex.KeyEnv+"=sk-test", "TZ=UTC", "GORACE=atexit_sleep_ms=0")
+	stdout, stderr := runScript(t, cmd, 2*time.Minute)
 	var got struct {
 		Turns      []codexTurn
 		Listed     int
@@ -92,11 +58,11 @@ func TestCodexRealCLI(t *testing.T) {
 		FirstExit  any
 		SecondExit any
 	}
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("codex-sdk-client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
+	if err := json.Unmarshal(stdout, &got); err != nil {
+		t.Fatalf("codex-sdk-client.mjs printed %q: %v\n%s", stdout, err, stderr)
 	}
 	if got.Error != "" || got.FirstExit != 0.0 || got.SecondExit != 0.0 {
-		t.Errorf("the client failed (%s), or claude-acp exited %v and %v; stderr:\n%s", got.Error, got.FirstExit, got.SecondExit, stderr.String())
+		t.Errorf("the client failed (%s), or claude-acp exited %v and %v; stderr:\n%s", got.Error, got.FirstExit, got.SecondExit, stderr)
 	}
 	const hello = "Hello from the mock server. 2 + 2 = 4."
 	command := "touch cmd-ran.txt && echo ran"
@@ -135,7 +101,7 @@ func TestCodexRealCLI(t *testing.T) {
 		}
 	}
 	if diff := cmp.Diff(want, got.Turns); diff != "" {
-		t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+		t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr)
 	}
 	for name, want := range map[string]string{"cmd-ran.txt": "", "approved.txt": "approved by the client\n"} {
 		if b, err := os.ReadFile(filepath.Join(cwd, name)); err != nil || string(b) != want {
@@ -145,71 +111,18 @@ func TestCodexRealCLI(t *testing.T) {
 }
 
 // realCodex installs the real Codex CLI, starts the captures' mock of the
-// OpenAI API (with appserver's mock-openai.mjs) for the test, and returns
-// the CLI's path, a home folder whose .codex/config.toml points the CLI at
-// the mock (whose key is MOCK_OPENAI_API_KEY, any value), and appserver,
-// the folder of the mock and of the MCP server mcp-echo.mjs. It skips the
-// test when the CLI cannot be had, unless ACPKIT_REQUIRE_INTEROP=1.
+// OpenAI API (appserver's mock-openai.mjs) for the test, and returns the
+// CLI's path, a home folder whose configuration points the CLI at the
+// mock (the key realcodex.KeyEnv, any value), and appserver, the folder of
+// the mock and of the MCP server mcp-echo.mjs. It skips the test when the
+// CLI cannot be had, unless ACPKIT_REQUIRE_INTEROP=1.
 func realCodex(tb testing.TB) (bin, home, appserver string) {
 	tb.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		interop.Unavailable(tb, "the Codex CLI (its launcher needs node)", err)
-	}
-	dir, err := codexCLI.Dir()
-	if err != nil {
-		interop.Unavailable(tb, "the Codex CLI "+codex.AppServerVersion, err)
-	}
-	appserver, err = filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "appserver"))
+	bin = realcodex.Binary(tb, codex.AppServerVersion)
+	appserver, err := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "appserver"))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	port := startMockOpenAI(tb, filepath.Join(appserver, "mock-openai.mjs"))
-	home = tb.TempDir()
-	codexHome := filepath.Join(home, ".codex")
-	if err := os.MkdirAll(codexHome, 0o755); err != nil {
-		tb.Fatal(err)
-	}
-	config := `model = "gpt-5.5"
-model_provider = "mock"
-
-[model_providers.mock]
-name = "Mock OpenAI"
-base_url = "http://127.0.0.1:` + port + `/v1"
-wire_api = "responses"
-env_key = "MOCK_OPENAI_API_KEY"
-`
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-		tb.Fatal(err)
-	}
-	return filepath.Join(dir, "node_modules", ".bin", "codex"), home, appserver
-}
-
-// startMockOpenAI starts the captures' mock of the OpenAI API on loopback
-// and returns its port; it is stopped when the test ends.
-func startMockOpenAI(t testing.TB, script string) string {
-	t.Helper()
-	mock := exec.Command("node", script)
-	mock.Env = append(os.Environ(), "MOCK_PORT=0", "MOCK_DELAY_MS=20")
-	out, err := mock.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mock.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		mock.Process.Kill()
-		mock.Wait()
-	})
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatalf("the mock said nothing: %v", lines.Err())
-	}
-	_, addr, ok := strings.Cut(lines.Text(), "listening on 127.0.0.1:")
-	if !ok {
-		t.Fatalf("the mock said %q", lines.Text())
-	}
-	port, _, _ := strings.Cut(addr, " ")
-	go io.Copy(io.Discard, out) // the mock must never block on a full pipe
-	return port
+	port := realcodex.StartMock(tb, filepath.Join(appserver, "mock-openai.mjs"), "MOCK_DELAY_MS=20")
+	return bin, realcodex.Home(tb, port), appserver
 }

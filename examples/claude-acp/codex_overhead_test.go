@@ -4,18 +4,17 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/codex"
 	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/acpkit/acpkit/internal/realcodex"
 	"github.com/tidwall/gjson"
 )
 
@@ -45,16 +44,16 @@ func codexTurnsTranscript(tb testing.TB, turns int) string {
 	for range turns {
 		all = append(all, recs[start:end+1]...)
 	}
-	var b strings.Builder
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	for _, r := range all {
-		if err := enc.Encode(r); err != nil {
-			tb.Fatal(err)
-		}
-	}
 	path := filepath.Join(tb.TempDir(), "turns.ndjson")
-	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+	out, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	err = codextest.WriteAppServerTranscript(out, all)
+	if cerr := out.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		tb.Fatal(err)
 	}
 	return path
@@ -185,40 +184,13 @@ func BenchmarkCodexFirstPrompt(b *testing.B) {
 	b.Run("fakecodex", func(b *testing.B) {
 		e := startEditor(b, fakeclaudeBin, codexTurnsTranscript(b, 2), "-cli", "codex", "-codex", fakecodexBin)
 		e.initialize(capabilities{notices: true})
-		firstPrompts(b, e, "hi")
+		firstPrompts(b, e, "hi", 0)
 	})
 	b.Run("codex", func(b *testing.B) {
 		bin, home, _ := realCodex(b)
-		b.Setenv("MOCK_OPENAI_API_KEY", "sk-test")
+		b.Setenv(realcodex.KeyEnv, "sk-test")
 		e := newEditorIn(b, home, fakeclaudeBin, "none", "-cli", "codex", "-codex", bin)
 		e.initialize(capabilities{notices: true})
-		firstPrompts(b, e, "Say hello. MOCK_SCENARIO=plain-text")
+		firstPrompts(b, e, "Say hello. MOCK_SCENARIO=plain-text", 0)
 	})
-}
-
-// firstPrompts is the loop of BenchmarkCodexFirstPrompt.
-func firstPrompts(b *testing.B, e *editor, text string) {
-	prompt := func(sid string) time.Duration {
-		start := time.Now()
-		if res, err := e.prompt(sid, text); err != nil || res.StopReason != acp.StopReasonEndTurn {
-			b.Fatalf("prompt: %+v, %v; want end_turn", res, err)
-		}
-		return time.Since(start)
-	}
-	var first, later, immediate []time.Duration
-	for b.Loop() {
-		sid := e.newSession()
-		e.waitForSession(sid, "available_commands_update")
-		first = append(first, prompt(sid))
-		later = append(later, prompt(sid))
-		sid = e.newSession()
-		immediate = append(immediate, prompt(sid))
-		e.closeSession(sid)
-	}
-	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-	f, l := median(first), median(later)
-	b.ReportMetric(ms(f), "first-ms")
-	b.ReportMetric(ms(l), "later-ms")
-	b.ReportMetric(float64(f)/float64(l), "first/later")
-	b.ReportMetric(ms(median(immediate)), "immediate-ms")
 }

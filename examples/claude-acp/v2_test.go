@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -89,26 +90,10 @@ func TestSDKClients(t *testing.T) {
 				claudetest.EnvTranscript+"="+transcript,
 				"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
 				"GORACE=atexit_sleep_ms=0")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("sdk-client.mjs: %v\n%s", err, stderr.String())
-				}
-			case <-time.After(waitLimit):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("sdk-client.mjs did not end within %v\n%s", waitLimit, stderr.String())
-			}
+			stdout, stderr := runScript(t, cmd, waitLimit)
 			var got sdkRun
-			if err := json.Unmarshal(normaliseIDs(stdout.Bytes()), &got); err != nil {
-				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
+			if err := json.Unmarshal(normaliseIDs(stdout), &got); err != nil {
+				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout, err, stderr)
 			}
 			// The CLI, started with the session, announces its commands
 			// (and the options they come with) when it is up, before or
@@ -117,10 +102,35 @@ func TestSDKClients(t *testing.T) {
 				return l == "available_commands_update" || l == "config_option_update"
 			})
 			if diff := cmp.Diff(tt.want, got); diff != "" {
-				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr.String())
+				t.Errorf("what the SDK's client saw (-want +got):\n%s\nstderr:\n%s", diff, stderr)
 			}
 		})
 	}
+}
+
+// runScript runs cmd, a node script of tssdk.Command's, and returns what
+// it printed on its standard output and error; it fails the test when the
+// script fails or has not ended within limit.
+func runScript(t *testing.T, cmd *exec.Cmd, limit time.Duration) (stdout []byte, stderr string) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", cmd.Args[1], err, errs.String())
+		}
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s did not end within %v\n%s", cmd.Args[1], limit, errs.String())
+	}
+	return out.Bytes(), errs.String()
 }
 
 // messageIDs matches the ids claude-acp gives v2 messages and plans,
