@@ -130,7 +130,7 @@ func TestCodexEvents(t *testing.T) {
 			"notice You have used 93% of your Codex 5-hour limit; it resets Thu Dec 3 at 11:00 AM UTC.",
 			"usage_update",
 		}
-		if diff := cmp.Diff(want, e.summaryWithOutput()); diff != "" {
+		if diff := cmp.Diff(want, e.summarize(true)); diff != "" {
 			t.Errorf("the editor got (-want +got):\n%s", diff)
 		}
 		if a.res.Usage == nil || a.res.Usage.InputTokens != 20 || a.res.Usage.OutputTokens != 10 {
@@ -163,33 +163,6 @@ func TestCodexEvents(t *testing.T) {
 			t.Errorf("the file change's diffs (-want +got):\n%s", diff)
 		}
 	})
-}
-
-// summaryWithOutput is summary, with a tool call's text output.
-func (e *env) summaryWithOutput() []string {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var out []string
-	for _, u := range e.updates {
-		b, _ := json.Marshal(u)
-		m := gjson.ParseBytes(b)
-		s := m.Get("sessionUpdate").String()
-		for _, f := range []string{"toolCallId", "status", "title"} {
-			if v := m.Get(f).String(); v != "" {
-				s += " " + v
-			}
-		}
-		for _, c := range m.Get("content").Array() {
-			if t := c.Get("content.text").String(); t != "" {
-				s += " " + t
-			}
-		}
-		for _, en := range m.Get("entries").Array() {
-			s += fmt.Sprintf(" [%s %s]", en.Get("content"), en.Get("status"))
-		}
-		out = append(out, s)
-	}
-	return out
 }
 
 // updatesOf returns what the editor got.

@@ -410,33 +410,43 @@ func (e *codexEnv) resume(id string) {
 // settled.
 func (e *codexEnv) prompt(sid string, blocks ...acp.ContentBlock) (acp.PromptResult, error) {
 	e.t.Helper()
-	type answer struct {
-		res acp.PromptResult
-		err error
-	}
 	ch := make(chan answer, 1)
 	go func() {
 		res, err := acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: sid, Prompt: blocks})
 		ch <- answer{res, err}
 	}()
-	// A turn may wait for a timer (the watchdog's): time passes, a
-	// second at a time, for as long as nothing else is left to happen.
+	var a answer
+	if !settle(func() bool {
+		select {
+		case a = <-ch:
+			return true
+		default:
+			return false
+		}
+	}) {
+		e.t.Fatal("the prompt has no answer after five minutes")
+	}
+	if a.err != nil {
+		e.record("prompt error %s", jsonOf(a.err))
+	} else {
+		e.record("prompt result %s", jsonOf(a.res))
+	}
+	return a.res, a.err
+}
+
+// settle lets everything settle, then time pass a second at a time while
+// nothing else is left to happen (a turn may wait for a timer, the
+// watchdog's), until done reports true, for at most five minutes of the
+// bubble's time; it reports whether done did.
+func settle(done func() bool) bool {
 	for range 300 {
 		synctest.Wait()
-		select {
-		case a := <-ch:
-			if a.err != nil {
-				e.record("prompt error %s", jsonOf(a.err))
-			} else {
-				e.record("prompt result %s", jsonOf(a.res))
-			}
-			return a.res, a.err
-		default:
-			time.Sleep(time.Second)
+		if done() {
+			return true
 		}
+		time.Sleep(time.Second)
 	}
-	e.t.Fatal("the prompt has no answer after five minutes")
-	return acp.PromptResult{}, nil
+	return false
 }
 
 // newSessionV2 opens a session in /work over ACP v2, and lets its
@@ -475,14 +485,9 @@ func (e *codexEnv) sayV2(sid, text string) {
 	if res.MessageID == "" {
 		e.t.Error("the v2 prompt was acknowledged without its user message's id")
 	}
-	for range 300 {
-		synctest.Wait()
-		if idle() > before {
-			return
-		}
-		time.Sleep(time.Second)
+	if !settle(func() bool { return idle() > before }) {
+		e.t.Fatal("the v2 turn did not end within five minutes")
 	}
-	e.t.Fatal("the v2 turn did not end within five minutes")
 }
 
 // say sends a prompt of text.
@@ -564,12 +569,8 @@ func keepTranscripts(t *testing.T, name string, transcripts []transcript) {
 			file = fmt.Sprintf("%s.%d.ndjson", name, i+1)
 		}
 		var b strings.Builder
-		enc := json.NewEncoder(&b)
-		enc.SetEscapeHTML(false)
-		for _, r := range tr {
-			if err := enc.Encode(r); err != nil {
-				t.Fatal(err)
-			}
+		if err := codextest.WriteAppServerTranscript(&b, tr); err != nil {
+			t.Fatal(err)
 		}
 		checkGolden(t, filepath.Join("testdata", "codex", file), b.String())
 	}

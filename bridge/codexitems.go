@@ -463,19 +463,7 @@ func (l *codexLimits) resetsAt() int64 {
 // limitWindowText says where a rate-limit window stands, in a person's
 // terms.
 func limitWindowText(w *codex.RateLimitWindow, loc *time.Location) string {
-	var b strings.Builder
-	name := windowLength(w.WindowMinutes)
-	if w.UsedPercent >= 100 {
-		fmt.Fprintf(&b, "You have reached your Codex %s", name)
-	} else {
-		fmt.Fprintf(&b, "You have used %d%% of your Codex %s", w.UsedPercent, name)
-	}
-	if w.ResetsAt != 0 {
-		b.WriteString("; it resets ")
-		b.WriteString(time.UnixMilli(w.ResetsAt).In(loc).Format("Mon Jan 2 at 3:04 PM MST"))
-	}
-	b.WriteByte('.')
-	return b.String()
+	return limitSentence("Codex", windowLength(w.WindowMinutes), w.UsedPercent >= 100, float64(w.UsedPercent), w.ResetsAt, loc)
 }
 
 // windowLength names a rate-limit window by its length.
@@ -531,31 +519,4 @@ func hunkRange(start, count int) string {
 		return fmt.Sprint(start)
 	}
 	return fmt.Sprintf("%d,%d", start, count)
-}
-
-// deletedFilePatch is the git patch that deletes the file at path, whose
-// text was text.
-func deletedFilePatch(path, text string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git %s %s\ndeleted file mode 100644\n", path, path)
-	if text == "" {
-		return b.String()
-	}
-	lines := strings.SplitAfter(text, "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
-	}
-	fmt.Fprintf(&b, "--- %s\n+++ /dev/null\n@@ -1", path)
-	if len(lines) != 1 {
-		fmt.Fprintf(&b, ",%d", len(lines))
-	}
-	b.WriteString(" +0,0 @@\n")
-	for _, l := range lines {
-		b.WriteByte('-')
-		b.WriteString(l)
-	}
-	if !strings.HasSuffix(text, "\n") {
-		b.WriteString("\n\\ No newline at end of file\n")
-	}
-	return b.String()
 }

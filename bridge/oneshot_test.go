@@ -9,34 +9,38 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/google/go-cmp/cmp"
+	"github.com/tidwall/gjson"
 )
 
 // summary sums up each update the editor got: its kind, and the tool
-// call's id, status and title or the text, where it has them.
-func (e *env) summary() []string {
+// call's id, status and title or the text, where it has them, and a
+// plan's entries.
+func (e *env) summary() []string { return e.summarize(false) }
+
+// summarize is summary, with a tool call's text output too when output.
+func (e *env) summarize(output bool) []string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var out []string
 	for _, u := range e.updates {
 		b, _ := json.Marshal(u)
-		var m struct {
-			SessionUpdate, ToolCallID, Status, Title string
-			Content                                  json.RawMessage
-			Entries                                  []struct{ Content, Status string }
-		}
-		json.Unmarshal(b, &m)
-		s := m.SessionUpdate
-		for _, f := range []string{m.ToolCallID, m.Status, m.Title} {
-			if f != "" {
-				s += " " + f
+		m := gjson.ParseBytes(b)
+		s := m.Get("sessionUpdate").String()
+		for _, f := range []string{"toolCallId", "status", "title"} {
+			if v := m.Get(f).String(); v != "" {
+				s += " " + v
 			}
 		}
-		var text struct{ Text string }
-		if json.Unmarshal(m.Content, &text) == nil && text.Text != "" {
-			s += " " + text.Text
+		if t := m.Get("content.text").String(); t != "" {
+			s += " " + t
 		}
-		for _, en := range m.Entries {
-			s += fmt.Sprintf(" [%s %s]", en.Content, en.Status)
+		for _, c := range m.Get("content").Array() {
+			if t := c.Get("content.text").String(); output && t != "" {
+				s += " " + t
+			}
+		}
+		for _, en := range m.Get("entries").Array() {
+			s += fmt.Sprintf(" [%s %s]", en.Get("content"), en.Get("status"))
 		}
 		out = append(out, s)
 	}

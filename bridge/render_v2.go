@@ -232,9 +232,21 @@ func (f fileChange) v2() acpv2.ToolCallDiff {
 
 // newFilePatch is the git patch that creates the file at path (absolute,
 // as v2 asks, and unprefixed) with text.
-func newFilePatch(path, text string) string {
+func newFilePatch(path, text string) string { return wholeFilePatch(path, text, false) }
+
+// deletedFilePatch is the git patch that deletes the file at path, whose
+// text was text.
+func deletedFilePatch(path, text string) string { return wholeFilePatch(path, text, true) }
+
+// wholeFilePatch is the git patch that creates the file at path with
+// text, or deletes it.
+func wholeFilePatch(path, text string, deleted bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git %s %s\nnew file mode 100644\n", path, path)
+	mode, from, to, sign, side := "new", "/dev/null", path, '+', "-0,0 +1"
+	if deleted {
+		mode, from, to, sign, side = "deleted", path, "/dev/null", '-', "-1"
+	}
+	fmt.Fprintf(&b, "diff --git %s %s\n%s file mode 100644\n", path, path, mode)
 	if text == "" {
 		return b.String()
 	}
@@ -242,13 +254,16 @@ func newFilePatch(path, text string) string {
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	fmt.Fprintf(&b, "--- /dev/null\n+++ %s\n@@ -0,0 +1", path)
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ %s", from, to, side)
 	if len(lines) != 1 {
 		fmt.Fprintf(&b, ",%d", len(lines))
 	}
+	if deleted {
+		b.WriteString(" +0,0")
+	}
 	b.WriteString(" @@\n")
 	for _, l := range lines {
-		b.WriteByte('+')
+		b.WriteRune(sign)
 		b.WriteString(l)
 	}
 	if !strings.HasSuffix(text, "\n") {

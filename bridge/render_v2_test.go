@@ -210,6 +210,20 @@ func TestNewFilePatch(t *testing.T) {
 	}
 }
 
+func TestDeletedFilePatch(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", "diff --git /f /f\ndeleted file mode 100644\n"},
+		{"one\n", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n"},
+		{"a\nb\n", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n"},
+		{"a", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n\\ No newline at end of file\n"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, deletedFilePatch("/f", tt.text)); diff != "" {
+			t.Errorf("deletedFilePatch(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}
+
 func TestPermissionV2(t *testing.T) {
 	q := Question{ID: "r1", ToolCall: acp.PermissionToolCall{ToolCallID: "t1", Title: "touch x", Kind: acp.ToolKindExecute, Status: acp.ToolCallStatusPending},
 		Options: permissionOptions}
