@@ -280,6 +280,12 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	}
 	log := a.log.With("session", o.id)
 	dirs := cleanDirs(o.cwd, o.dirs)
+	s := &session{
+		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
+		inbox: make(chan event), done: make(chan struct{}),
+		ed:   ed,
+		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"), effort: "default",
+	}
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
@@ -292,16 +298,12 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 		Location:              a.cfg.Location,
 		Zones:                 a.cfg.Zones,
 		Logger:                log,
+		Go:                    s.goWork,
 	})
 	if err != nil {
 		return nil, err
 	}
-	s := &session{
-		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
-		inbox: make(chan event), done: make(chan struct{}),
-		conv: conv, ed: ed,
-		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"),
-	}
+	s.conv = conv
 	s.listed = openSession{id: o.id, cwd: o.cwd, dirs: dirs, storedID: storedID(conv), touched: a.cfg.Clock.Now()}
 	a.sessions[o.id] = s
 	a.order = append(a.order, o.id)
@@ -468,14 +470,19 @@ func (a *Agent) checkSetting(key, value string) error {
 	return nil
 }
 
+// knownModels returns the models the CLI listed, or else CLIInfo's.
+func (a *Agent) knownModels() []Model {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(a.models) == 0 {
+		return a.info.Models
+	}
+	return a.models
+}
+
 // modelChoices returns the model option's values, current among them.
 func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
-	a.mu.Lock()
-	models := a.models
-	a.mu.Unlock()
-	if len(models) == 0 {
-		models = a.info.Models
-	}
+	models := a.knownModels()
 	choices := make([]acp.SessionConfigSelectOption, 0, len(models)+1)
 	for _, m := range models {
 		choices = append(choices, acp.SessionConfigSelectOption{Value: m.ID, Name: m.Name, Description: m.Description})

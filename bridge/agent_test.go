@@ -18,7 +18,6 @@ import (
 	"github.com/acpkit/acpkit/acp/acptest"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/claude/claudetest"
-	"github.com/acpkit/acpkit/codex/codextest"
 	"github.com/acpkit/acpkit/gemini/geminitest"
 	"github.com/acpkit/acpkit/internal/testwait"
 )
@@ -37,9 +36,6 @@ type fake struct {
 var (
 	fakeClaude = fake{envVar: claudetest.EnvTranscript, run: func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer, getenv func(string) string) int {
 		return claudetest.Run(ctx, claudetest.Env{Args: args, Stdin: in, Stdout: out, Stderr: errw, Open: openFile, Getenv: getenv})
-	}}
-	fakeCodex = fake{envVar: codextest.EnvTranscript, run: func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer, getenv func(string) string) int {
-		return codextest.Run(ctx, codextest.Env{Args: args, Stdin: in, Stdout: out, Stderr: errw, Open: openFile, Getenv: getenv})
 	}}
 	fakeGemini = fake{envVar: geminitest.EnvTranscript, run: func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer, getenv func(string) string) int {
 		return geminitest.Run(ctx, geminitest.Env{Args: args, Stdin: in, Stdout: out, Stderr: errw, Open: openFile, Getenv: getenv})
@@ -207,18 +203,9 @@ func TestClaudeTranscripts(t *testing.T) {
 }
 
 func TestTurnTranscripts(t *testing.T) {
-	codexData := filepath.Join("..", "codex", "testdata", "cli-0.169.0")
 	geminiData := filepath.Join("..", "gemini", "testdata")
 	hello := []step{{prompt: "Say hello and tell me what 2 + 2 is."}}
 	tests := []scenario{
-		{name: "codex-two-turns", cli: bridge.Codex, fake: fakeCodex, transcript: "testdata/codex-session",
-			steps: []step{{prompt: "Say hello and tell me what 2 + 2 is."}, {prompt: "again"}}},
-		{name: "codex-tool-call", cli: bridge.Codex, fake: fakeCodex, transcript: filepath.Join(codexData, "tool-call.jsonl"), steps: hello},
-		{name: "codex-file-change", cli: bridge.Codex, fake: fakeCodex, transcript: filepath.Join(codexData, "file-change.jsonl"), steps: hello},
-		{name: "codex-web-search", cli: bridge.Codex, fake: fakeCodex, transcript: filepath.Join(codexData, "web-search.jsonl"), steps: hello},
-		{name: "codex-reasoning", cli: bridge.Codex, fake: fakeCodex, transcript: filepath.Join(codexData, "reasoning.jsonl"), steps: hello},
-		{name: "codex-usage-limit", cli: bridge.Codex, fake: fakeCodex, notices: true, transcript: filepath.Join(codexData, "rate-limit-usage-limit.jsonl"), steps: hello},
-		{name: "codex-api-error", cli: bridge.Codex, fake: fakeCodex, notices: true, transcript: filepath.Join(codexData, "api-error-401.jsonl"), steps: hello},
 		{name: "gemini-two-turns", cli: bridge.Gemini, fake: fakeGemini, transcript: filepath.Join(geminiData, "session"),
 			steps: []step{{prompt: "Say hello and tell me what 2 + 2 is."}, {prompt: "again"}}},
 		{name: "gemini-tool-call", cli: bridge.Gemini, fake: fakeGemini, transcript: filepath.Join(geminiData, "tool-call.jsonl"), steps: hello},

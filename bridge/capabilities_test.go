@@ -84,13 +84,12 @@ func TestRefusedContent(t *testing.T) {
 }
 
 // TestStdioMCPShortfall marks where this bridge falls short of ACP, which
-// requires every agent to take stdio MCP servers: `codex exec` and
-// `gemini -p` take none of the editor's, so the bridge refuses them.
-// When this test fails, a CLI has gained them: update the package doc's
-// shortfalls and this test.
+// requires every agent to take stdio MCP servers: `gemini -p` takes none
+// of the editor's, so the bridge refuses them. When this test fails, a
+// CLI has gained them: update the package doc's shortfalls and this test.
 func TestStdioMCPShortfall(t *testing.T) {
 	for _, cli := range clis {
-		want := cli == bridge.Claude
+		want := cli != bridge.Gemini
 		if got := cli.Info().Accepts.MCPStdio; got != want {
 			t.Errorf("%s: Accepts.MCPStdio = %v, the package doc says %v: the shortfall it lists has changed", cli.Info().Name, got, want)
 		}

@@ -549,16 +549,14 @@ func pairs[T any](nv []T, pair func(T) (name, value string)) map[string]string {
 
 func httpHeader(h acp.HTTPHeader) (string, string) { return h.Name, h.Value }
 
-// The effort option: how hard the model thinks, one of the levels the
-// session's model takes (Claude Code's --effort), or the model's own.
 // The fast mode option: faster output on the models that take it
-// (supportsFastMode), on or off.
+// (supportsFastMode), on or off. The effort option (see effortOption) is
+// one of the levels the session's model takes (Claude Code's --effort),
+// or the model's own.
 const (
-	configEffort  = "effort"
-	effortDefault = "default"
-	configFast    = "fast"
-	fastOn        = "on"
-	fastOff       = "off"
+	configFast = "fast"
+	fastOn     = "on"
+	fastOff    = "off"
 )
 
 func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
@@ -582,19 +580,16 @@ func (c *claudeConversation) Options(model string) []acp.SessionConfigOption {
 
 // effortOption is the effort option, of levels.
 func (c *claudeConversation) effortOption(levels []string) acp.SessionConfigOption {
-	values := []acp.SessionConfigSelectOption{{Value: effortDefault, Name: "Default", Description: "The model's own effort"}}
-	for _, l := range levels {
-		values = append(values, acp.SessionConfigSelectOption{Value: l, Name: effortName(l)})
+	return effortOption(claudeLevels(levels), c.effort, "")
+}
+
+// claudeLevels are Claude Code's effort levels as the effort option's.
+func claudeLevels(levels []string) []effortLevel {
+	out := make([]effortLevel, len(levels))
+	for i, l := range levels {
+		out[i] = effortLevel{id: l}
 	}
-	current := effortDefault
-	if slices.Contains(levels, c.effort) {
-		current = c.effort
-	}
-	return acp.SessionConfigOption{
-		ID: configEffort, Name: "Effort", Description: "How hard the model thinks before it answers",
-		Category: acp.ConfigCategoryThoughtLevel, Type: acp.ConfigOptionSelect, CurrentValue: current,
-		Options: acp.SessionConfigSelectOptions{Options: values},
-	}
+	return out
 }
 
 func (c *claudeConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
@@ -607,17 +602,12 @@ func (c *claudeConversation) SetOption(id, value, model string) (func(context.Co
 	if id != configEffort {
 		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
 	}
-	levels := c.efforts[model]
-	if len(levels) == 0 {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort", model)
+	if err := checkEffort(model, value, claudeLevels(c.efforts[model])); err != nil {
+		return nil, err
 	}
 	var level any // null: the model's own
-	switch {
-	case value == effortDefault:
-	case slices.Contains(levels, value):
+	if value != effortDefault {
 		level = value
-	default:
-		return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort %q (it takes %s)", model, value, strings.Join(levels, ", "))
 	}
 	return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"effortLevel": level}}), nil
 }
@@ -629,15 +619,4 @@ func (c *claudeConversation) OptionSet(id, value string) {
 	case configFast:
 		c.fast = value == fastOn
 	}
-}
-
-// effortName names an effort level for a person: "xhigh" is "Extra high".
-func effortName(level string) string {
-	switch level {
-	case "xhigh":
-		return "Extra high"
-	case "":
-		return level
-	}
-	return strings.ToUpper(level[:1]) + level[1:]
 }

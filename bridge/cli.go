@@ -121,6 +121,14 @@ type ConversationConfig struct {
 	Zones timeparse.ZoneResolver
 	// Logger receives what the Conversation skips or fails at.
 	Logger *slog.Logger
+	// Go runs work on a goroutine of its own, for a Conversation that
+	// waits for an answer of the CLI's, which meanwhile comes through
+	// Line. The function work returns, unless nil, is then called on the
+	// session's goroutine, as Line is, with the Host of that moment: it
+	// may end the turn. work must return once the process it waits on
+	// has exited (Exited is called first), for the Agent's Close waits
+	// for it. Go is not to be called before NewConversation has returned.
+	Go func(work func() func(Host))
 }
 
 // Conversation is a CLI's side of one ACP session, for the whole session:
@@ -129,7 +137,8 @@ type ConversationConfig struct {
 // (the conversation's id, the usage so far).
 //
 // The Agent calls its methods on the session's goroutine, one at a time;
-// only the functions SetMode and SetModel return run elsewhere. A session
+// only the functions SetMode and SetModel return, and the work given to
+// [ConversationConfig].Go, run elsewhere. A session
 // has at most one process at a time: Start binds the Conversation to it,
 // Exited lets go of it.
 type Conversation interface {

@@ -7,6 +7,7 @@ import (
 	"path"
 	"time"
 
+	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/codex"
 )
 
@@ -105,8 +106,8 @@ func (c *codexConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		return err
 	}
 	defer file.Close()
-	defer func(n notices) { c.notices = n }(c.notices)
-	c.notices = true
+	r := codexRender{notices: true} // replayHost shows errors to a client without notices
+	var updates []acp.Update
 	for e := range readable[codex.Entry, *codex.LineError](codex.ReadEntries(file), c.cfg.Logger, f.Path, &err) {
 		if e.Internal || e.Interrupt {
 			continue
@@ -116,11 +117,11 @@ func (c *codexConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		}
 		for _, ev := range e.Events {
 			if start, ok := codexStart(ev); ok {
-				c.updates = c.translate(c.updates[:0], start)
-				h.Notify(c.updates...)
+				updates = r.render(updates[:0], start)
+				h.Notify(updates...)
 			}
-			c.updates = c.translate(c.updates[:0], ev)
-			h.Notify(c.updates...)
+			updates = r.render(updates[:0], ev)
+			h.Notify(updates...)
 		}
 	}
 	return err

@@ -1,6 +1,6 @@
 // Package bridge makes a coding-agent CLI an ACP agent: an [Agent] serves
-// ACP sessions with the Claude Code CLI ([Claude], one long-lived process
-// per session), the OpenAI Codex CLI ([Codex]) or the Gemini CLI
+// ACP sessions with the Claude Code CLI ([Claude]) or the OpenAI Codex CLI
+// ([Codex]), one long-lived process per session, with the Gemini CLI
 // ([Gemini]), one process per turn, or with a CLI of the program's own.
 // It turns the CLI's output into ACP session updates and prompt
 // responses, and the editor's requests into the CLI's input.
@@ -28,14 +28,14 @@
 // closing.
 //
 // A session's CLI starts, in the session's directory, as soon as
-// session/new, load or resume has been answered, without holding the
-// answer up, so that its commands and models reach the editor at once
+// session/new, load, resume or fork has been answered, without holding
+// the answer up, so that its commands and models reach the editor at once
 // and the first prompt does not wait for it (a CLI run once per turn
 // starts with the turn instead). It may use the files of the session's
-// additional directories too (Claude Code's and Codex's --add-dir,
-// Gemini CLI's --include-directories). A prompt that comes while a turn
-// runs waits for it and runs next; session/cancel interrupts the turn,
-// and answers every waiting prompt cancelled. A CLI that ignores the
+// additional directories too (Claude Code's --add-dir, the writable roots
+// of Codex's sandbox, Gemini CLI's --include-directories). A prompt that
+// comes while a turn runs waits for it and runs next; session/cancel
+// interrupts the turn, and answers every waiting prompt cancelled. A CLI that ignores the
 // interrupt is signalled, a grace period ([Config.Grace]) apart, until
 // it ends the turn or exits. One silent past [Config.TurnTimeout] is
 // killed and its turn fails; one idle past [Config.Idle] is stopped,
@@ -83,30 +83,48 @@
 // and models ([CLIInfo]), its process model, and, for each session, a
 // [Conversation] that builds its processes' command lines, writes their
 // input and turns each line of their output into what the editor sees,
-// through the session's [Host]. The editor sees the same updates, stop
-// reasons and [ErrorData] whatever the CLI.
+// through the session's [Host]. A Conversation that waits for its CLI's
+// answers hands the waiting to the session ([ConversationConfig].Go),
+// whose goroutine then gives it what came back. The editor sees the same
+// updates, stop reasons and [ErrorData] whatever the CLI.
 //
-// Claude Code runs in streaming-input mode: the editor answers its
-// permission questions, and session/cancel interrupts the turn and keeps
-// the process. Codex and Gemini CLI run headless once per turn, resuming
-// the conversation the turn before named; they ask no permission, so a
-// session's mode is the CLI's sandbox policy (Codex) or approval mode
-// (Gemini), which the next turn takes, and session/cancel interrupts the
-// turn's process.
+// Claude Code runs in streaming-input mode, and Codex as `codex
+// app-server` (package codex's Session is its client): the editor answers
+// their permission questions (Codex's approvals of commands, file changes
+// and MCP tool calls, each with the tool call shown: the command, where it
+// runs and why the model asks; the change's diffs), and session/cancel
+// interrupts the turn and keeps the process; Codex's cancelled prompt is
+// answered at once, its waiting approvals answered cancel. A Codex
+// session's mode is the app-server's approval policy and sandbox (Read
+// Only, Auto: the workspace writable, or Full Access), its model and
+// reasoning effort those of model/list, each taken by the next turn; its
+// threads resume (thread/resume) and fork (thread/fork, for session/fork).
+// It needs Codex CLI 0.171.0 or later, and refuses an older one by name.
+// Gemini CLI runs headless once per turn, resuming the conversation the
+// turn before named; it asks no permission, so a session's mode is its
+// approval mode, which the next turn takes, and session/cancel interrupts
+// the turn's process.
+//
+// A session offers its CLI's modes and models as config options, and,
+// for a model with reasoning efforts ([Model].Efforts), its effort
+// (category thought_level), which the CLI takes from the next turn. A
+// CLI that forks its conversations ([CLIInfo].Forks) serves session/fork
+// (unstable): a new session with the conversation so far, the original
+// untouched.
 //
 // Each CLI says what it takes from an editor ([CLIInfo].Accepts), and
 // initialize advertises exactly that: Claude Code takes images and
 // embedded resources in a prompt, and the editor's MCP servers over
-// stdio, HTTP and SSE; Codex and Gemini CLI, run headless, take embedded
-// resources and nothing else. A prompt block or an MCP server of another
-// kind is refused -32602 naming it (prompt[1], mcpServers[0]), before the
-// CLI sees anything; nothing is dropped silently. Embedded resources are
-// taken as text: a binary one is refused.
+// stdio, HTTP and SSE; Codex the same, but no SSE server; Gemini CLI,
+// run headless, takes embedded resources and nothing else. A prompt block
+// or an MCP server of another kind is refused -32602 naming it
+// (prompt[1], mcpServers[0]), before the CLI sees anything; nothing is
+// dropped silently. Embedded resources are taken as text: a binary one is
+// refused.
 //
 // Where this falls short of ACP: ACP requires every agent to take the
-// editor's stdio MCP servers, and behind Codex and Gemini CLI the bridge
-// refuses them, since `codex exec` and `gemini -p` take none of the
-// editor's.
+// editor's stdio MCP servers, and behind Gemini CLI the bridge refuses
+// them, since `gemini -p` takes none of the editor's.
 //
 // # Sign-in, settings, questions and forks
 //
@@ -175,14 +193,13 @@
 //     through session/load's replay, and every resume reports the
 //     session's state before it answers.
 //
-// Codex and Gemini CLI turns reach a v2 editor the same way, with ids
-// and the lifecycle; they ask no permission. Their file changes reach it
-// as they reach v1, as tool calls naming the files: Gemini CLI's events
-// hold no change, and Codex's live file_change names each file's kind
-// (add, delete, update) but no text, which v1's diff, the neutral form,
-// requires. A replayed Codex file change, whose stored item holds each
-// file's text or diff, shows them as v1 diffs, with what applying the
-// patch printed.
+// Codex's and Gemini CLI's turns reach a v2 editor the same way, with
+// ids and the lifecycle: each of Codex's messages is a message of its own
+// (a v1 chunk's messageId is its item's id), and each of its file changes,
+// live or replayed, a structured change with its operation and its git
+// patch, which the v1 diffs of the change carry in their _meta
+// ("acpkit.dev/fileChange"). Gemini CLI's file changes reach it as tool
+// calls naming the files: its events hold no change.
 //
 // # Translation
 //

@@ -25,7 +25,7 @@ func (a *Agent) fork(ed *editor, o opening) (acp.NewSessionResult, error) {
 	if s := a.lookup(o.id); s != nil {
 		src = s.storedID()
 		if src == "" {
-			return acp.NewSessionResult{}, acp.Errorf(acp.CodeInvalidRequest, "session %s holds no conversation yet to fork", o.id)
+			return acp.NewSessionResult{}, acp.InvalidParam("sessionId", "session %s holds no conversation yet to fork", o.id)
 		}
 	} else if a.canLoad() {
 		f, err := a.find(src, o.cwd)

@@ -113,10 +113,15 @@ func (s *session) configure(ev setting, p *proc) {
 		return
 	}
 	ctx, cancel := context.WithCancelCause(ev.ctx)
-	stop := context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	var stop func() bool
+	if p != nil {
+		stop = context.AfterFunc(p.ctx, func() { cancel(errExited) })
+	}
 	s.a.wg.Go(func() {
 		defer cancel(nil)
-		defer stop()
+		if stop != nil {
+			defer stop()
+		}
 		err := confirm(ctx)
 		if err != nil && context.Cause(ctx) == errExited {
 			err = acp.Errorf(acp.CodeInternalError, "%s exited before answering", s.a.info.Name)

@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"strings"
 
 	"github.com/acpkit/acpkit/acp"
 )
@@ -35,4 +36,67 @@ type Tuner interface {
 	// OptionSet records the value the option now has, once the CLI took
 	// it: Options shows it, and the next CommandLine starts with it.
 	OptionSet(id, value string)
+}
+
+// The effort option, which a [Tuner] offers for a model that takes a
+// choice of reasoning efforts: one of them, or the model's own.
+const (
+	configEffort  = "effort"
+	effortDefault = "default"
+)
+
+// effortLevel is a value of the effort option.
+type effortLevel struct {
+	id, description string // what the CLI takes ("high"); "" for no description
+}
+
+// effortOption is the effort option of a model that takes levels, with
+// current chosen (effortDefault, or one not among levels, showing the
+// model's own), and modelDefault the level the model's own is ("" when
+// unknown).
+func effortOption(levels []effortLevel, current, modelDefault string) acp.SessionConfigOption {
+	def := "Default"
+	if modelDefault != "" {
+		def += " (" + effortName(modelDefault) + ")"
+	}
+	values := []acp.SessionConfigSelectOption{{Value: effortDefault, Name: def, Description: "The model's own effort"}}
+	chosen := effortDefault
+	for _, l := range levels {
+		values = append(values, acp.SessionConfigSelectOption{Value: l.id, Name: effortName(l.id), Description: l.description})
+		if l.id == current {
+			chosen = current
+		}
+	}
+	return acp.SessionConfigOption{
+		ID: configEffort, Name: "Effort", Description: "How hard the model thinks before it answers",
+		Category: acp.ConfigCategoryThoughtLevel, Type: acp.ConfigOptionSelect, CurrentValue: chosen,
+		Options: acp.SessionConfigSelectOptions{Options: values},
+	}
+}
+
+// checkEffort checks value, for the effort option of model, which takes
+// levels: -32602 when it is neither effortDefault nor one of them.
+func checkEffort(model, value string, levels []effortLevel) error {
+	if len(levels) == 0 {
+		return acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort", model)
+	}
+	ids := make([]string, len(levels))
+	for i, l := range levels {
+		if l.id == value || value == effortDefault {
+			return nil
+		}
+		ids[i] = l.id
+	}
+	return acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort %q (it takes %s)", model, value, strings.Join(ids, ", "))
+}
+
+// effortName names an effort level for a person: "xhigh" is "Extra high".
+func effortName(level string) string {
+	switch level {
+	case "xhigh":
+		return "Extra high"
+	case "":
+		return level
+	}
+	return strings.ToUpper(level[:1]) + level[1:]
 }

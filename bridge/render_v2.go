@@ -30,6 +30,10 @@ type v2Render struct {
 
 	// The message each type has under way; "" when none is.
 	user, agent, thought string
+	// The CLI's own ids of the agent message and thought under way (a v1
+	// chunk's messageId), when it names its messages: a chunk that names
+	// another starts a new message.
+	agentOf, thoughtOf string
 }
 
 // newID returns a fresh message id of kind ("user", "agent", …).
@@ -39,7 +43,9 @@ func (r *v2Render) newID(kind string) string {
 }
 
 // endMessages ends the messages under way: the next text starts new ones.
-func (r *v2Render) endMessages() { r.user, r.agent, r.thought = "", "", "" }
+func (r *v2Render) endMessages() {
+	r.user, r.agent, r.thought, r.agentOf, r.thoughtOf = "", "", "", "", ""
+}
 
 // userMessage is the whole user message of a prompt just inserted, with a
 // new id, which the prompt's response carries too.
@@ -61,14 +67,14 @@ func (r *v2Render) render(dst []acpv2.Update, u acp.Update) []acpv2.Update {
 		return append(dst, acpv2.UserMessageChunk{MessageID: r.user, Content: contentV2(u.Content)})
 	case acp.AgentMessageChunk:
 		r.user, r.thought = "", ""
-		if r.agent == "" {
-			r.agent = r.newID("agent")
+		if r.agent == "" || u.MessageID != r.agentOf {
+			r.agent, r.agentOf = r.newID("agent"), u.MessageID
 		}
 		return append(dst, acpv2.AgentMessageChunk{MessageID: r.agent, Content: contentV2(u.Content)})
 	case acp.AgentThoughtChunk:
 		r.user, r.agent = "", ""
-		if r.thought == "" {
-			r.thought = r.newID("thought")
+		if r.thought == "" || u.MessageID != r.thoughtOf {
+			r.thought, r.thoughtOf = r.newID("thought"), u.MessageID
 		}
 		return append(dst, acpv2.AgentThoughtChunk{MessageID: r.thought, Content: contentV2(u.Content)})
 	case acp.ToolCall:
@@ -120,7 +126,21 @@ func toolCallV2(tc acp.PermissionToolCall) acpv2.PermissionToolCall {
 	}
 	if tc.Content != nil {
 		out.Content = make([]acpv2.ToolCallContent, 0, len(tc.Content))
+		var whole map[string]bool // the files whose change a diff carried whole
 		for _, c := range tc.Content {
+			if d, ok := c.(acp.ToolCallDiff); ok {
+				if fc, ok := readFileChange(d.Meta); ok {
+					if whole == nil {
+						whole = map[string]bool{}
+					}
+					whole[d.Path] = true
+					out.Content = append(out.Content, fc.v2())
+					continue
+				}
+				if whole[d.Path] {
+					continue // a hunk of the change given whole
+				}
+			}
 			out.Content = append(out.Content, toolContentV2(c))
 		}
 	}
@@ -166,11 +186,67 @@ func diffV2(d acp.ToolCallDiff) acpv2.ToolCallDiff {
 	return out
 }
 
+// fileChangeKey is the _meta member of a v1 diff that carries the whole
+// change to its file, when the CLI tells it (Codex does): a fileChange.
+// The diff is then the change's first hunk, and the diffs of the same
+// file after it in the tool call its other hunks; a v2 editor gets the
+// change once, as a structured file change with its git patch.
+const fileChangeKey = "acpkit.dev/fileChange"
+
+// fileChange is a change to one file, whole.
+type fileChange struct {
+	Operation acpv2.DiffOperation `json:"operation"`
+	Path      string              `json:"path"`              // absolute, after the change
+	OldPath   string              `json:"oldPath,omitempty"` // before a move
+	Patch     string              `json:"patch,omitempty"`   // a git patch; "" when unknown
+}
+
+// meta is the _meta of a v1 diff that carries f.
+func (f fileChange) meta() json.RawMessage {
+	b, _ := json.Marshal(map[string]fileChange{fileChangeKey: f}) // strings always marshal
+	return b
+}
+
+// readFileChange reads the fileChange a v1 diff's _meta carries; ok is
+// false when it carries none.
+func readFileChange(meta json.RawMessage) (f fileChange, ok bool) {
+	if len(meta) == 0 {
+		return fileChange{}, false
+	}
+	var m map[string]fileChange
+	if json.Unmarshal(meta, &m) != nil {
+		return fileChange{}, false
+	}
+	f, ok = m[fileChangeKey]
+	return f, ok && f.Operation != "" && f.Path != ""
+}
+
+// v2 is f as a v2 structured file change.
+func (f fileChange) v2() acpv2.ToolCallDiff {
+	out := acpv2.ToolCallDiff{Changes: []acpv2.DiffChange{{Operation: f.Operation, FileType: acpv2.DiffFileTypeText, Path: f.Path, OldPath: f.OldPath}}}
+	if f.Patch != "" {
+		out.Patch = &acpv2.DiffPatch{Format: acpv2.DiffPatchFormatGitPatch, Text: f.Patch}
+	}
+	return out
+}
+
 // newFilePatch is the git patch that creates the file at path (absolute,
 // as v2 asks, and unprefixed) with text.
-func newFilePatch(path, text string) string {
+func newFilePatch(path, text string) string { return wholeFilePatch(path, text, false) }
+
+// deletedFilePatch is the git patch that deletes the file at path, whose
+// text was text.
+func deletedFilePatch(path, text string) string { return wholeFilePatch(path, text, true) }
+
+// wholeFilePatch is the git patch that creates the file at path with
+// text, or deletes it.
+func wholeFilePatch(path, text string, deleted bool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "diff --git %s %s\nnew file mode 100644\n", path, path)
+	mode, from, to, sign, side := "new", "/dev/null", path, '+', "-0,0 +1"
+	if deleted {
+		mode, from, to, sign, side = "deleted", path, "/dev/null", '-', "-1"
+	}
+	fmt.Fprintf(&b, "diff --git %s %s\n%s file mode 100644\n", path, path, mode)
 	if text == "" {
 		return b.String()
 	}
@@ -178,13 +254,16 @@ func newFilePatch(path, text string) string {
 	if lines[len(lines)-1] == "" {
 		lines = lines[:len(lines)-1]
 	}
-	fmt.Fprintf(&b, "--- /dev/null\n+++ %s\n@@ -0,0 +1", path)
+	fmt.Fprintf(&b, "--- %s\n+++ %s\n@@ %s", from, to, side)
 	if len(lines) != 1 {
 		fmt.Fprintf(&b, ",%d", len(lines))
 	}
+	if deleted {
+		b.WriteString(" +0,0")
+	}
 	b.WriteString(" @@\n")
 	for _, l := range lines {
-		b.WriteByte('+')
+		b.WriteRune(sign)
 		b.WriteString(l)
 	}
 	if !strings.HasSuffix(text, "\n") {

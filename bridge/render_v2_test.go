@@ -123,6 +123,44 @@ func TestV2Render(t *testing.T) {
 				acpv2.SessionInfoUpdate{Title: ptr("Fix Sum")},
 			},
 		},
+		{
+			name: "a CLI that names its messages starts a new one with each",
+			in: []acp.Update{
+				acp.AgentMessageChunk{Content: acp.TextContent{Text: "Let me look."}, MessageID: "msg_1"},
+				acp.AgentMessageChunk{Content: acp.TextContent{Text: "Done."}, MessageID: "msg_2"},
+				acp.AgentMessageChunk{Content: acp.TextContent{Text: " Really."}, MessageID: "msg_2"},
+				acp.AgentThoughtChunk{Content: acp.TextContent{Text: "a"}, MessageID: "rs_1"},
+				acp.AgentThoughtChunk{Content: acp.TextContent{Text: "b"}, MessageID: "rs_2"},
+			},
+			want: []acpv2.Update{
+				acpv2.AgentMessageChunk{MessageID: "agent-n-1", Content: acpv2.TextContent{Text: "Let me look."}},
+				acpv2.AgentMessageChunk{MessageID: "agent-n-2", Content: acpv2.TextContent{Text: "Done."}},
+				acpv2.AgentMessageChunk{MessageID: "agent-n-2", Content: acpv2.TextContent{Text: " Really."}},
+				acpv2.AgentThoughtChunk{MessageID: "thought-n-3", Content: acpv2.TextContent{Text: "a"}},
+				acpv2.AgentThoughtChunk{MessageID: "thought-n-4", Content: acpv2.TextContent{Text: "b"}},
+			},
+		},
+		{
+			name: "a change a diff carries whole is one structured change with its patch",
+			in: []acp.Update{
+				acp.ToolCallUpdate{ToolCallID: "p", Status: acp.ToolCallStatusCompleted, Content: []acp.ToolCallContent{
+					acp.ToolCallDiff{Path: "/w/a.go", OldText: ptr("x"), NewText: "y",
+						Meta: fileChange{Operation: acpv2.DiffModify, Path: "/w/a.go", Patch: "diff --git /w/a.go /w/a.go\n"}.meta()},
+					acp.ToolCallDiff{Path: "/w/a.go", OldText: ptr("z"), NewText: "w"}, // its second hunk
+					acp.ToolCallDiff{Path: "/w/old.txt", OldText: ptr("bye\n"),
+						Meta: fileChange{Operation: acpv2.DiffDelete, Path: "/w/old.txt"}.meta()},
+					acp.ToolCallDiff{Path: "/w/b.go", OldText: ptr("p"), NewText: "q"}, // a diff of its own
+				}},
+			},
+			want: []acpv2.Update{
+				acpv2.ToolCallUpdate{ToolCallID: "p", Status: ptr(acpv2.ToolCallStatusCompleted), Content: []acpv2.ToolCallContent{
+					acpv2.ToolCallDiff{Changes: []acpv2.DiffChange{{Operation: acpv2.DiffModify, FileType: acpv2.DiffFileTypeText, Path: "/w/a.go"}},
+						Patch: &acpv2.DiffPatch{Format: acpv2.DiffPatchFormatGitPatch, Text: "diff --git /w/a.go /w/a.go\n"}},
+					acpv2.ToolCallDiff{Changes: []acpv2.DiffChange{{Operation: acpv2.DiffDelete, FileType: acpv2.DiffFileTypeText, Path: "/w/old.txt"}}},
+					acpv2.ToolCallDiff{Changes: []acpv2.DiffChange{{Operation: acpv2.DiffModify, FileType: acpv2.DiffFileTypeText, Path: "/w/b.go"}}},
+				}},
+			},
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,6 +206,20 @@ func TestNewFilePatch(t *testing.T) {
 	for _, tt := range tests {
 		if diff := cmp.Diff(tt.want, newFilePatch("/f", tt.text)); diff != "" {
 			t.Errorf("newFilePatch(%q) (-want +got):\n%s", tt.text, diff)
+		}
+	}
+}
+
+func TestDeletedFilePatch(t *testing.T) {
+	tests := []struct{ text, want string }{
+		{"", "diff --git /f /f\ndeleted file mode 100644\n"},
+		{"one\n", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1 +0,0 @@\n-one\n"},
+		{"a\nb\n", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-a\n-b\n"},
+		{"a", "diff --git /f /f\ndeleted file mode 100644\n--- /f\n+++ /dev/null\n@@ -1 +0,0 @@\n-a\n\\ No newline at end of file\n"},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, deletedFilePatch("/f", tt.text)); diff != "" {
+			t.Errorf("deletedFilePatch(%q) (-want +got):\n%s", tt.text, diff)
 		}
 	}
 }

@@ -22,29 +22,38 @@ import (
 //	cold        no CLI                        start (a warm start)             idle
 //	                                          replay (session/load)            cold
 //	                                          prompt                           running
+//	                                          callback                         cold
 //	                                          close                            closed
 //	idle        a CLI, between turns          prompt                           running
 //	                                          replay (session/load)            idle
+//	                                          CLI line, callback               idle, stopping (the CLI retired)
 //	                                          idle timer                       stopping
 //	                                          CLI exit                         cold
 //	                                          close                            closing
-//	running     a turn                        CLI line, permission answer      (the turn ends) idle, stopping, running
+//	running     a turn                        CLI line, callback,              (the turn ends) idle, stopping, running
+//	                                          permission answer
 //	                                          CLI exit                         cold, running (the next prompt, or the same in a new CLI)
 //	                                          watchdog silence                 stopping
 //	                                          cancel                           cancelling
 //	                                          close                            closing
-//	cancelling  a cancelled turn, interrupted CLI line                         (the turn ends) idle, stopping, running
+//	cancelling  a cancelled turn, interrupted CLI line, callback               (the turn ends) idle, stopping, running
 //	                                          CLI exit                         cold, running
 //	                                          grace expiry                     cancelling (the next signal)
 //	                                          close                            closing
 //	stopping    a CLI asked to exit           replay (session/load)            stopping
+//	                                          CLI line, callback               stopping
 //	                                          CLI exit                         cold, running
 //	                                          grace expiry                     stopping (the next signal)
 //	                                          close                            closing
-//	closing     the last CLI, asked to exit   CLI line (the cancelled turn)    closing
+//	closing     the last CLI, asked to exit   CLI line, callback (the          closing
+//	                                          cancelled turn)
 //	                                          CLI exit                         closed
 //	                                          grace expiry                     closing
 //	closed      nothing                       —                                —
+//
+// A callback is what a Conversation does once work it ran off the
+// session's goroutine has returned (ConversationConfig.Go); it is handed
+// the process that runs, if any, as a line of its output is.
 //
 // Every state but closing queues a prompt while a turn runs or a CLI
 // stops; a turn's end or a CLI's exit starts the oldest (see ready).
@@ -63,6 +72,7 @@ type session struct {
 	conv        Conversation
 	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
+	effort      string       // "default", or one of the model's Efforts
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
 	v2          *v2Render    // names the messages a v2 editor sees; nil before one
@@ -73,7 +83,8 @@ type session struct {
 }
 
 // An event is an input of a session's goroutine: one of the types below,
-// or output or exited from its process.
+// or output or exited from its process, or a callback of its
+// Conversation's.
 type event interface{ isEvent() }
 
 // start starts the session's CLI before its first prompt, so that the
@@ -169,6 +180,11 @@ type (
 // answered is the editor's answer to a permission question.
 type answered struct{ q *question }
 
+// callback is what the Conversation does once work it gave
+// ConversationConfig.Go has returned: like a line of the CLI's output,
+// it is handed the Host of the process that runs, if any.
+type callback struct{ f func(Host) }
+
 func (start) isEvent()        {}
 func (replay) isEvent()       {}
 func (retitled) isEvent()     {}
@@ -185,6 +201,7 @@ func (watchTick) isEvent()    {}
 func (answered) isEvent()     {}
 func (output) isEvent()       {}
 func (exited) isEvent()       {}
+func (callback) isEvent()     {}
 
 // A state is what a session is doing. Its on method takes one event and
 // returns the state that follows.
@@ -215,6 +232,8 @@ func (st cold) on(s *session, ev event) state {
 		}
 	case setting:
 		s.configure(ev, nil)
+	case callback:
+		s.deliver(nil, nil, ev)
 	case closeSession:
 		return s.finalize([]chan struct{}{ev.reply})
 	default:
@@ -239,8 +258,8 @@ func (st idle) on(s *session, ev event) state {
 			st.timer.stop()
 			return next
 		}
-	case output:
-		s.output(st.p, nil, ev)
+	case output, callback:
+		s.deliver(st.p, nil, ev)
 		if st.p.retired {
 			st.timer.stop()
 			st.p.stop()
@@ -278,8 +297,8 @@ func (st running) on(s *session, ev event) state {
 	switch ev := ev.(type) {
 	case prompt:
 		s.wait(ev.req)
-	case output:
-		if h := s.output(st.p, st.t, ev); h.ended {
+	case output, callback:
+		if h := s.deliver(st.p, st.t, ev); h.ended {
 			return s.turnEnded(st.p, st.t, h, false)
 		}
 	case answered:
@@ -328,8 +347,8 @@ func (st cancelling) on(s *session, ev event) state {
 	switch ev := ev.(type) {
 	case prompt:
 		s.wait(ev.req)
-	case output:
-		if h := s.output(st.p, st.t, ev); h.ended {
+	case output, callback:
+		if h := s.deliver(st.p, st.t, ev); h.ended {
 			return s.turnEnded(st.p, st.t, h, true)
 		}
 	case exited:
@@ -358,8 +377,8 @@ func (st stopping) on(s *session, ev event) state {
 		s.show(ev)
 	case prompt:
 		s.wait(ev.req)
-	case output:
-		s.output(st.p, nil, ev)
+	case output, callback:
+		s.deliver(st.p, nil, ev)
 	case exited:
 		s.exit(st.p, nil, ev)
 		return s.ready(nil)
@@ -390,8 +409,8 @@ func (st closing) on(s *session, ev event) state {
 		ev.req.answer(acp.PromptResult{}, s.closedError())
 	case replay:
 		ev.reply <- s.closedError()
-	case output:
-		if h := s.output(st.p, st.t, ev); h.ended {
+	case output, callback:
+		if h := s.deliver(st.p, st.t, ev); h.ended {
 			s.finish(st.p, st.t, h.res, h.err, true)
 			st.t = nil
 		}
@@ -443,6 +462,16 @@ func (s *session) anywhere(ev event) {
 	default:
 		s.log.Error("bridge: a session event no state takes", "event", ev)
 	}
+}
+
+// goWork is ConversationConfig.Go: it runs work on a goroutine of the
+// Agent's, and posts the callback work returns.
+func (s *session) goWork(work func() func(Host)) {
+	s.a.wg.Go(func() {
+		if f := work(); f != nil {
+			s.post(callback{f})
+		}
+	})
 }
 
 // run is the session's goroutine.
@@ -561,12 +590,18 @@ func (s *session) ready(p *proc) state {
 	return st
 }
 
-// output hands a line of the CLI's to the Conversation, for the turn t
-// (nil outside one).
-func (s *session) output(p *proc, t *turn, ev output) *host {
-	p.lines++
+// deliver hands a line of the CLI's (an output event) or a callback to
+// the Conversation, for the turn t (nil outside one) in the CLI p (nil
+// when none runs).
+func (s *session) deliver(p *proc, t *turn, ev event) *host {
 	h := &host{s: s, p: p, t: t}
-	s.conv.Line(h, ev.line)
+	switch ev := ev.(type) {
+	case output:
+		p.lines++
+		s.conv.Line(h, ev.line)
+	case callback:
+		ev.f(h)
+	}
 	s.refuse(h)
 	return h
 }

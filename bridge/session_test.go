@@ -668,7 +668,7 @@ func TestSettings(t *testing.T) {
 // prompt waits for the turn, and the next turn resumes the conversation.
 func TestPerTurnCLI(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t, bridge.Config{CLI: bridge.Codex, Grace: time.Second}, acp.ClientCapabilities{})
+		e := newEnv(t, bridge.Config{CLI: bridge.Gemini, Grace: time.Second}, acp.ClientCapabilities{})
 		e.stayAtEOF = true
 		defer e.close()
 		sid, first, p1 := e.begin("one")
@@ -677,15 +677,15 @@ func TestPerTurnCLI(t *testing.T) {
 		if diff := cmp.Diff([]string{"one"}, p1.lines()); diff != "" || !p1.inputClosed() {
 			t.Errorf("the CLI's input (-want +got):\n%s", diff)
 		}
-		p1.write(`{"type":"thread.started","thread_id":"0199a213-81c0-7800-8aa1-bbab2a035a53"}`, `{"type":"turn.started"}`,
-			`{"type":"item.completed","item":{"id":"item_0","type":"agent_message","text":"One."}}`,
-			`{"type":"turn.completed","usage":{"input_tokens":10,"cached_input_tokens":0,"output_tokens":5}}`)
+		p1.write(`{"type":"init","session_id":"9775d6bb-e238-4068-94e5-d4b9b10aadc3","model":"auto"}`,
+			`{"type":"message","role":"assistant","content":"One."}`,
+			`{"type":"result","status":"success","stats":{"total_tokens":15,"input_tokens":10,"output_tokens":5}}`)
 		pending(t, first)
 		p1.exit(0)
 		stopReason(t, got(t, first), acp.StopReasonEndTurn)
 
 		p2 := e.process()
-		if !strings.Contains(strings.Join(p2.args, " "), "resume -- 0199a213-81c0-7800-8aa1-bbab2a035a53 -") {
+		if !hasArg(p2.args, "--resume=9775d6bb-e238-4068-94e5-d4b9b10aadc3") {
 			t.Errorf("the second turn's CLI was started with %q", p2.args)
 		}
 		p2.ignore[bridge.Interrupt] = true
@@ -863,7 +863,6 @@ func TestAdditionalDirectories(t *testing.T) {
 		want []string
 	}{
 		{bridge.Claude, []string{"--add-dir=/lib", "--add-dir=/docs"}},
-		{bridge.Codex, []string{"--add-dir=/lib", "--add-dir=/docs"}},
 		{bridge.Gemini, []string{"--include-directories=/lib,/docs"}},
 	}
 	for _, tt := range tests {
@@ -947,7 +946,7 @@ func TestWarmStart(t *testing.T) {
 		}
 	})
 	synctest.Test(t, func(t *testing.T) {
-		e := newEnv(t, bridge.Config{CLI: bridge.Codex}, acp.ClientCapabilities{})
+		e := newEnv(t, bridge.Config{CLI: bridge.Gemini}, acp.ClientCapabilities{})
 		defer e.close()
 		e.newSession()
 		e.noProcess()

@@ -641,8 +641,10 @@ func TestLoadApplyPatch(t *testing.T) {
 		const out = "Success. Updated the following files:\nA hello.txt\nM notes.txt\n"
 		want := acp.ToolCallUpdate{ToolCallID: "call_Ap7Qm2Xw9Rt3", Title: "Edit " + dir + "notes.txt, " + dir + "hello.txt", Kind: acp.ToolKindEdit, Status: acp.ToolCallStatusCompleted,
 			Content: []acp.ToolCallContent{
-				acp.ToolCallDiff{Path: dir + "notes.txt", OldText: ptr("alpha\nbeta"), NewText: "alpha\ngamma"},
-				acp.ToolCallDiff{Path: dir + "hello.txt", NewText: "hello\n"},
+				acp.ToolCallDiff{Path: dir + "notes.txt", OldText: ptr("alpha\nbeta"), NewText: "alpha\ngamma",
+					Meta: []byte(`{"acpkit.dev/fileChange":{"operation":"modify","path":"` + dir + `notes.txt","patch":"diff --git ` + dir + `notes.txt ` + dir + `notes.txt\n--- ` + dir + `notes.txt\n+++ ` + dir + `notes.txt\n@@ -1,2 +1,2 @@\n alpha\n-beta\n+gamma\n"}}`)},
+				acp.ToolCallDiff{Path: dir + "hello.txt", NewText: "hello\n",
+					Meta: []byte(`{"acpkit.dev/fileChange":{"operation":"add","path":"` + dir + `hello.txt","patch":"diff --git ` + dir + `hello.txt ` + dir + `hello.txt\nnew file mode 100644\n--- /dev/null\n+++ ` + dir + `hello.txt\n@@ -0,0 +1 @@\n+hello\n"}}`)},
 				acp.ToolCallContentBlock{Content: text(out)},
 			},
 			Locations: []acp.ToolCallLocation{{Path: dir + "notes.txt"}, {Path: dir + "hello.txt"}},

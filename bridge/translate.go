@@ -563,6 +563,7 @@ func (t *ClaudeTranslator) loc() *time.Location {
 const (
 	KindRateLimit      = "rate_limit"       // a usage or rate limit refused the request
 	KindAPIError       = "api_error"        // the API failed otherwise
+	KindAuth           = "auth"             // the API refused the CLI's credentials (with ACP's auth_required code)
 	KindResumeNotFound = "resume_not_found" // the resumed conversation does not exist
 	KindCLIError       = "cli_error"        // the CLI reported a failure of its own
 	KindAuthRequired   = "auth_required"    // the API refused the CLI's credentials, or it has none
@@ -587,18 +588,30 @@ type ErrorData struct {
 
 // limitText says where a rate limit stands, in a person's terms.
 func limitText(r claude.RateLimit, loc *time.Location) string {
-	var b strings.Builder
-	window := windowName(r.Type)
-	if r.Status == claude.RateLimitRejected {
-		fmt.Fprintf(&b, "You have reached your Claude %s", window)
-	} else if r.Utilization != nil {
-		fmt.Fprintf(&b, "You have used %.0f%% of your Claude %s", *r.Utilization*100, window)
-	} else {
-		fmt.Fprintf(&b, "You are close to your Claude %s", window)
+	used := -1.0
+	if r.Utilization != nil {
+		used = *r.Utilization * 100
 	}
-	if r.ResetsAt != 0 {
+	return limitSentence("Claude", windowName(r.Type), r.Status == claude.RateLimitRejected, used, r.ResetsAt, loc)
+}
+
+// limitSentence says where the rate limit window of the CLI's vendor
+// stands: reached, or used percent of it (negative when unknown: only
+// that it is close), and when it resets (Unix epoch milliseconds; 0 when
+// unknown), in loc.
+func limitSentence(vendor, window string, reached bool, used float64, resetsAt int64, loc *time.Location) string {
+	var b strings.Builder
+	switch {
+	case reached:
+		fmt.Fprintf(&b, "You have reached your %s %s", vendor, window)
+	case used >= 0:
+		fmt.Fprintf(&b, "You have used %.0f%% of your %s %s", used, vendor, window)
+	default:
+		fmt.Fprintf(&b, "You are close to your %s %s", vendor, window)
+	}
+	if resetsAt != 0 {
 		b.WriteString("; it resets ")
-		b.WriteString(time.UnixMilli(r.ResetsAt).In(loc).Format("Mon Jan 2 at 3:04 PM MST"))
+		b.WriteString(time.UnixMilli(resetsAt).In(loc).Format("Mon Jan 2 at 3:04 PM MST"))
 	}
 	b.WriteByte('.')
 	return b.String()

@@ -1,9 +1,7 @@
 package codex_test
 
 import (
-	"bufio"
 	"context"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +10,7 @@ import (
 	"time"
 
 	"github.com/acpkit/acpkit/codex"
-	"github.com/acpkit/acpkit/internal/interop"
+	"github.com/acpkit/acpkit/internal/realcodex"
 )
 
 // TestAppServerRealCLI drives the real `codex app-server` of
@@ -24,29 +22,13 @@ func TestAppServerRealCLI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the real CLI")
 	}
-	bin := codex.CodexBinary(t)
+	bin := realcodex.Binary(t, codex.AppServerVersion)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
 
-	port := startMock(t, ctx)
-	home := t.TempDir()
+	home := realcodex.Home(t, realcodex.StartMock(t, filepath.Join("testdata", "appserver", "mock-openai.mjs")))
 	cwd := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
-	config := `model = "gpt-5.5"
-model_provider = "mock"
-
-[model_providers.mock]
-name = "Mock OpenAI"
-base_url = "http://127.0.0.1:` + port + `/v1"
-wire_api = "responses"
-env_key = "MOCK_OPENAI_API_KEY"
-`
-	if err := os.MkdirAll(codexHome, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(config), 0o644); err != nil {
-		t.Fatal(err)
-	}
 
 	cmd := exec.CommandContext(ctx, bin, "app-server")
 	cmd.Dir = cwd
@@ -153,41 +135,4 @@ env_key = "MOCK_OPENAI_API_KEY"
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("app-server: %v; stderr:\n%s", err, stderr.String())
 	}
-}
-
-// startMock starts the captures' mock OpenAI API on loopback and returns
-// its port; it is stopped when the test ends.
-func startMock(t *testing.T, ctx context.Context) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		interop.Unavailable(t, "the mock OpenAI API (it needs node)", err)
-	}
-	script, err := filepath.Abs(filepath.Join("testdata", "appserver", "mock-openai.mjs"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	mock := exec.CommandContext(ctx, "node", script)
-	mock.Env = append(os.Environ(), "MOCK_PORT=0")
-	out, err := mock.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := mock.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		mock.Process.Kill()
-		mock.Wait()
-	})
-	lines := bufio.NewScanner(out)
-	if !lines.Scan() {
-		t.Fatalf("the mock said nothing: %v", lines.Err())
-	}
-	_, addr, ok := strings.Cut(lines.Text(), "listening on 127.0.0.1:")
-	if !ok {
-		t.Fatalf("the mock said %q", lines.Text())
-	}
-	port, _, _ := strings.Cut(addr, " ")
-	go io.Copy(io.Discard, out) // the mock must never block on a full pipe
-	return port
 }

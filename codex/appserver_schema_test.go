@@ -15,8 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpkit/acpkit/internal/interop"
-	"github.com/acpkit/acpkit/internal/npmcache"
+	"github.com/acpkit/acpkit/internal/realcodex"
 )
 
 var refreshSchema = flag.Bool("refresh-schema", false,
@@ -26,28 +25,6 @@ var refreshSchema = flag.Bool("refresh-schema", false,
 // generate-json-schema` writes it (its bundle of every definition), pruned
 // to the definitions the wire types model and those they refer to.
 var schemaFile = filepath.Join("testdata", "appserver", "schema.json")
-
-// codexCLI is the real CLI, for the schema's refresh and the interop test.
-var codexCLI = npmcache.Set{
-	Folder:    "codex-" + AppServerVersion,
-	Env:       "ACPKIT_CODEX_DIR",
-	Packages:  []string{"@openai/codex@" + AppServerVersion},
-	Installed: []string{"node_modules/@openai/codex/package.json", "node_modules/.bin/codex"},
-}
-
-// codexBinary returns the path of the real CLI, installing it; it skips
-// the test when it cannot be installed, unless ACPKIT_REQUIRE_INTEROP=1.
-func codexBinary(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		interop.Unavailable(t, "the Codex CLI (its launcher needs node)", err)
-	}
-	dir, err := codexCLI.Dir()
-	if err != nil {
-		interop.Unavailable(t, "the Codex CLI "+AppServerVersion, err)
-	}
-	return filepath.Join(dir, "node_modules", ".bin", "codex")
-}
 
 // wireSpec says which definitions of the schema a wire type models.
 type wireSpec struct {
@@ -505,7 +482,7 @@ func checkAllWireTypesListed(t *testing.T) {
 // refresh regenerates schemaFile with the real CLI: its bundle of every
 // definition, pruned to those wireSpecs names and those they refer to.
 func refresh(t *testing.T) {
-	bin := codexBinary(t)
+	bin := realcodex.Binary(t, AppServerVersion)
 	out := t.TempDir()
 	cmd := exec.CommandContext(t.Context(), bin, "app-server", "generate-json-schema", "--out", out)
 	if msg, err := cmd.CombinedOutput(); err != nil {

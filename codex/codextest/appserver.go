@@ -85,6 +85,21 @@ func ReadAppServerTranscript(r io.Reader) ([]AppServerRecord, error) {
 	}
 }
 
+// WriteAppServerTranscript writes records in the format
+// ReadAppServerTranscript reads, one JSON record per line, leaving <, > and
+// & as they are: a test that edits a recorded transcript (adds a DirExit,
+// say) writes it for the fakecodex binary to replay.
+func WriteAppServerTranscript(w io.Writer, records []AppServerRecord) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	for i, r := range records {
+		if err := enc.Encode(r); err != nil {
+			return fmt.Errorf("codextest: record %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
 // isObject reports whether raw is a JSON object.
 func isObject(raw []byte) bool {
 	_, _, ok := jsonscan.CheckObject(bytes.TrimSpace(raw))

@@ -206,6 +206,32 @@ func TestReadAppServerTranscriptRefuses(t *testing.T) {
 	}
 }
 
+// A transcript written reads back as it was, each captured one, its
+// server lines' characters as they were (the captures hold "&&" and "<").
+func TestWriteAppServerTranscript(t *testing.T) {
+	for _, path := range captures(t) {
+		recs := readRecords(t, path)
+		recs = append(recs, codextest.AppServerRecord{Dir: codextest.DirServer, Raw: "not <json> & more"}, codextest.AppServerRecord{Dir: codextest.DirExit})
+		var b bytes.Buffer
+		if err := codextest.WriteAppServerTranscript(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		back, err := codextest.ReadAppServerTranscript(&b)
+		if err != nil {
+			t.Fatalf("%s: reading what was written: %v", path, err)
+		}
+		if diff := cmp.Diff(recs, back); diff != "" {
+			t.Errorf("%s: written and read back (-want +got):\n%s", path, diff)
+		}
+		for _, r := range back {
+			if bytes.Contains(r.Msg, []byte(`\u0026`)) {
+				t.Errorf("%s: a line's & was escaped: %s", path, r.Msg)
+				break
+			}
+		}
+	}
+}
+
 // TestRunAppServer runs the fake as `codex app-server`: it replays the
 // transcript the environment names, after writing its companion .stderr,
 // and refuses a command line the real one refuses.

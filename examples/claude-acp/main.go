@@ -1,9 +1,10 @@
 // Command claude-acp is an ACP agent that lets an editor drive the Claude
 // Code CLI: each ACP session is served by one long-lived `claude` process
 // in streaming-input mode, whose output becomes session updates and whose
-// permission questions go to the editor. With -cli codex or -cli gemini
-// it drives the OpenAI Codex CLI or the Gemini CLI instead, one process
-// per turn. The translation is package bridge, and starting processes
+// permission questions go to the editor. With -cli codex it drives the
+// OpenAI Codex CLI instead, one long-lived `codex app-server` per session,
+// whose approvals go to the editor too; with -cli gemini the Gemini CLI,
+// one process per turn. The translation is package bridge, and starting processes
 // package bridgeos; this program only reads its flags, wires stdio,
 // handles signals and logs.
 //

@@ -90,7 +90,7 @@ func TestVersion(t *testing.T) {
 	if err != nil {
 		t.Fatalf("claude-acp -version: %v", err)
 	}
-	for _, want := range []string{"claude-acp ", "Claude Code " + claude.TestedVersion, "Codex " + codex.TestedVersion, "Gemini CLI " + gemini.TestedVersion} {
+	for _, want := range []string{"claude-acp ", "Claude Code " + claude.TestedVersion, "Codex " + codex.AppServerVersion, "Gemini CLI " + gemini.TestedVersion} {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("claude-acp -version printed %q, want %q in it", out, want)
 		}

@@ -237,37 +237,41 @@ func BenchmarkFirstPrompt(b *testing.B) {
 		b.Run(cli.name, func(b *testing.B) {
 			e := startEditor(b, cli.path, path)
 			e.initialize(capabilities{notices: true})
-			prompt := func(sid string) time.Duration {
-				time.Sleep(pause)
-				start := time.Now()
-				res, err := e.prompt(sid, "hi")
-				if err != nil || res.StopReason != acp.StopReasonEndTurn {
-					b.Fatalf("prompt: %+v, %v; want end_turn", res, err)
-				}
-				return time.Since(start)
-			}
-			var first, later, immediate []time.Duration
-			for b.Loop() {
-				sid := e.newSession()
-				e.waitForSession(sid, "available_commands_update")
-				first = append(first, prompt(sid))
-				later = append(later, prompt(sid))
-				// A prompt sent as soon as session/new is answered pays
-				// what is left of the CLI's start, as every first prompt
-				// did when the CLI started with it.
-				sid = e.newSession()
-				start := time.Now()
-				if _, err := e.prompt(sid, "hi"); err != nil {
-					b.Fatal(err)
-				}
-				immediate = append(immediate, time.Since(start))
-			}
-			ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
-			f, l := median(first), median(later)
-			b.ReportMetric(ms(f), "first-ms")
-			b.ReportMetric(ms(l), "later-ms")
-			b.ReportMetric(float64(f)/float64(l), "first/later")
-			b.ReportMetric(ms(median(immediate)), "immediate-ms")
+			firstPrompts(b, e, "hi", pause)
 		})
 	}
+}
+
+// firstPrompts is the loop of BenchmarkFirstPrompt and
+// BenchmarkCodexFirstPrompt: each iteration opens a session in e, waits
+// until its CLI has announced its commands, and times a first prompt of
+// text and a later one, each after pause; then a first prompt sent at once
+// after session/new. It reports the medians.
+func firstPrompts(b *testing.B, e *editor, text string, pause time.Duration) {
+	prompt := func(sid string) time.Duration {
+		start := time.Now()
+		if res, err := e.prompt(sid, text); err != nil || res.StopReason != acp.StopReasonEndTurn {
+			b.Fatalf("prompt: %+v, %v; want end_turn", res, err)
+		}
+		return time.Since(start)
+	}
+	var first, later, immediate []time.Duration
+	for b.Loop() {
+		sid := e.newSession()
+		e.waitForSession(sid, "available_commands_update")
+		time.Sleep(pause)
+		first = append(first, prompt(sid))
+		time.Sleep(pause)
+		later = append(later, prompt(sid))
+		// A prompt sent as soon as session/new is answered pays what is
+		// left of the CLI's start, as every first prompt did when the CLI
+		// started with it.
+		immediate = append(immediate, prompt(e.newSession()))
+	}
+	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+	f, l := median(first), median(later)
+	b.ReportMetric(ms(f), "first-ms")
+	b.ReportMetric(ms(l), "later-ms")
+	b.ReportMetric(float64(f)/float64(l), "first/later")
+	b.ReportMetric(ms(median(immediate)), "immediate-ms")
 }

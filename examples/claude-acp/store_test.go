@@ -99,6 +99,7 @@ func TestLoadAfterRestart(t *testing.T) {
 	geminiStore := filepath.Join("..", "..", "gemini", "testdata", "store")
 	tests := []struct {
 		name, cli, bin, transcript string
+		loadTranscript             string // the CLI's for the load; "" for transcript
 		prompts                    []string
 		store, dst                 string // the CLI's store of the run, and where it goes in the home folder
 		storeCwd                   string // the directory the run was in, which the copy moves to a real one
@@ -106,9 +107,13 @@ func TestLoadAfterRestart(t *testing.T) {
 	}{
 		{name: "claude", cli: "claude", bin: fakeclaudeBin, transcript: filepath.Join("testdata", "tools.ndjson"),
 			prompts: []string{"Fix the bug in main.go and run the tests."}, title: "Fix the bug in main.go and run the tests."},
-		{name: "codex", cli: "codex", bin: fakecodexBin, transcript: filepath.Join(codexStore, "tool-call", "live-r1.jsonl"),
-			prompts: []string{"Run echo hi in the shell and tell me what it printed."},
-			store:   filepath.Join(codexStore, "tool-call", "sessions"), dst: filepath.Join(".codex", "sessions"),
+		// The live Codex is an app-server's capture; the thread loaded is
+		// one the real CLI stored, whose app-server for the load exits at
+		// once, having started nothing.
+		{name: "codex", cli: "codex", bin: fakecodexBin, transcript: filepath.Join("..", "..", "bridge", "testdata", "codex", "plain.ndjson"),
+			loadTranscript: filepath.Join("testdata", "codex-exit.ndjson"),
+			prompts:        []string{"Say hello and tell me what 2 + 2 is."},
+			store:          filepath.Join(codexStore, "tool-call", "sessions"), dst: filepath.Join(".codex", "sessions"),
 			storeCwd: "/tmp/cx-store/tool-call/work",
 			title:    "Run echo hi in the shell and tell me what it printed."},
 		{name: "gemini", cli: "gemini", bin: fakegeminiBin, transcript: filepath.Join(geminiStore, "tool-call", "live-r1.jsonl"),
@@ -140,7 +145,11 @@ func TestLoadAfterRestart(t *testing.T) {
 					tt.storeCwd, cwd, gemini.ProjectHash(tt.storeCwd), gemini.ProjectHash(cwd)))
 			}
 
-			e := newEditorIn(t, home, fakeclaudeBin, tt.transcript, args...)
+			load := tt.transcript
+			if tt.loadTranscript != "" {
+				load = tt.loadTranscript
+			}
+			e := newEditorIn(t, home, fakeclaudeBin, load, args...)
 			e.initialize(capabilities{notices: true})
 			list := e.list("", "")
 			if len(list.Sessions) == 0 {

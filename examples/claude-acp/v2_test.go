@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -102,8 +103,7 @@ func TestSDKClients(t *testing.T) {
 
 // runSDKScript runs the node script with args beside the official SDK,
 // claude-acp's fakeclaude replaying transcript in a HOME of its own, and
-// returns what it printed, failing the test when it fails or does not
-// end within waitLimit.
+// returns what it printed (see runScript).
 func runSDKScript(t *testing.T, script, transcript string, args ...string) (stdout []byte, stderr string) {
 	t.Helper()
 	home := t.TempDir()
@@ -112,12 +112,19 @@ func runSDKScript(t *testing.T, script, transcript string, args ...string) (stdo
 		claudetest.EnvTranscript+"="+transcript,
 		"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
 		"GORACE=atexit_sleep_ms=0")
+	return runScript(t, cmd)
+}
+
+// runScript runs cmd, a node script of tssdk.Command's, and returns what
+// it printed on its standard output and error; it fails the test when the
+// script fails, or runs past testwait.Limit (tssdk.Command then kills
+// it, so Run returns).
+func runScript(t *testing.T, cmd *exec.Cmd) (stdout []byte, stderr string) {
+	t.Helper()
 	var out, errs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errs
-	// tssdk.Command kills a script that runs too long, failing the test,
-	// so Run returns.
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("%s: %v\n%s", script, err, errs.String())
+		t.Fatalf("%s: %v\n%s", cmd.Args[1], err, errs.String())
 	}
 	return out.Bytes(), errs.String()
 }
@@ -191,14 +198,18 @@ func TestV2Resume(t *testing.T) {
 // TestV2OtherCLIs serves a Codex and a Gemini CLI turn with a tool call
 // over v2: their events go through the same translation and rendering.
 func TestV2OtherCLIs(t *testing.T) {
-	tests := []struct{ name, cli, bin, transcript string }{
-		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl")},
-		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl")},
+	tests := []struct {
+		name, cli, bin, transcript string
+		answers                    []string
+	}{
+		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "bridge", "testdata", "codex", "command-approval-accept.ndjson"), []string{answerAllow}},
+		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			e := startEditorV2(t, fakeclaudeBin, tt.transcript, "-cli", tt.cli, "-"+tt.cli, tt.bin)
+			e.answer(tt.answers...)
 			e.initialize()
 			e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")
 			e.quit()
