@@ -105,10 +105,15 @@ func TestPromptNeedsSignIn(t *testing.T) {
 // Starter, outside any session, and fails -32603 with its words when it
 // fails.
 func TestLogout(t *testing.T) {
-	for _, fail := range []bool{false, true} {
+	for _, tt := range []struct {
+		cli  bridge.CLI
+		args string
+		fail bool
+	}{{bridge.Claude, "auth logout", false}, {bridge.Claude, "auth logout", true}, {bridge.Codex, "logout", false}} {
+		fail := tt.fail
 		synctest.Test(t, func(t *testing.T) {
 			var started []string
-			cfg := bridge.Config{Start: func(dir string, args []string) (bridge.Process, error) {
+			cfg := bridge.Config{CLI: tt.cli, Start: func(dir string, args []string) (bridge.Process, error) {
 				started = append(started, dir+"|"+strings.Join(args, " "))
 				p := newScript(t, dir, args, true)
 				go func() {
@@ -125,7 +130,7 @@ func TestLogout(t *testing.T) {
 			e := newFeatureEnv(t, "", cfg, &featureEditor{}, acp.ClientCapabilities{})
 			defer e.close()
 			_, err := acp.Logout.Call(bg, e.client, acp.LogoutParams{})
-			if diff := cmp.Diff([]string{"|auth logout"}, started); diff != "" {
+			if diff := cmp.Diff([]string{"|" + tt.args}, started); diff != "" {
 				t.Errorf("processes started (-want +got):\n%s", diff)
 			}
 			if !fail {

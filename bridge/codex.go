@@ -49,6 +49,8 @@ var codexInfo = CLIInfo{
 	// streamable HTTP MCP servers in a thread's configuration; no SSE.
 	Accepts: Accepts{Image: true, EmbeddedContext: true, MCPStdio: true, MCPHTTP: true},
 	Forks:   true,
+	SignIn:  []string{"login"},
+	SignOut: []string{"logout"},
 }
 
 // codexRelease is the oldest release of the Codex CLI whose app-server
@@ -692,7 +694,7 @@ func (c *codexConversation) turnError(ev codex.TurnEnd) error {
 			data.ResetsAtMs, _ = codex.ParseResetTime(re.Message, now, c.cfg.Zones)
 		}
 	case re.Type == "unauthorized":
-		return acp.Errorf(acp.CodeAuthRequired, "%s", msg).WithData(ErrorData{Kind: KindAuth, APIErrorStatus: re.Status})
+		return authRequired("Codex", re.Message, re.Status)
 	case errors.Is(err, codex.ErrAPI):
 		data = ErrorData{Kind: KindAPIError, APIErrorStatus: re.Status}
 	}

@@ -184,7 +184,7 @@ func TestCodexTurnFailures(t *testing.T) {
 		data        bridge.ErrorData
 	}{
 		{"unauthorized", `{"message":"Your access token could not be refreshed.","codexErrorInfo":"unauthorized","additionalDetails":null}`,
-			acp.CodeAuthRequired, bridge.ErrorData{Kind: bridge.KindAuth, APIErrorStatus: 401}},
+			acp.CodeAuthRequired, bridge.ErrorData{Kind: bridge.KindAuthRequired, APIErrorStatus: 401}},
 		{"usage limit in words", `{"message":"You've hit your usage limit. Try again at 3:00 PM.","codexErrorInfo":"usageLimitExceeded","additionalDetails":null}`,
 			acp.CodeInternalError, bridge.ErrorData{Kind: bridge.KindRateLimit, APIErrorStatus: 429, ResetsAtMs: time.Date(2000, 1, 1, 15, 0, 0, 0, time.UTC).UnixMilli()}},
 		{"overloaded", `{"message":"The server is overloaded.","codexErrorInfo":{"serverOverloaded":{"httpStatusCode":503}},"additionalDetails":null}`,

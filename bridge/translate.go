@@ -563,7 +563,6 @@ func (t *ClaudeTranslator) loc() *time.Location {
 const (
 	KindRateLimit      = "rate_limit"       // a usage or rate limit refused the request
 	KindAPIError       = "api_error"        // the API failed otherwise
-	KindAuth           = "auth"             // the API refused the CLI's credentials (with ACP's auth_required code)
 	KindResumeNotFound = "resume_not_found" // the resumed conversation does not exist
 	KindCLIError       = "cli_error"        // the CLI reported a failure of its own
 	KindAuthRequired   = "auth_required"    // the API refused the CLI's credentials, or it has none
