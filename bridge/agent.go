@@ -250,10 +250,12 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
+		Cwd:                   o.cwd,
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,
 		Notices:               ed.acceptsNotices(),
+		Client:                ed.capabilities(),
 		Now:                   a.cfg.Clock.Now,
 		Location:              a.cfg.Location,
 		Zones:                 a.cfg.Zones,

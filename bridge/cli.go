@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"time"
@@ -81,6 +82,9 @@ type ConversationConfig struct {
 	// ResumeID is the CLI's conversation the session goes on with
 	// (session/load, session/resume); "" for a new one.
 	ResumeID string
+	// Cwd is the session's directory, an absolute path, where its
+	// processes start.
+	Cwd string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
 	// AdditionalDirectories are the workspace roots besides the
@@ -91,6 +95,11 @@ type ConversationConfig struct {
 	ExtraArgs []string
 	// Notices reports that the client takes notice updates.
 	Notices bool
+	// Client is what the editor that opened the session declared it
+	// takes at initialize (a v2 editor's, as far as v1 has them): a CLI
+	// that speaks ACP itself is told the same, so that it uses the
+	// editor's file system and terminals where the editor offers them.
+	Client acp.ClientCapabilities
 	// Now returns the current time.
 	Now func() time.Time
 	// Location is the time zone reset times are shown and read in.
@@ -165,6 +174,20 @@ type Host interface {
 	// Withdraw withdraws the question with the id: the CLI no longer
 	// waits for an answer.
 	Withdraw(id string)
+	// Relay passes a request of the CLI's to the editor: a method of
+	// ACP's client side other than session/request_permission
+	// (fs/read_text_file, terminal/create, elicitation/create, …) or an
+	// extension's ("_…"), with its params, whose sessionId, when they
+	// hold one, becomes the session's. It goes to the editor of the turn
+	// under way, or else the one the session last heard from; one that
+	// did not declare it takes the method (a v2 editor takes none of
+	// them) is not asked, and the answer is -32601. The editor's result,
+	// or the error, comes to done once, on the session's goroutine,
+	// during a later call of the Agent's (the process may have exited
+	// since). cancel withdraws the request: done then gets -32800, as it
+	// does when the process exits first. The watchdog waits for the
+	// editor meanwhile.
+	Relay(method string, params json.RawMessage, done func(result json.RawMessage, err error)) (cancel func())
 	// ModeChanged records that the CLI went on in mode, one of CLIInfo's,
 	// and tells the editor.
 	ModeChanged(mode string)

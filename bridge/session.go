@@ -438,6 +438,8 @@ func (s *session) anywhere(ev event) {
 		ev.reply <- acp.Errorf(acp.CodeInvalidRequest, "session %s is in a turn: load it once the turn has ended", s.id)
 	case retitled:
 		s.title(ev)
+	case relayed:
+		s.takeRelayed(ev)
 	case idleExpired, graceExpired, watchTick, answered:
 		// From a timer or a question of a state already left.
 	default:
