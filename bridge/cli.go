@@ -35,14 +35,17 @@ type CLIInfo struct {
 	// Tested is the release of the CLI the bridge was tested with
 	// ("2.1.328"); "" when unknown.
 	Tested string
-	// Modes are the modes a session can be in, the default first.
+	// Modes are the modes a session can be in, the default first; at
+	// least one. A CLI that lists its own once it runs offers those
+	// instead ([Host.Offer]).
 	Modes []acp.SessionMode
 	// Bypass is the id of the mode, among Modes, that runs every tool
 	// without asking; it is offered only with [Config.AllowBypass]. ""
 	// when there is none.
 	Bypass string
 	// Models are offered until the CLI lists its own
-	// ([Host.Commands]); "default" stands for the CLI's own choice.
+	// ([Host.Commands], [Host.Offer]); "default" stands for the CLI's
+	// own choice.
 	Models []Model
 	// PerTurn reports that the CLI runs one process per turn, which ends
 	// the turn when it exits; otherwise one process serves turn after
@@ -194,6 +197,11 @@ type Host interface {
 	// Commands tells the editor the CLI's slash commands, and the models
 	// it offers (nil keeps those known), unless it was last told the same.
 	Commands(commands []acp.AvailableCommand, models []Model)
+	// Offer tells the editor the modes and the models the CLI offers, as
+	// it lists them once it runs, in place of CLIInfo's (nil keeps those
+	// known), as config options, unless it was last told the same. Every
+	// session of the Agent offers them from then on.
+	Offer(modes []acp.SessionMode, models []Model)
 	// EndTurn ends the turn under way, if any, with the prompt's response:
 	// a result, or an error (an *acp.Error, with [ErrorData]).
 	EndTurn(res acp.PromptResult, err error)

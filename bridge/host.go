@@ -184,7 +184,7 @@ func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.editor(), mode) }
 
 func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
 	if models != nil {
-		h.s.a.learnModels(models)
+		h.s.a.learn(nil, models)
 	}
 	if commands == nil {
 		commands = []acp.AvailableCommand{}
@@ -198,6 +198,17 @@ func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
 	}
 	h.s.announced = announced
 	h.Notify(updates...)
+}
+
+func (h *host) Offer(modes []acp.SessionMode, models []Model) {
+	h.s.a.learn(modes, models)
+	options := h.s.view().options
+	offered, _ := json.Marshal(options)
+	if bytes.Equal(offered, h.s.offered) {
+		return
+	}
+	h.s.offered = offered
+	h.Notify(acp.ConfigOptionUpdate{ConfigOptions: options})
 }
 
 func (h *host) EndTurn(res acp.PromptResult, err error) {

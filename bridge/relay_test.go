@@ -23,6 +23,7 @@ import (
 //
 //	{"relay":"<method>","params":{…},"id":"…"}  a request for the editor
 //	{"cancel":"…"}                               the request withdrawn
+//	{"offer":{"modes":[…],"models":[…]}}          the modes and models it offers
 //	{"end":"…"}                                  the turn's stop reason
 //
 // and which gets each answer back as {"id":"…","result":…} or
@@ -73,6 +74,10 @@ func (c *relayConversation) Line(h bridge.Host, line []byte) {
 	var m struct {
 		Relay, ID, Cancel, End string
 		Params                 json.RawMessage
+		Offer                  *struct {
+			Modes  []acp.SessionMode
+			Models []bridge.Model
+		}
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return
@@ -91,6 +96,8 @@ func (c *relayConversation) Line(h bridge.Host, line []byte) {
 		})
 	case m.Cancel != "":
 		c.cancels[m.Cancel]()
+	case m.Offer != nil:
+		h.Offer(m.Offer.Modes, m.Offer.Models)
 	case m.End != "":
 		h.EndTurn(acp.PromptResult{StopReason: acp.StopReason(m.End)}, nil)
 	}

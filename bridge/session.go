@@ -65,6 +65,7 @@ type session struct {
 	mode, model string
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
 	announced   []byte       // the commands and options last sent, as JSON
+	offered     []byte       // the options last sent for an Offer, as JSON
 	v2          *v2Render    // names the messages a v2 editor sees; nil before one
 
 	// What session/list shows of the session, as run last published it;
