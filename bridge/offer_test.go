@@ -11,7 +11,8 @@ import (
 
 // TestOffer checks that the modes and models a CLI lists once it runs
 // replace those of its CLIInfo: the editor is told them as config
-// options, once, and a session takes those modes alone.
+// options, once, even when the CLI then lists its commands, and a
+// session takes those modes alone.
 func TestOffer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		e := newEnv(t, bridge.Config{CLI: newRelayCLI()}, acp.ClientCapabilities{})
@@ -19,9 +20,9 @@ func TestOffer(t *testing.T) {
 		sid := e.newSession()
 		p := e.process()
 		offer := `{"offer":{"modes":[{"id":"ask","name":"Ask"},{"id":"code","name":"Code"}],"models":[{"ID":"fast","Name":"Fast"}]}}`
-		p.write(offer, offer)
+		p.write(offer, offer, `{"commands":[{"name":"init","description":"Set up"}]}`)
 		synctest.Wait()
-		if diff := cmp.Diff([]string{"config_option_update"}, e.kinds()); diff != "" {
+		if diff := cmp.Diff([]string{"config_option_update", "available_commands_update"}, e.kinds()); diff != "" {
 			t.Fatalf("the editor got (-want +got):\n%s", diff)
 		}
 		e.mu.Lock()

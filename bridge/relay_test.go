@@ -24,6 +24,7 @@ import (
 //	{"relay":"<method>","params":{…},"id":"…"}  a request for the editor
 //	{"cancel":"…"}                               the request withdrawn
 //	{"offer":{"modes":[…],"models":[…]}}          the modes and models it offers
+//	{"commands":[…]}                             its slash commands
 //	{"end":"…"}                                  the turn's stop reason
 //
 // and which gets each answer back as {"id":"…","result":…} or
@@ -78,6 +79,7 @@ func (c *relayConversation) Line(h bridge.Host, line []byte) {
 			Modes  []acp.SessionMode
 			Models []bridge.Model
 		}
+		Commands []acp.AvailableCommand
 	}
 	if json.Unmarshal(line, &m) != nil {
 		return
@@ -98,6 +100,8 @@ func (c *relayConversation) Line(h bridge.Host, line []byte) {
 		c.cancels[m.Cancel]()
 	case m.Offer != nil:
 		h.Offer(m.Offer.Modes, m.Offer.Models)
+	case m.Commands != nil:
+		h.Commands(m.Commands, nil)
 	case m.End != "":
 		h.EndTurn(acp.PromptResult{StopReason: acp.StopReason(m.End)}, nil)
 	}

@@ -64,8 +64,8 @@ type session struct {
 	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
-	announced   []byte       // the commands and options last sent, as JSON
-	offered     []byte       // the options last sent for an Offer, as JSON
+	announced   []byte       // the commands last sent, as JSON
+	offered     []byte       // the options Commands or Offer last sent, as JSON
 	v2          *v2Render    // names the messages a v2 editor sees; nil before one
 
 	// What session/list shows of the session, as run last published it;
