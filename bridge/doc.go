@@ -1,7 +1,9 @@
 // Package bridge makes a coding-agent CLI an ACP agent: an [Agent] serves
 // ACP sessions with the Claude Code CLI ([Claude], one long-lived process
 // per session), the OpenAI Codex CLI ([Codex]) or the Gemini CLI
-// ([Gemini]), one process per turn, or with a CLI of the program's own.
+// ([Gemini]), one process per turn, with any agent that speaks ACP
+// itself ([ACPAgent]), one process per session, or with a CLI of the
+// program's own.
 // It turns the CLI's output into ACP session updates and prompt
 // responses, and the editor's requests into the CLI's input.
 //
@@ -107,6 +109,22 @@
 // editor's stdio MCP servers, and behind Codex and Gemini CLI the bridge
 // refuses them, since `codex exec` and `gemini -p` take none of the
 // editor's.
+//
+// # ACP agents
+//
+// [ACPAgent] puts an agent that speaks ACP on its standard input and
+// output behind the Agent, one process per session, supervised as any
+// CLI's: the Agent is its client, and passes the editor's prompts,
+// cancels and settings on, and the agent's updates, permission
+// questions and requests for the editor's files, terminals and
+// elicitations back ([Host.Relay]), under the editor's session id. The
+// agent gains what the Agent gives every CLI: the remote transports,
+// ACP v2 for a v2 editor, a handler per editor, goose's usage, and
+// its restart after a crash or an idle stop, its session loaded or
+// resumed again with the agent's replay left out. It is held to ACP
+// where it strays: a tool call it asks permission for unannounced is
+// announced first, and one rejected, cancelled or left open when the
+// turn ends is ended, failed.
 //
 // # ACP v2
 //
