@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/fstest"
 	"testing/synctest"
 	"time"
 
@@ -19,6 +21,7 @@ import (
 	"github.com/acpkit/acpkit/acp/acptest"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/gemini/geminitest"
+	"github.com/google/go-cmp/cmp"
 )
 
 // These tests serve sessions with an agent that speaks ACP, played by
@@ -418,3 +421,219 @@ func FuzzACPAgentLines(f *testing.F) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
+
+// cancelWhenIdle sends a prompt, cancels it once the agent waits for
+// something, and records its answer.
+func (r *acpRun) cancelWhenIdle(text string) {
+	r.t.Helper()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.prompt(text)
+	}()
+	synctest.Wait()
+	if err := acp.SessionCancel.Notify(bg, r.client, acp.CancelParams{SessionID: r.sid}); err != nil {
+		r.t.Fatal(err)
+	}
+	<-done
+}
+
+// TestGeminiACP serves sessions with Gemini CLI's ACP mode, played by its
+// captures, and checks each of the bridge's repairs of it.
+func TestGeminiACP(t *testing.T) {
+	fs := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
+	notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
+	tests := []struct {
+		name, transcript, option string
+		caps                     acp.ClientCapabilities
+		cfg                      bridge.Config
+		play                     func(r *acpRun)
+	}{
+		// The usage of each turn, from the _meta of the CLI's answer, as
+		// the prompt's usage and a usage_update.
+		{name: "plain", transcript: "plain", play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello and tell me what 2 + 2 is.")
+			r.prompt("Give me three points. MOCK_SCENARIO=multi-part")
+		}},
+		// API errors: a quota's, with the time to retry at; the API's
+		// failure, with its status and the body's message; a refused key,
+		// authentication required.
+		{name: "quota-429", transcript: "quota-429", caps: notices, play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello. MOCK_SCENARIO=rate-limit-429")
+		}},
+		{name: "api-error-500", transcript: "api-error-500", caps: notices, play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello. MOCK_SCENARIO=api-error-500")
+		}},
+		{name: "api-error-401", transcript: "local:api-error-401", caps: notices, play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello. MOCK_SCENARIO=api-error-500")
+		}},
+		// No credentials at all: session/new's -32000, for the prompt.
+		{name: "auth-none", transcript: "auth-none", play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello.")
+		}},
+		// A new file: the editor's file system has none, which the CLI
+		// must read as empty to write it.
+		{name: "fs-write-new", transcript: "fs-write", option: "proceed_once", caps: fs, play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Write out.txt.")
+		}},
+		// A mode change the CLI reports as agent text.
+		{name: "mode-update", transcript: "local:mode-update", play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Plan it.")
+		}},
+		// A command cancelled with the turn, which the CLI reports
+		// completed.
+		{name: "cancel-tool", transcript: "local:cancel-tool", play: func(r *acpRun) {
+			r.newSession()
+			r.cancelWhenIdle("Run sleep 20. MOCK_SCENARIO=tool-call-slow")
+		}},
+		// A mode the CLI refuses in an untrusted folder (it was captured
+		// without --skip-trust), a model through session/set_model.
+		{name: "modes-models", transcript: "modes-models", option: "proceed_once", cfg: bridge.Config{AllowBypass: true}, play: func(r *acpRun) {
+			r.newSession()
+			r.set("mode", "yolo")
+			r.prompt("Create made-by-shell.txt with touch.")
+			r.set("model", "gemini-2.5-flash")
+			r.prompt("Say hello and tell me what 2 + 2 is. MOCK_SCENARIO=plain-text")
+		}},
+		// The editor's MCP servers, image, audio and resources go to the
+		// CLI as they are.
+		{name: "prompt-resources", transcript: "prompt-resources", play: func(r *acpRun) {
+			res, err := acp.SessionNew.Call(bg, r.client, acp.NewSessionParams{Cwd: "/work", MCPServers: []acp.MCPServer{
+				acp.MCPServerStdio{Name: "fs", Command: "/bin/mcp-fs", Args: []string{"--root", "/work"}, Env: []acp.EnvVariable{}},
+				acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{}},
+			}})
+			if err != nil {
+				r.t.Fatal(err)
+			}
+			r.sid = res.SessionID
+			text := "notes"
+			res2, err := acp.SessionPrompt.Call(bg, r.client, acp.PromptParams{SessionID: r.sid, Prompt: []acp.ContentBlock{
+				acp.TextContent{Text: "Summarise these."},
+				acp.EmbeddedResource{Resource: acp.ResourceContents{URI: "file:///work/notes.txt", Text: &text}},
+				acp.ResourceLink{Name: "main.go", URI: "file:///work/main.go"},
+				acp.ImageContent{Data: "iVBORw0KGgo=", MimeType: "image/png"},
+				acp.AudioContent{Data: "UklGRg==", MimeType: "audio/wav"},
+			}})
+			r.rec.result(res2, err)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := startACP(t, bridge.GeminiACP, transcriptPath(tt.transcript), tt.cfg, tt.caps, tt.option)
+				tt.play(r)
+				r.check("gemini-" + tt.name)
+			})
+		})
+	}
+}
+
+// TestGeminiACPLoad loads a session Gemini CLI stored: the bridge
+// replays it from the store before it answers, without the CLI's
+// preamble, then loads it into the CLI, whose own replay, which
+// straddles its answer, is left out, and the session goes on. The
+// session is listed from the store.
+func TestGeminiACPLoad(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const id, cwd = "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", "/tmp/gm-store/resume/work"
+		store := capturedStore(t, bridge.Gemini, "resume")
+		r := startACP(t, bridge.GeminiACP, transcriptPath("local:load-stored"), bridge.Config{Store: store}, acp.ClientCapabilities{}, "")
+		if _, err := acp.SessionLoad.Call(bg, r.client, acp.LoadSessionParams{SessionID: id, Cwd: cwd, MCPServers: []acp.MCPServer{}}); err != nil {
+			t.Fatal(err)
+		}
+		// The whole replay came before the answer: three turns.
+		r.rec.mu.Lock()
+		var replayed []string
+		for _, l := range r.rec.lines {
+			if strings.Contains(l, "message_chunk") {
+				replayed = append(replayed, l)
+			}
+		}
+		r.rec.mu.Unlock()
+		if len(replayed) != 6 || !strings.Contains(replayed[5], "Turn 3") {
+			t.Errorf("before session/load answered, the editor got %q, want the three turns stored", replayed)
+		}
+		r.sid = id
+		synctest.Wait()
+		// What the session tells of itself once loaded (its options, its
+		// title) comes in any order: the title is checked here, and left
+		// out of the golden file with the options.
+		title := false
+		r.rec.lines = slices.DeleteFunc(r.rec.lines, func(l string) bool {
+			title = title || strings.Contains(l, `"title":"Mock summary: First question: who are"`)
+			return strings.Contains(l, "session_info_update") || strings.Contains(l, "config_option_update")
+		})
+		if !title {
+			t.Error("the session's stored title was not sent")
+		}
+		r.prompt("And again. MOCK_SCENARIO=plain-text")
+		list, err := acp.SessionList.Call(bg, r.client, acp.ListSessionsParams{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range list.Sessions {
+			r.rec.add("listed " + s.SessionID + " " + s.Cwd + " " + s.Title)
+		}
+		for _, l := range r.rec.lines {
+			if strings.Contains(l, "session_context") {
+				t.Errorf("the editor got the CLI's preamble: %s", l)
+			}
+		}
+		r.check("gemini-load")
+	})
+}
+
+// TestGeminiACPRefusals checks that what Gemini CLI answers -32603 (a
+// relative cwd, a prompt without its prompt) is answered -32602 naming
+// the member, before the CLI sees it.
+func TestGeminiACPRefusals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := startACP(t, bridge.GeminiACP, transcriptPath("plain"), bridge.Config{}, acp.ClientCapabilities{}, "")
+		_, err := acp.SessionNew.Call(bg, r.client, acp.NewSessionParams{Cwd: "relative/path", MCPServers: []acp.MCPServer{}})
+		if field, _ := acp.InvalidField(err); !asErrorCode(err, acp.CodeInvalidParams) || field != "cwd" {
+			t.Errorf("session/new with a relative cwd: %v, want -32602 naming cwd", err)
+		}
+		sid := r.newSession()
+		_, err = r.client.Request(bg, acp.SessionPrompt.Name, map[string]string{"sessionId": sid})
+		if field, _ := acp.InvalidField(err); !asErrorCode(err, acp.CodeInvalidParams) || field != "prompt" {
+			t.Errorf("session/prompt without a prompt: %v, want -32602 naming prompt", err)
+		}
+		synctest.Wait()
+		for _, l := range r.wire.all() {
+			if strings.Contains(l, acp.SessionPrompt.Name) || strings.Contains(l, "relative") {
+				t.Errorf("the CLI got %s", l)
+			}
+		}
+		r.a.Close()
+		r.close()
+	})
+}
+
+// TestGeminiACPCapabilities checks that initialize advertises what
+// Gemini CLI's ACP mode takes: images, audio, embedded resources, and
+// MCP servers over HTTP and SSE besides stdio.
+func TestGeminiACPCapabilities(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newAgentEnv(t, bridge.Config{CLI: bridge.GeminiACP, Store: memStore{fstest.MapFS{}}})
+		defer e.close()
+		res, err := acp.Initialize.Call(bg, e.dial(1), acp.InitializeParams{ProtocolVersion: 1})
+		must(t, err)
+		c := res.AgentCapabilities
+		want := acp.AgentCapabilities{
+			LoadSession:        true,
+			PromptCapabilities: acp.PromptCapabilities{Image: true, Audio: true, EmbeddedContext: true},
+			MCPCapabilities:    acp.MCPCapabilities{HTTP: true, SSE: true},
+		}
+		c.SessionCapabilities = nil
+		if diff := cmp.Diff(want, c); diff != "" {
+			t.Errorf("capabilities (-want +got):\n%s", diff)
+		}
+	})
+}

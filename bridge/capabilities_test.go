@@ -85,12 +85,12 @@ func TestRefusedContent(t *testing.T) {
 
 // TestStdioMCPShortfall marks where this bridge falls short of ACP, which
 // requires every agent to take stdio MCP servers: `codex exec` and
-// `gemini -p` take none of the editor's, so the bridge refuses them.
-// When this test fails, a CLI has gained them: update the package doc's
-// shortfalls and this test.
+// `gemini -p` take none of the editor's, so the bridge refuses them;
+// Gemini CLI's ACP mode takes them. When this test fails, a CLI has
+// gained them: update the package doc's shortfalls and this test.
 func TestStdioMCPShortfall(t *testing.T) {
-	for _, cli := range clis {
-		want := cli == bridge.Claude
+	for _, cli := range append(clis, bridge.GeminiACP) {
+		want := cli == bridge.Claude || cli == bridge.GeminiACP
 		if got := cli.Info().Accepts.MCPStdio; got != want {
 			t.Errorf("%s: Accepts.MCPStdio = %v, the package doc says %v: the shortfall it lists has changed", cli.Info().Name, got, want)
 		}
@@ -117,4 +117,3 @@ func asErrorCode(err error, code int) bool {
 	var e *acp.Error
 	return asError(err, &e) && e.Code == code
 }
-

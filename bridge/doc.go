@@ -49,8 +49,8 @@
 // # Stored sessions
 //
 // Each CLI keeps its sessions on disk, and [Claude], [Codex] and
-// [Gemini] are a [Keeper]: each knows where ([Keeper.StoreDir]) and in
-// what format. Given that folder as a [Store] ([Config.Store]; package
+// [Gemini] (with [GeminiACP], whose sessions are the same files) are a
+// [Keeper]: each knows where ([Keeper.StoreDir]) and in what format. Given that folder as a [Store] ([Config.Store]; package
 // bridgeos's NewAgent opens the user's), the Agent reads it through the
 // Store alone, and an id from the editor names a file only once it has
 // passed the CLI's format check.
@@ -96,6 +96,10 @@
 // (Gemini), which the next turn takes, and session/cancel interrupts the
 // turn's process.
 //
+// Gemini CLI also speaks ACP itself (`gemini --acp`): [GeminiACP] runs it
+// so, one process per session, as an [ACPAgent] (see ACP agents below),
+// and mends where it strays from ACP.
+//
 // Each CLI says what it takes from an editor ([CLIInfo].Accepts), and
 // initialize advertises exactly that: Claude Code takes images and
 // embedded resources in a prompt, and the editor's MCP servers over
@@ -103,12 +107,14 @@
 // resources and nothing else. A prompt block or an MCP server of another
 // kind is refused -32602 naming it (prompt[1], mcpServers[0]), before the
 // CLI sees anything; nothing is dropped silently. Embedded resources are
-// taken as text: a binary one is refused.
+// taken as text: a binary one is refused. An ACP agent takes what it
+// says it takes as it is: Gemini CLI's ACP mode images, audio, embedded
+// resources, and MCP servers over stdio, HTTP and SSE.
 //
 // Where this falls short of ACP: ACP requires every agent to take the
-// editor's stdio MCP servers, and behind Codex and Gemini CLI the bridge
-// refuses them, since `codex exec` and `gemini -p` take none of the
-// editor's.
+// editor's stdio MCP servers, and behind Codex and Gemini CLI run
+// headless ([Gemini]) the bridge refuses them, since `codex exec` and
+// `gemini -p` take none of the editor's; [GeminiACP] takes them.
 //
 // # ACP agents
 //
