@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// TestOtherCLIs runs claude-acp with -cli codex and -cli gemini against
+// TestOtherCLIs runs claude-acp with -cli codex and -cli gemini-headless against
 // fakecodex and fakegemini, replaying the real captures of each CLI
 // (codex/testdata, gemini/testdata; the two-turn Codex thread is
 // bridge/testdata/codex-session): a two-turn session that resumes the
@@ -27,15 +27,15 @@ func TestOtherCLIs(t *testing.T) {
 		{"codex-tool-call", "codex", fakecodexBin, filepath.Join(codexData, "tool-call.jsonl"), 1},
 		{"codex-usage-limit", "codex", fakecodexBin, filepath.Join(codexData, "rate-limit-usage-limit.jsonl"), 1},
 		{"codex-api-error", "codex", fakecodexBin, filepath.Join(codexData, "api-error-401.jsonl"), 1},
-		{"gemini-two-turns", "gemini", fakegeminiBin, filepath.Join(geminiData, "session"), 2},
-		{"gemini-tool-call", "gemini", fakegeminiBin, filepath.Join(geminiData, "tool-call.jsonl"), 1},
-		{"gemini-rate-limit", "gemini", fakegeminiBin, filepath.Join(geminiData, "rate-limit-429.jsonl"), 1},
-		{"gemini-api-error", "gemini", fakegeminiBin, filepath.Join(geminiData, "api-error-401.jsonl"), 1},
+		{"gemini-two-turns", "gemini-headless", fakegeminiBin, filepath.Join(geminiData, "session"), 2},
+		{"gemini-tool-call", "gemini-headless", fakegeminiBin, filepath.Join(geminiData, "tool-call.jsonl"), 1},
+		{"gemini-rate-limit", "gemini-headless", fakegeminiBin, filepath.Join(geminiData, "rate-limit-429.jsonl"), 1},
+		{"gemini-api-error", "gemini-headless", fakegeminiBin, filepath.Join(geminiData, "api-error-401.jsonl"), 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := startEditor(t, fakeclaudeBin, tt.transcript, "-cli", tt.cli, "-"+tt.cli, tt.bin)
+			e := startEditor(t, fakeclaudeBin, tt.transcript, cliArgs(tt.cli, tt.bin)...)
 			e.initialize(capabilities{notices: true})
 			sid := e.newSession()
 			for range tt.prompts {

@@ -194,12 +194,12 @@ func TestV2Resume(t *testing.T) {
 func TestV2OtherCLIs(t *testing.T) {
 	tests := []struct{ name, cli, bin, transcript string }{
 		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl")},
-		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl")},
+		{"gemini-tool-call-v2", "gemini-headless", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := startEditorV2(t, fakeclaudeBin, tt.transcript, "-cli", tt.cli, "-"+tt.cli, tt.bin)
+			e := startEditorV2(t, fakeclaudeBin, tt.transcript, cliArgs(tt.cli, tt.bin)...)
 			e.initialize()
 			e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")
 			e.quit()
