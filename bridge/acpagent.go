@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"slices"
 	"strconv"
@@ -56,7 +57,8 @@ type ACPAgentInfo struct {
 //     session: session/new, or, for a session that goes on (after an
 //     idle stop, a crash, or session/resume), session/resume, or
 //     session/load with the agent's replay left out, the editor having
-//     seen the conversation already; an agent that can neither starts a
+//     seen the conversation already; an agent that can neither, or that
+//     cannot open again a session its earlier process began, starts a
 //     new conversation, saying so;
 //   - it passes prompts, cancels and mode and model changes on (through
 //     session/set_config_option when the agent offers the option, else
@@ -196,6 +198,7 @@ type acpConversation struct {
 	// What outlives a process.
 	agentID     string // the agent's session id; "" before one named it
 	named       bool   // agentID was named by one of this session's processes
+	startedOver bool   // the session went on in a new conversation of the agent's: ResumeID no longer holds
 	mode, model string // the session's, as the Agent last gave them
 	agentMode   string // the mode the agent is in; "" when it has none
 	agentModel  string // the model the agent runs; "" when unknown
@@ -357,7 +360,7 @@ func (c *acpConversation) open(h Host, p *acpPeer) {
 	} else if _, byArgs := c.cli.dialect.args(c.cfg); len(c.cfg.AdditionalDirectories) > 0 && !byArgs {
 		c.cfg.Logger.Warn(c.name + " takes no additional directories: they are left out")
 	}
-	id := cmp.Or(c.agentID, c.cfg.ResumeID)
+	id := c.continued()
 	sc := p.caps.SessionCapabilities
 	switch {
 	case id == "":
@@ -367,13 +370,29 @@ func (c *acpConversation) open(h Host, p *acpPeer) {
 	case p.caps.LoadSession:
 		c.send(p.call(acp.SessionLoad.Name, acp.LoadSessionParams{SessionID: id, Cwd: c.cfg.Cwd, AdditionalDirectories: dirs, MCPServers: servers}, c.opened(p, id, true)))
 	case c.named:
-		// The agent cannot go on with a conversation: a new one begins.
-		h.Notify(c.notice(acp.NoticeWarning, c.name+" cannot resume a session: it starts a new conversation."))
-		c.agentID = ""
-		c.send(p.call(acp.SessionNew.Name, acp.NewSessionParams{Cwd: c.cfg.Cwd, AdditionalDirectories: dirs, MCPServers: servers}, c.opened(p, "", false)))
+		c.startOver(h, p, c.name+" cannot resume a session: it starts a new conversation.")
 	default:
 		c.failOpen(h, p, resumeNotFound(c.name, id))
 	}
+}
+
+// startOver opens a new session of the agent's in place of the one it
+// cannot go on with, which its own earlier process began, and tells the
+// editor why: the conversation the agent knows starts again.
+func (c *acpConversation) startOver(h Host, p *acpPeer, why string) {
+	h.Notify(c.notice(acp.NoticeWarning, why))
+	c.agentID, c.named, c.startedOver = "", false, true
+	c.open(h, p)
+}
+
+// continued returns the agent's session the session goes on with: the
+// one its processes opened, or else the one the editor named; "" for a
+// new one.
+func (c *acpConversation) continued() string {
+	if c.agentID != "" || c.startedOver {
+		return c.agentID
+	}
+	return c.cfg.ResumeID
 }
 
 // notice is a notice for the editor, or agent text for one that takes
@@ -391,7 +410,11 @@ func (c *acpConversation) opened(p *acpPeer, id string, loaded bool) func(Host, 
 	return func(h Host, raw json.RawMessage, e *acp.Error) {
 		if e != nil {
 			err := c.cli.dialect.promptError(e, c.cfg)
-			if id != "" {
+			switch {
+			case id != "" && c.named:
+				c.startOver(h, p, fmt.Sprintf("%s could not open this session again (%s): it starts a new conversation.", c.name, errorText(e)))
+				return
+			case id != "":
 				err = c.cli.dialect.openError(e, c.name, id)
 			}
 			c.failOpen(h, p, err)
@@ -711,7 +734,7 @@ func (c *acpConversation) notification(h Host, p *acpPeer, m acp.Message) {
 		switch {
 		case err != nil:
 			c.cfg.Logger.Warn(c.name+" sent an update that cannot be read; skipped", "error", err)
-		case n.SessionID != cmp.Or(c.agentID, c.cfg.ResumeID):
+		case n.SessionID != c.continued():
 			c.cfg.Logger.Warn(c.name+" sent an update for a session it was not given; skipped", "session", n.SessionID)
 		default:
 			c.update(h, p, n.Update)
@@ -796,7 +819,7 @@ func (c *acpConversation) questionID(p *acpPeer, id string) string {
 // request takes a request of the agent's.
 func (c *acpConversation) request(h Host, p *acpPeer, m acp.Message) {
 	id := m.ID.Clone()
-	if sid := gjson.GetBytes(m.Params, "sessionId"); sid.Exists() && sid.Str != cmp.Or(c.agentID, c.cfg.ResumeID) {
+	if sid := gjson.GetBytes(m.Params, "sessionId"); sid.Exists() && sid.Str != c.continued() {
 		c.send(p.respondError(id, acp.Errorf(acp.CodeInvalidParams, "no session %s", sid.Raw)))
 		return
 	}

@@ -233,6 +233,7 @@ func (r *acpRun) check(name string) {
 // of, played by the captures of Gemini CLI's ACP mode.
 func TestACPAgent(t *testing.T) {
 	fs := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
+	notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
 	tests := []struct {
 		name, transcript, option string
 		caps                     acp.ClientCapabilities
@@ -296,6 +297,14 @@ func TestACPAgent(t *testing.T) {
 		// The agent exits during a turn; the next prompt loads its
 		// session in a new process, whose replay is left out.
 		{name: "crash-restart", transcript: "local:crash-restart", play: func(r *acpRun) {
+			r.newSession()
+			r.prompt("Say hello and tell me what 2 + 2 is.")
+			r.prompt("Again.")
+		}},
+		// The agent exits during a turn, and cannot load its session in
+		// the new process: a new conversation begins, which the editor is
+		// told of.
+		{name: "crash-reload-fails", transcript: "local:crash-reload-fails", caps: notices, play: func(r *acpRun) {
 			r.newSession()
 			r.prompt("Say hello and tell me what 2 + 2 is.")
 			r.prompt("Again.")

@@ -35,6 +35,13 @@ import (
 // empty, so that the CLI can write a new file; and the token use it
 // reports in the _meta of its answer is the prompt's usage and a
 // usage_update.
+//
+// One defect the bridge cannot mend: the CLI names a session's file for
+// the minute it starts, and its session/load starts a file for the
+// loaded session, which in the same minute is the same file, whose
+// conversation it then hides. A process started again within a minute
+// of its session's start (after a crash) then cannot load it, and the
+// session goes on in a new conversation, the editor told so.
 var GeminiACP CLI = geminiACPCLI{}
 
 // geminiACPCLI shares the headless CLI's store: the sessions are the
@@ -82,12 +89,7 @@ func (g *geminiACPConversation) Replay(h Host, store fs.FS, f StoredFile) error 
 	return g.stored.Replay(h, store, f)
 }
 
-func (g *geminiACPConversation) StoredID() string {
-	if g.agentID != "" {
-		return g.agentID
-	}
-	return g.cfg.ResumeID
-}
+func (g *geminiACPConversation) StoredID() string { return g.continued() }
 
 // geminiDialect is what Gemini CLI's ACP mode says differently from ACP.
 type geminiDialect struct{ plainACP }
