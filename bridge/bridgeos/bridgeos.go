@@ -84,6 +84,7 @@ func Starter(program string, wrap []string) (bridge.Starter, error) {
 		p := &process{cmd: cmd}
 		p.stderr, p.stderrW = io.Pipe()
 		cmd.Stderr = p.stderrW
+		var err error // each start's own: sessions start at once
 		if p.stdin, err = cmd.StdinPipe(); err != nil {
 			return nil, err
 		}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -53,6 +54,33 @@ func TestStarter(t *testing.T) {
 	if !errors.As(werr, &coded) || coded.ExitCode() != 3 {
 		t.Errorf("Wait() = %v, want exit status 3", werr)
 	}
+}
+
+// TestStarterConcurrent starts processes at once, as the sessions of an
+// Agent do, each on its own goroutine: under the race detector, a start
+// must share nothing with another.
+func TestStarterConcurrent(t *testing.T) {
+	start, err := bridgeos.Starter("sh", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			p, err := start(t.TempDir(), []string{"-c", "exit 0"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			p.Stdin().Close()
+			go io.Copy(io.Discard, p.Stderr())
+			io.Copy(io.Discard, p.Stdout())
+			if err := p.Wait(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // TestSignal stops a process that ignores its input, and what it
