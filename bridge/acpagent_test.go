@@ -19,6 +19,7 @@ import (
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acptest"
+	"github.com/acpkit/acpkit/acp/acpv2"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/gemini/geminitest"
 	"github.com/google/go-cmp/cmp"
@@ -643,6 +644,55 @@ func TestGeminiACPCapabilities(t *testing.T) {
 		c.SessionCapabilities = nil
 		if diff := cmp.Diff(want, c); diff != "" {
 			t.Errorf("capabilities (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// TestGeminiACPV2 serves a Gemini CLI turn that asks permission to a v2
+// editor: the agent speaks v1, and the editor gets the turn in v2, the
+// question with a title of its own and the tool call as its subject,
+// the tool call announced first and ended as the agent ends it.
+func TestGeminiACPV2(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		wire := &lineLog{}
+		e := &env{t: t, started: make(chan *script, 10)}
+		a, err := bridge.NewAgent(bridge.Config{
+			CLI: bridge.GeminiACP, Start: acpStarter(transcriptPath("permission-allow"), wire), Clock: testClock{},
+			NewSessionID: func() string { return "11111111-2222-4333-8444-555555555555" },
+		})
+		must(t, err)
+		e.a = a
+		defer e.close()
+		e.client = e.dial(2)
+		_, err = acpv2.Initialize.Call(bg, e.client, acpv2.InitializeParams{ProtocolVersion: 2, Info: acpv2.Implementation{Name: "editor", Version: "1"}})
+		must(t, err)
+		e.answerV2 = func(ctx context.Context, p acpv2.RequestPermissionParams) (acpv2.RequestPermissionResult, error) {
+			return acpv2.RequestPermissionResult{Outcome: acpv2.PermissionOutcome{Outcome: acpv2.PermissionSelected, OptionID: "proceed_once"}}, nil
+		}
+		sid := e.newSessionV2()
+		synctest.Wait()
+		gotV2(t, e.promptV2(bg, sid, "Create made-by-shell.txt with touch."))
+		synctest.Wait()
+		const tool = "run_shell_command__run_shell_command_1796288140466_0"
+		var got []string
+		for _, n := range e.notes() {
+			if !strings.HasPrefix(n, "ConfigOption") && !strings.HasPrefix(n, "AvailableCommands") {
+				got = append(got, n)
+			}
+		}
+		want := []string{
+			"user_message " + userID1, "running", "answer Create made-by-shell.txt with touch.",
+			"tool_call_update " + tool, "tool_call_update " + tool,
+			"agent_message_chunk agent-11111111-2", "UsageUpdate", "idle end_turn",
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("the v2 editor got (-want +got):\n%s", diff)
+		}
+		e.mu.Lock()
+		asked := e.askedV2
+		e.mu.Unlock()
+		if len(asked) != 1 || asked[0].Title != "touch made-by-shell.txt" || asked[0].Subject == nil {
+			t.Errorf("the v2 editor was asked %+v, want one question titled after the command, about its tool call", asked)
 		}
 	})
 }
