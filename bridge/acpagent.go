@@ -550,7 +550,7 @@ func (c *acpConversation) apply(h Host, p *acpPeer) {
 		h.ModeChanged(c.agentMode)
 	default:
 		mode := c.mode
-		c.send(c.setMode(p, mode, func(h Host, e *acp.Error) {
+		c.send(c.switchTo(p, configMode, mode, func(h Host, e *acp.Error) {
 			if e != nil {
 				c.cfg.Logger.Warn(c.name+" kept its mode", "mode", mode, "error", errorText(e))
 				c.mode = c.agentMode
@@ -559,7 +559,7 @@ func (c *acpConversation) apply(h Host, p *acpPeer) {
 		}))
 	}
 	if target := c.modelTarget(c.model); target != "" && target != c.agentModel && (c.modelOption != "" || c.setModel) {
-		c.send(c.setModelTo(p, target, func(h Host, e *acp.Error) {
+		c.send(c.switchTo(p, configModel, target, func(h Host, e *acp.Error) {
 			if e != nil {
 				c.cfg.Logger.Warn(c.name+" kept its model", "model", target, "error", errorText(e))
 			}
@@ -575,32 +575,28 @@ func (c *acpConversation) modelTarget(model string) string {
 	return model
 }
 
-// setMode asks the agent to switch to mode; done takes the answer.
-func (c *acpConversation) setMode(p *acpPeer, mode string, done func(Host, *acp.Error)) error {
+// switchTo asks the agent to switch its mode (key configMode) or its
+// model to value: through its config option for it when it offers one,
+// else session/set_mode or the older session/set_model. done takes the
+// answer.
+func (c *acpConversation) switchTo(p *acpPeer, key, value string, done func(Host, *acp.Error)) error {
+	option, current := c.modeOption, &c.agentMode
+	if key == configModel {
+		option, current = c.modelOption, &c.agentModel
+	}
 	answer := func(h Host, _ json.RawMessage, e *acp.Error) {
 		if e == nil {
-			c.agentMode = mode
+			*current = value
 		}
 		done(h, e)
 	}
-	if c.modeOption != "" {
-		return p.call(acp.SessionSetConfigOption.Name, acp.SetSessionConfigOptionParams{SessionID: c.agentID, ConfigID: c.modeOption, Value: mode}, answer)
+	switch {
+	case option != "":
+		return p.call(acp.SessionSetConfigOption.Name, acp.SetSessionConfigOptionParams{SessionID: c.agentID, ConfigID: option, Value: value}, answer)
+	case key == configMode:
+		return p.call(acp.SessionSetMode.Name, acp.SetSessionModeParams{SessionID: c.agentID, ModeID: value}, answer)
 	}
-	return p.call(acp.SessionSetMode.Name, acp.SetSessionModeParams{SessionID: c.agentID, ModeID: mode}, answer)
-}
-
-// setModelTo asks the agent to switch to model; done takes the answer.
-func (c *acpConversation) setModelTo(p *acpPeer, model string, done func(Host, *acp.Error)) error {
-	answer := func(h Host, _ json.RawMessage, e *acp.Error) {
-		if e == nil {
-			c.agentModel = model
-		}
-		done(h, e)
-	}
-	if c.modelOption != "" {
-		return p.call(acp.SessionSetConfigOption.Name, acp.SetSessionConfigOptionParams{SessionID: c.agentID, ConfigID: c.modelOption, Value: model}, answer)
-	}
-	return p.call(acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: c.agentID, ModelID: model}, answer)
+	return p.call(acp.SessionSetModel.Name, acp.SetSessionModelParams{SessionID: c.agentID, ModelID: value}, answer)
 }
 
 func (c *acpConversation) Prompt(prompt []acp.ContentBlock) error {
@@ -917,16 +913,7 @@ func (c *acpConversation) SetMode(mode string) func(context.Context) error {
 		c.mode = mode
 		return nil
 	}
-	answer := make(chan error, 1)
-	if err := c.setMode(p, mode, func(h Host, e *acp.Error) {
-		if e == nil {
-			c.mode = mode
-		}
-		answer <- c.refused(e)
-	}); err != nil {
-		return func(context.Context) error { return err }
-	}
-	return wait(answer)
+	return c.confirm(p, configMode, mode, func() { c.mode = mode })
 }
 
 func (c *acpConversation) SetModel(model string) func(context.Context) error {
@@ -940,30 +927,26 @@ func (c *acpConversation) SetModel(model string) func(context.Context) error {
 			return acp.Errorf(acp.CodeInvalidParams, "%s offers no choice of model", c.name)
 		}
 	}
+	return c.confirm(p, configModel, target, func() { c.model = model })
+}
+
+// confirm asks the agent to switch its mode or model (key) to target,
+// and returns a function that waits for the answer: nil, once set has
+// recorded the session's new setting, or why the agent refused.
+func (c *acpConversation) confirm(p *acpPeer, key, target string, set func()) func(context.Context) error {
 	answer := make(chan error, 1)
-	if err := c.setModelTo(p, target, func(h Host, e *acp.Error) {
-		if e == nil {
-			c.model = model
+	err := c.switchTo(p, key, target, func(h Host, e *acp.Error) {
+		if e != nil {
+			answer <- acp.Errorf(acp.CodeInvalidParams, "%s refused: %s", c.name, errorText(e))
+			return
 		}
-		answer <- c.refused(e)
-	}); err != nil {
-		return func(context.Context) error { return err }
-	}
-	return wait(answer)
-}
-
-// refused is the error of a setting the agent refused with e; nil for
-// none.
-func (c *acpConversation) refused(e *acp.Error) error {
-	if e == nil {
-		return nil
-	}
-	return acp.Errorf(acp.CodeInvalidParams, "%s refused: %s", c.name, errorText(e))
-}
-
-// wait returns a function that waits for the answer.
-func wait(answer <-chan error) func(context.Context) error {
+		set()
+		answer <- nil
+	})
 	return func(ctx context.Context) error {
+		if err != nil {
+			return err
+		}
 		select {
 		case err := <-answer:
 			return err

@@ -93,28 +93,11 @@ func (l *lineLog) all() []string {
 // acpStarter starts the fake ACP agent replaying transcript, logging
 // what the bridge writes to it.
 func acpStarter(transcript string, wire *lineLog) bridge.Starter {
-	return func(dir string, args []string) (bridge.Process, error) {
-		inR, inW := io.Pipe()
-		outR, outW := io.Pipe()
-		errR, errW := io.Pipe()
-		ctx, stop := context.WithCancelCause(context.Background())
-		f := &fakeProcess{stdin: inW, stdout: outR, stderr: errR, stop: stop, exit: make(chan int, 1)}
-		go func() {
-			code := geminitest.Run(ctx, geminitest.Env{
-				Args: args, Stdin: io.TeeReader(inR, wire), Stdout: outW, Stderr: errW, Open: openFile,
-				Getenv: func(k string) string { return map[string]string{geminitest.EnvTranscript: transcript}[k] },
-			})
-			if s, ok := context.Cause(ctx).(stopped); ok {
-				code = s.code
-			}
-			outW.Close()
-			errW.Close()
-			inR.Close()
-			stop(nil)
-			f.exit <- code
-		}()
-		return f, nil
-	}
+	logged := fake{envVar: fakeGemini.envVar, run: func(ctx context.Context, args []string, in io.Reader, out, errw io.Writer, getenv func(string) string) int {
+		return fakeGemini.run(ctx, args, io.TeeReader(in, wire), out, errw, getenv)
+	}}
+	var args [][]string
+	return logged.starter(transcript, &args)
 }
 
 // startACP starts an Agent configured by cfg serving its sessions with
@@ -182,6 +165,17 @@ func (r *acpRun) prompt(text string) {
 	r.rec.result(res, err)
 }
 
+// prompts is a scenario's play: a new session, then each prompt in
+// turn.
+func prompts(texts ...string) func(*acpRun) {
+	return func(r *acpRun) {
+		r.newSession()
+		for _, text := range texts {
+			r.prompt(text)
+		}
+	}
+}
+
 // cancelAfter sends a prompt, cancels it after n agent message chunks,
 // and records its answer.
 func (r *acpRun) cancelAfter(n int, text string) {
@@ -230,49 +224,56 @@ func (r *acpRun) check(name string) {
 	checkGolden(r.t, filepath.Join("testdata", "acp", name+".golden"), b.String())
 }
 
+// acpScenario is a session an editor that declares caps, answering
+// permission questions with option, plays against an Agent of an ACP
+// agent replaying transcript (see transcriptPath); its golden file is
+// testdata/acp/PREFIX+NAME.golden.
+type acpScenario struct {
+	name, transcript, option string
+	caps                     acp.ClientCapabilities
+	cfg                      bridge.Config
+	play                     func(r *acpRun)
+}
+
+// What an editor declares in the scenarios: a file system, notices.
+var (
+	acpFS      = acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
+	acpNotices = acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
+)
+
+// playACP plays each scenario against cli, under testing/synctest.
+func playACP(t *testing.T, cli bridge.CLI, prefix string, scenarios []acpScenario) {
+	for _, sc := range scenarios {
+		t.Run(sc.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				r := startACP(t, cli, transcriptPath(sc.transcript), sc.cfg, sc.caps, sc.option)
+				sc.play(r)
+				r.check(prefix + sc.name)
+			})
+		})
+	}
+}
+
 // TestACPAgent serves sessions with an ACP agent the bridge knows nothing
 // of, played by the captures of Gemini CLI's ACP mode.
 func TestACPAgent(t *testing.T) {
-	fs := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
-	notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
-	tests := []struct {
-		name, transcript, option string
-		caps                     acp.ClientCapabilities
-		cfg                      bridge.Config
-		play                     func(r *acpRun)
-	}{
-		{name: "plain", transcript: "plain", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-			r.prompt("Give me three points. MOCK_SCENARIO=multi-part")
-		}},
-		{name: "thinking", transcript: "thinking", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("What is 2 + 2? Think first.")
-		}},
+	playACP(t, anyAgent, "any-", []acpScenario{
+		{name: "plain", transcript: "plain", play: prompts("Say hello and tell me what 2 + 2 is.", "Give me three points. MOCK_SCENARIO=multi-part")},
+		{name: "thinking", transcript: "thinking", play: prompts("What is 2 + 2? Think first.")},
 		// The tool call is announced before its question, which the
 		// agent does not do.
-		{name: "permission-allow", transcript: "permission-allow", option: "proceed_once", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Create made-by-shell.txt with touch.")
-		}},
+		{name: "permission-allow", transcript: "permission-allow", option: "proceed_once", play: prompts("Create made-by-shell.txt with touch.")},
 		// ... and ended, failed, when rejected.
-		{name: "permission-reject", transcript: "permission-reject", option: "cancel", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Create made-by-shell.txt with touch.")
-		}},
+		{name: "permission-reject", transcript: "permission-reject", option: "cancel", play: prompts("Create made-by-shell.txt with touch.")},
 		// The agent reads and writes through the editor's file system.
-		{name: "fs-write", transcript: "fs-write", option: "proceed_once", caps: fs, play: func(r *acpRun) {
+		{name: "fs-write", transcript: "fs-write", option: "proceed_once", caps: acpFS, play: func(r *acpRun) {
 			r.files["/tmp/gm-acp/fs-write/work/out.txt"] = "old content\n"
 			r.newSession()
 			r.prompt("Write out.txt.")
 		}},
 		// Gemini CLI reads from the disk even when the editor has a file
 		// system.
-		{name: "fs-read", transcript: "fs-read", caps: fs, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Read notes.txt.")
-		}},
+		{name: "fs-read", transcript: "fs-read", caps: acpFS, play: prompts("Read notes.txt.")},
 		// session/cancel after three chunks; the session goes on.
 		{name: "cancel", transcript: "cancel", play: func(r *acpRun) {
 			r.newSession()
@@ -291,25 +292,14 @@ func TestACPAgent(t *testing.T) {
 		}, cfg: bridge.Config{AllowBypass: true}},
 		// Without credentials, session/new fails, and the first prompt
 		// is answered with its error.
-		{name: "auth-none", transcript: "auth-none", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello.")
-		}},
+		{name: "auth-none", transcript: "auth-none", play: prompts("Say hello.")},
 		// The agent exits during a turn; the next prompt loads its
 		// session in a new process, whose replay is left out.
-		{name: "crash-restart", transcript: "local:crash-restart", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-			r.prompt("Again.")
-		}},
+		{name: "crash-restart", transcript: "local:crash-restart", play: prompts("Say hello and tell me what 2 + 2 is.", "Again.")},
 		// The agent exits during a turn, and cannot load its session in
 		// the new process: a new conversation begins, which the editor is
 		// told of.
-		{name: "crash-reload-fails", transcript: "local:crash-reload-fails", caps: notices, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-			r.prompt("Again.")
-		}},
+		{name: "crash-reload-fails", transcript: "local:crash-reload-fails", caps: acpNotices, play: prompts("Say hello and tell me what 2 + 2 is.", "Again.")},
 		// The idle agent is stopped; the next prompt loads its session
 		// in a new process.
 		{name: "idle-restart", transcript: "local:idle-restart", cfg: bridge.Config{Idle: time.Minute}, play: func(r *acpRun) {
@@ -321,32 +311,11 @@ func TestACPAgent(t *testing.T) {
 		// Faults: a line that is not JSON is skipped, an update for a
 		// session the agent was not given is dropped, an agent that never
 		// answers is stopped when silent too long.
-		{name: "not-json", transcript: "local:not-json", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-		}},
-		{name: "foreign-update", transcript: "local:foreign-update", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-		}},
-		{name: "never-answers", transcript: "local:never-answers", cfg: bridge.Config{TurnTimeout: time.Minute}, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-		}},
-		{name: "exit-mid-turn", transcript: "local:exit-mid-turn", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				r := startACP(t, anyAgent, transcriptPath(tt.transcript), tt.cfg, tt.caps, tt.option)
-				tt.play(r)
-				r.check("any-" + tt.name)
-			})
-		})
-	}
+		{name: "not-json", transcript: "local:not-json", play: prompts("Say hello and tell me what 2 + 2 is.")},
+		{name: "foreign-update", transcript: "local:foreign-update", play: prompts("Say hello and tell me what 2 + 2 is.")},
+		{name: "never-answers", transcript: "local:never-answers", cfg: bridge.Config{TurnTimeout: time.Minute}, play: prompts("Say hello and tell me what 2 + 2 is.")},
+		{name: "exit-mid-turn", transcript: "local:exit-mid-turn", play: prompts("Say hello and tell me what 2 + 2 is.")},
+	})
 }
 
 // fuzzHost is a Host that keeps what a Conversation tells it, checking
@@ -451,52 +420,23 @@ func (r *acpRun) cancelWhenIdle(text string) {
 // TestGeminiACP serves sessions with Gemini CLI's ACP mode, played by its
 // captures, and checks each of the bridge's repairs of it.
 func TestGeminiACP(t *testing.T) {
-	fs := acp.ClientCapabilities{FS: acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}}
-	notices := acp.ClientCapabilities{Session: &acp.ClientSessionCapabilities{Notices: &acp.NoticeCapabilities{}}}
-	tests := []struct {
-		name, transcript, option string
-		caps                     acp.ClientCapabilities
-		cfg                      bridge.Config
-		play                     func(r *acpRun)
-	}{
+	playACP(t, bridge.GeminiACP, "gemini-", []acpScenario{
 		// The usage of each turn, from the _meta of the CLI's answer, as
 		// the prompt's usage and a usage_update.
-		{name: "plain", transcript: "plain", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello and tell me what 2 + 2 is.")
-			r.prompt("Give me three points. MOCK_SCENARIO=multi-part")
-		}},
+		{name: "plain", transcript: "plain", play: prompts("Say hello and tell me what 2 + 2 is.", "Give me three points. MOCK_SCENARIO=multi-part")},
 		// API errors: a quota's, with the time to retry at; the API's
 		// failure, with its status and the body's message; a refused key,
 		// authentication required.
-		{name: "quota-429", transcript: "quota-429", caps: notices, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello. MOCK_SCENARIO=rate-limit-429")
-		}},
-		{name: "api-error-500", transcript: "api-error-500", caps: notices, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello. MOCK_SCENARIO=api-error-500")
-		}},
-		{name: "api-error-401", transcript: "local:api-error-401", caps: notices, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello. MOCK_SCENARIO=api-error-500")
-		}},
+		{name: "quota-429", transcript: "quota-429", caps: acpNotices, play: prompts("Say hello. MOCK_SCENARIO=rate-limit-429")},
+		{name: "api-error-500", transcript: "api-error-500", caps: acpNotices, play: prompts("Say hello. MOCK_SCENARIO=api-error-500")},
+		{name: "api-error-401", transcript: "local:api-error-401", caps: acpNotices, play: prompts("Say hello. MOCK_SCENARIO=api-error-500")},
 		// No credentials at all: session/new's -32000, for the prompt.
-		{name: "auth-none", transcript: "auth-none", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Say hello.")
-		}},
+		{name: "auth-none", transcript: "auth-none", play: prompts("Say hello.")},
 		// A new file: the editor's file system has none, which the CLI
 		// must read as empty to write it.
-		{name: "fs-write-new", transcript: "fs-write", option: "proceed_once", caps: fs, play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Write out.txt.")
-		}},
+		{name: "fs-write-new", transcript: "fs-write", option: "proceed_once", caps: acpFS, play: prompts("Write out.txt.")},
 		// A mode change the CLI reports as agent text.
-		{name: "mode-update", transcript: "local:mode-update", play: func(r *acpRun) {
-			r.newSession()
-			r.prompt("Plan it.")
-		}},
+		{name: "mode-update", transcript: "local:mode-update", play: prompts("Plan it.")},
 		// A command cancelled with the turn, which the CLI reports
 		// completed.
 		{name: "cancel-tool", transcript: "local:cancel-tool", play: func(r *acpRun) {
@@ -533,16 +473,7 @@ func TestGeminiACP(t *testing.T) {
 			}})
 			r.rec.result(res2, err)
 		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			synctest.Test(t, func(t *testing.T) {
-				r := startACP(t, bridge.GeminiACP, transcriptPath(tt.transcript), tt.cfg, tt.caps, tt.option)
-				tt.play(r)
-				r.check("gemini-" + tt.name)
-			})
-		})
-	}
+	})
 }
 
 // TestGeminiACPLoad loads a session Gemini CLI stored: the bridge
