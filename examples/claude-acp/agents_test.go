@@ -163,23 +163,7 @@ func playSDK(t *testing.T, play, home, cwd string, env []string, args ...string)
 		return strings.HasPrefix(kv, "GEMINI_") || strings.HasPrefix(kv, "GOOGLE_")
 	})
 	cmd.Env = append(cmd.Env, append(env, "HOME="+home, "GORACE=atexit_sleep_ms=0")...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("sdk-agent.mjs %s: %v\n%s", play, err, stderr.String())
-		}
-	case <-time.After(2 * waitLimit):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("sdk-agent.mjs %s did not end within %v\n%s", play, 2*waitLimit, stderr.String())
-	}
+	stdout, stderr := runScript(t, cmd, 2*waitLimit, "sdk-agent.mjs "+play)
 	var run agentRun
 	if err := json.Unmarshal(stdout.Bytes(), &run); err != nil {
 		t.Fatalf("sdk-agent.mjs %s printed %q: %v\n%s", play, stdout.String(), err, stderr.String())
@@ -193,6 +177,31 @@ func playSDK(t *testing.T, play, home, cwd string, env []string, args ...string)
 		}
 	})
 	return run
+}
+
+// runScript runs cmd, a node script of the tests', to its end, killing it
+// after limit, and returns what it wrote on its standard output and
+// error; what names it when it fails, which ends the test.
+func runScript(t *testing.T, cmd *exec.Cmd, limit time.Duration, what string) (stdout, stderr *bytes.Buffer) {
+	t.Helper()
+	stdout, stderr = new(bytes.Buffer), new(bytes.Buffer)
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", what, err, stderr)
+		}
+	case <-time.After(limit):
+		cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s did not end within %v\n%s", what, limit, stderr)
+	}
+	return stdout, stderr
 }
 
 // TestGeminiCLI puts the real Gemini CLI 0.61.0, in its ACP mode, behind

@@ -11,7 +11,6 @@ import (
 	"regexp"
 	"slices"
 	"testing"
-	"time"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acpv2"
@@ -89,23 +88,7 @@ func TestSDKClients(t *testing.T) {
 				claudetest.EnvTranscript+"="+transcript,
 				"HOME="+home, "CLAUDE_CONFIG_DIR="+filepath.Join(home, ".claude"),
 				"GORACE=atexit_sleep_ms=0")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			done := make(chan error, 1)
-			go func() { done <- cmd.Wait() }()
-			select {
-			case err := <-done:
-				if err != nil {
-					t.Fatalf("sdk-client.mjs: %v\n%s", err, stderr.String())
-				}
-			case <-time.After(waitLimit):
-				cmd.Process.Kill()
-				<-done
-				t.Fatalf("sdk-client.mjs did not end within %v\n%s", waitLimit, stderr.String())
-			}
+			stdout, stderr := runScript(t, cmd, waitLimit, "sdk-client.mjs")
 			var got sdkRun
 			if err := json.Unmarshal(normaliseIDs(stdout.Bytes()), &got); err != nil {
 				t.Fatalf("sdk-client.mjs printed %q: %v\n%s", stdout.String(), err, stderr.String())
