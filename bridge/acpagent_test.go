@@ -627,3 +627,46 @@ func TestGeminiACPV2(t *testing.T) {
 		}
 	})
 }
+
+// cancelHost is a Host that keeps the requests relayed to the editor,
+// which the test answers.
+type cancelHost struct {
+	fuzzHost
+	done      func(json.RawMessage, error)
+	cancelled bool
+}
+
+func (h *cancelHost) Relay(method string, params json.RawMessage, done func(json.RawMessage, error)) func() {
+	h.done = done
+	return func() { h.cancelled = true }
+}
+
+// TestACPAgentCancelsRequest checks that the agent's $/cancel_request
+// withdraws its request relayed to the editor, and that the agent gets
+// the answer -32800 to it, as ACP asks.
+func TestACPAgentCancelsRequest(t *testing.T) {
+	conv, err := anyAgent.NewConversation(bridge.ConversationConfig{Cwd: "/work", Logger: slog.New(slog.DiscardHandler)})
+	must(t, err)
+	var stdin bytes.Buffer
+	h := &cancelHost{fuzzHost: fuzzHost{t: t}}
+	conv.CommandLine("default", "default")
+	conv.Start(nopCloser{&stdin})
+	must(t, conv.Prompt([]acp.ContentBlock{acp.TextContent{Text: "Write it."}}))
+	for _, line := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`,
+		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`,
+		`{"jsonrpc":"2.0","id":"r5","method":"fs/read_text_file","params":{"sessionId":"s1","path":"/work/a"}}`,
+		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":"r5"}}`,
+	} {
+		conv.Line(h, []byte(line))
+	}
+	if !h.cancelled || h.done == nil {
+		t.Fatalf("the relayed request was not withdrawn (relayed: %v)", h.done != nil)
+	}
+	h.done(nil, acp.Errorf(acp.CodeRequestCancelled, "withdrawn"))
+	lines := strings.Split(strings.TrimSpace(stdin.String()), "\n")
+	last := lines[len(lines)-1]
+	if want := `{"jsonrpc":"2.0","id":"r5","error":{"code":-32800,"message":"withdrawn"}}`; last != want {
+		t.Errorf("the agent got %s, want %s", last, want)
+	}
+}
