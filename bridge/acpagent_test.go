@@ -374,7 +374,7 @@ func FuzzACPAgentLines(f *testing.F) {
 		`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s","configOptions":[{"id":"m","name":"M","type":"select","category":"mode","currentValue":"a","options":[{"group":"g","name":"G","options":[{"value":"a","name":"A"}]}]}]}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":7}}` + "\n" + `not json`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, cli := range []bridge.CLI{anyAgent} {
+		for _, cli := range []bridge.CLI{anyAgent, bridge.GeminiACP} {
 			conv, err := cli.NewConversation(bridge.ConversationConfig{Cwd: "/work", Now: func() time.Time { return now }, Logger: slog.New(slog.DiscardHandler)})
 			if err != nil {
 				t.Fatal(err)
