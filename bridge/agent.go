@@ -103,8 +103,9 @@ type Agent struct {
 
 	mu       sync.Mutex
 	sessions map[string]*session
-	order    []string // session ids in the order they were opened
-	models   []Model  // the CLI's models, once one listed them
+	order    []string          // session ids in the order they were opened
+	models   []Model           // the CLI's models, once one listed them
+	listed   []acp.SessionMode // the CLI's modes, once one listed them
 	closed   bool
 }
 
@@ -270,6 +271,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 	if err := a.checkDirs(o); err != nil {
 		return nil, err
 	}
+	mode := a.modes()[0].ID
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed {
@@ -284,16 +286,18 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 		a: a, id: o.id, cwd: o.cwd, dirs: dirs, log: log,
 		inbox: make(chan event), done: make(chan struct{}),
 		ed:   ed,
-		mode: a.modes()[0].ID, model: cmp.Or(a.cfg.Model, "default"), effort: "default",
+		mode: mode, model: cmp.Or(a.cfg.Model, "default"),
 	}
 	conv, err := a.cli.NewConversation(ConversationConfig{
 		SessionID:             o.id,
 		ResumeID:              o.resumeID,
 		ForkOf:                o.forkOf,
+		Cwd:                   o.cwd,
 		MCPServers:            o.servers,
 		AdditionalDirectories: dirs,
 		ExtraArgs:             a.cfg.ExtraArgs,
 		Notices:               ed.acceptsNotices(),
+		Client:                ed.capabilities(),
 		Now:                   a.cfg.Clock.Now,
 		Location:              a.cfg.Location,
 		Zones:                 a.cfg.Zones,
@@ -433,11 +437,17 @@ func (a *Agent) closeSession(id string) bool {
 	return true
 }
 
-// learnModels keeps the models a CLI listed.
-func (a *Agent) learnModels(models []Model) {
+// learn keeps the modes and the models a CLI listed; nil keeps those
+// known.
+func (a *Agent) learn(modes []acp.SessionMode, models []Model) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.models = models
+	if modes != nil {
+		a.listed = modes
+	}
+	if models != nil {
+		a.models = models
+	}
 }
 
 // The ids of the session config options.
@@ -446,12 +456,19 @@ const (
 	configModel = "model"
 )
 
-// modes returns the modes the Agent offers, the default first.
+// modes returns the modes the Agent offers, the default first: those
+// the CLI listed, or else its CLIInfo's.
 func (a *Agent) modes() []acp.SessionMode {
-	if a.cfg.AllowBypass || a.info.Bypass == "" {
-		return a.info.Modes
+	a.mu.Lock()
+	modes := a.listed
+	a.mu.Unlock()
+	if modes == nil {
+		modes = a.info.Modes
 	}
-	return slices.DeleteFunc(slices.Clone(a.info.Modes), func(m acp.SessionMode) bool { return m.ID == a.info.Bypass })
+	if a.cfg.AllowBypass || a.info.Bypass == "" {
+		return modes
+	}
+	return slices.DeleteFunc(slices.Clone(modes), func(m acp.SessionMode) bool { return m.ID == a.info.Bypass })
 }
 
 // checkSetting checks the value of a mode or model setting before a

@@ -85,10 +85,11 @@ func TestRefusedContent(t *testing.T) {
 
 // TestStdioMCPShortfall marks where this bridge falls short of ACP, which
 // requires every agent to take stdio MCP servers: `gemini -p` takes none
-// of the editor's, so the bridge refuses them. When this test fails, a
-// CLI has gained them: update the package doc's shortfalls and this test.
+// of the editor's, so the bridge refuses them; Codex's app-server and
+// Gemini CLI's ACP mode take them. When this test fails, a CLI has
+// gained them: update the package doc's shortfalls and this test.
 func TestStdioMCPShortfall(t *testing.T) {
-	for _, cli := range clis {
+	for _, cli := range append(clis, bridge.GeminiACP) {
 		want := cli != bridge.Gemini
 		if got := cli.Info().Accepts.MCPStdio; got != want {
 			t.Errorf("%s: Accepts.MCPStdio = %v, the package doc says %v: the shortfall it lists has changed", cli.Info().Name, got, want)

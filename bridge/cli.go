@@ -2,6 +2,7 @@ package bridge
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"time"
@@ -34,14 +35,17 @@ type CLIInfo struct {
 	// Tested is the release of the CLI the bridge was tested with
 	// ("2.1.328"); "" when unknown.
 	Tested string
-	// Modes are the modes a session can be in, the default first.
+	// Modes are the modes a session can be in, the default first; at
+	// least one. A CLI that lists its own once it runs offers those
+	// instead ([Host.Offer]).
 	Modes []acp.SessionMode
 	// Bypass is the id of the mode, among Modes, that runs every tool
 	// without asking; it is offered only with [Config.AllowBypass]. ""
 	// when there is none.
 	Bypass string
 	// Models are offered until the CLI lists its own
-	// ([Host.Commands]); "default" stands for the CLI's own choice.
+	// ([Host.Commands], [Host.Offer]); "default" stands for the CLI's
+	// own choice.
 	Models []Model
 	// PerTurn reports that the CLI runs one process per turn, which ends
 	// the turn when it exits; otherwise one process serves turn after
@@ -102,6 +106,9 @@ type ConversationConfig struct {
 	// client choose; "" for none. Only a CLI that [CLIInfo].Forks gets
 	// one.
 	ForkOf string
+	// Cwd is the session's directory, an absolute path, where its
+	// processes start.
+	Cwd string
 	// MCPServers are the MCP servers the editor gave the session.
 	MCPServers []acp.MCPServer
 	// AdditionalDirectories are the workspace roots besides the
@@ -112,6 +119,11 @@ type ConversationConfig struct {
 	ExtraArgs []string
 	// Notices reports that the client takes notice updates.
 	Notices bool
+	// Client is what the editor that opened the session declared it
+	// takes at initialize (a v2 editor's, as far as v1 has them): a CLI
+	// that speaks ACP itself is told the same, so that it uses the
+	// editor's file system and terminals where the editor offers them.
+	Client acp.ClientCapabilities
 	// Now returns the current time.
 	Now func() time.Time
 	// Location is the time zone reset times are shown and read in.
@@ -201,12 +213,31 @@ type Host interface {
 	// Withdraw withdraws the question with the id: the CLI no longer
 	// waits for an answer.
 	Withdraw(id string)
+	// Relay passes a request of the CLI's to the editor: a method of
+	// ACP's client side other than session/request_permission
+	// (fs/read_text_file, terminal/create, elicitation/create, …) or an
+	// extension's ("_…"), with its params, whose sessionId, when they
+	// hold one, becomes the session's. It goes to the editor of the turn
+	// under way, or else the one the session last heard from; one that
+	// did not declare it takes the method (a v2 editor takes none of
+	// them) is not asked, and the answer is -32601. The editor's result,
+	// or the error, comes to done once, on the session's goroutine,
+	// during a later call of the Agent's (the process may have exited
+	// since). cancel withdraws the request: done then gets -32800, as it
+	// does when the process exits first. The watchdog waits for the
+	// editor meanwhile.
+	Relay(method string, params json.RawMessage, done func(result json.RawMessage, err error)) (cancel func())
 	// ModeChanged records that the CLI went on in mode, one of CLIInfo's,
 	// and tells the editor.
 	ModeChanged(mode string)
 	// Commands tells the editor the CLI's slash commands, and the models
 	// it offers (nil keeps those known), unless it was last told the same.
 	Commands(commands []acp.AvailableCommand, models []Model)
+	// Offer tells the editor the modes and the models the CLI offers, as
+	// it lists them once it runs, in place of CLIInfo's (nil keeps those
+	// known), as config options, unless it was last told the same. Every
+	// session of the Agent offers them from then on.
+	Offer(modes []acp.SessionMode, models []Model)
 	// EndTurn ends the turn under way, if any, with the prompt's response:
 	// a result, or an error (an *acp.Error, with [ErrorData]).
 	EndTurn(res acp.PromptResult, err error)

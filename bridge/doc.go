@@ -1,7 +1,9 @@
 // Package bridge makes a coding-agent CLI an ACP agent: an [Agent] serves
 // ACP sessions with the Claude Code CLI ([Claude]) or the OpenAI Codex CLI
-// ([Codex]), one long-lived process per session, with the Gemini CLI
-// ([Gemini]), one process per turn, or with a CLI of the program's own.
+// ([Codex]), one long-lived process per session, with the Gemini CLI run
+// headless ([Gemini]), one process per turn, with any agent that speaks
+// ACP itself ([ACPAgent]; Gemini CLI's own ACP mode is [GeminiACP]), one
+// process per session, or with a CLI of the program's own.
 // It turns the CLI's output into ACP session updates and prompt
 // responses, and the editor's requests into the CLI's input.
 //
@@ -47,8 +49,8 @@
 // # Stored sessions
 //
 // Each CLI keeps its sessions on disk, and [Claude], [Codex] and
-// [Gemini] are a [Keeper]: each knows where ([Keeper.StoreDir]) and in
-// what format. Given that folder as a [Store] ([Config.Store]; package
+// [Gemini] (with [GeminiACP], whose sessions are the same files) are a
+// [Keeper]: each knows where ([Keeper.StoreDir]) and in what format. Given that folder as a [Store] ([Config.Store]; package
 // bridgeos's NewAgent opens the user's), the Agent reads it through the
 // Store alone, and an id from the editor names a file only once it has
 // passed the CLI's format check.
@@ -112,6 +114,10 @@
 // (unstable): a new session with the conversation so far, the original
 // untouched.
 //
+// Gemini CLI also speaks ACP itself (`gemini --acp`): [GeminiACP] runs it
+// so, one process per session, as an [ACPAgent] (see ACP agents below),
+// and mends where it strays from ACP.
+//
 // Each CLI says what it takes from an editor ([CLIInfo].Accepts), and
 // initialize advertises exactly that: Claude Code takes images and
 // embedded resources in a prompt, and the editor's MCP servers over
@@ -120,11 +126,14 @@
 // or an MCP server of another kind is refused -32602 naming it
 // (prompt[1], mcpServers[0]), before the CLI sees anything; nothing is
 // dropped silently. Embedded resources are taken as text: a binary one is
-// refused.
+// refused. An ACP agent takes what it says it takes as it is: Gemini
+// CLI's ACP mode images, audio, embedded resources, and MCP servers over
+// stdio, HTTP and SSE.
 //
 // Where this falls short of ACP: ACP requires every agent to take the
-// editor's stdio MCP servers, and behind Gemini CLI the bridge refuses
-// them, since `gemini -p` takes none of the editor's.
+// editor's stdio MCP servers, and behind Gemini CLI run headless
+// ([Gemini]) the bridge refuses them, since `gemini -p` takes none of the
+// editor's; [GeminiACP] takes them.
 //
 // # Sign-in, settings, questions and forks
 //
@@ -161,6 +170,22 @@
 // Its slash commands that work only in its own terminal are not
 // offered, and refused -32602 when typed; the output of its local
 // commands (/context, /cost) is agent text.
+//
+// # ACP agents
+//
+// [ACPAgent] puts an agent that speaks ACP on its standard input and
+// output behind the Agent, one process per session, supervised as any
+// CLI's: the Agent is its client, and passes the editor's prompts,
+// cancels and settings on, and the agent's updates, permission
+// questions and requests for the editor's files, terminals and
+// elicitations back ([Host.Relay]), under the editor's session id. The
+// agent gains what the Agent gives every CLI: the remote transports,
+// ACP v2 for a v2 editor, a handler per editor, goose's usage, and
+// its restart after a crash or an idle stop, its session loaded or
+// resumed again with the agent's replay left out. It is held to ACP
+// where it strays: a tool call it asks permission for unannounced is
+// announced first, and one rejected, cancelled or left open when the
+// turn ends is ended, failed.
 //
 // # ACP v2
 //

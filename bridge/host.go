@@ -238,20 +238,37 @@ func (h *host) ModeChanged(mode string) { h.s.modeChanged(h.editor(), mode) }
 
 func (h *host) Commands(commands []acp.AvailableCommand, models []Model) {
 	if models != nil {
-		h.s.a.learnModels(models)
+		h.s.a.learn(nil, models)
 	}
 	if commands == nil {
 		commands = []acp.AvailableCommand{}
 	}
-	updates := []acp.Update{acp.AvailableCommandsUpdate{AvailableCommands: commands}, acp.ConfigOptionUpdate{ConfigOptions: h.s.view().options}}
 	// A CLI started again for the session (after an idle stop, a crash or
 	// a cancel it ignored) lists the same commands: say only what changed.
-	announced, _ := json.Marshal(updates)
-	if bytes.Equal(announced, h.s.announced) {
+	update := acp.AvailableCommandsUpdate{AvailableCommands: commands}
+	announced, _ := json.Marshal(update)
+	if !bytes.Equal(announced, h.s.announced) {
+		h.s.announced = announced
+		h.Notify(update)
+	}
+	h.offer()
+}
+
+func (h *host) Offer(modes []acp.SessionMode, models []Model) {
+	h.s.a.learn(modes, models)
+	h.offer()
+}
+
+// offer tells the editor the session's options, unless a Commands or an
+// Offer last told it the same.
+func (h *host) offer() {
+	options := h.s.view().options
+	offered, _ := json.Marshal(options)
+	if bytes.Equal(offered, h.s.offered) {
 		return
 	}
-	h.s.announced = announced
-	h.Notify(updates...)
+	h.s.offered = offered
+	h.Notify(acp.ConfigOptionUpdate{ConfigOptions: options})
 }
 
 func (h *host) EndTurn(res acp.PromptResult, err error) {

@@ -93,6 +93,7 @@ type proc struct {
 
 	lines   int  // lines read so far
 	retired bool // it takes no further turn
+	relays  int  // its requests relayed to the editor and not answered yet
 
 	ladder []Signal // the signals still to send, a grace period apart
 	grace  *timer
@@ -237,7 +238,7 @@ func (p *proc) silent(tick watchTick) bool {
 	if tick.t != p.watch {
 		return false // stale
 	}
-	if p.lines != p.seen {
+	if p.lines != p.seen || p.relays > 0 { // a CLI waiting for the editor is not silent
 		p.seen, p.quiet = p.lines, 0
 	} else {
 		p.quiet++

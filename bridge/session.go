@@ -72,9 +72,9 @@ type session struct {
 	conv        Conversation
 	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
-	effort      string       // "default", or one of the model's Efforts
 	queue       []*promptReq // prompts waiting for the turn under way, oldest first
-	announced   []byte       // the commands and options last sent, as JSON
+	announced   []byte       // the commands last sent, as JSON
+	offered     []byte       // the options Commands or Offer last sent, as JSON
 	v2          *v2Render    // names the messages a v2 editor sees; nil before one
 
 	// What session/list shows of the session, as run last published it;
@@ -457,6 +457,8 @@ func (s *session) anywhere(ev event) {
 		ev.reply <- acp.Errorf(acp.CodeInvalidRequest, "session %s is in a turn: load it once the turn has ended", s.id)
 	case retitled:
 		s.title(ev)
+	case relayed:
+		s.takeRelayed(ev)
 	case idleExpired, graceExpired, watchTick, answered:
 		// From a timer or a question of a state already left.
 	default:

@@ -1,6 +1,7 @@
 // Package gemini reads the output of the Gemini CLI and builds its command
 // line, so that a Go program can drive `gemini --output-format
-// stream-json` as a coding agent.
+// stream-json` as a coding agent, and has what a client of its ACP mode,
+// `gemini --acp`, needs beyond ACP itself.
 //
 // Run that way, the CLI prints one JSON object per line: init, message,
 // tool_use, tool_result, error and result lines. Whatever this package
@@ -60,6 +61,19 @@
 // [CommandLine] builds the arguments from [Options] and returns the prompt
 // as the bytes to write to the CLI's standard input, where no prompt can be
 // mistaken for a flag.
+//
+// # ACP mode
+//
+// Run as `gemini --acp` ([ACPCommandLine]), the CLI is an ACP agent on
+// its standard input and output, one process for any number of
+// sessions: it asks permission, takes images, audio and the client's MCP
+// servers, and can be interrupted, where a headless run can do none of
+// these; package acp speaks with it, and package bridge puts it behind
+// any editor, mending where it strays from ACP. What it says beyond ACP
+// is read here: the token use of a turn, in the _meta of its answer to
+// session/prompt ([ParseQuota]), and the API errors it answers a prompt
+// with, coded with their HTTP status ([ACPAPIError]). Its sessions are
+// stored as a headless run's are.
 //
 // # Stored sessions
 //

@@ -36,9 +36,10 @@ type Info struct {
 	Updated int64
 	// HasMessages reports that the lines read hold a message of the
 	// person or of the model (a user or gemini message, of a record of
-	// its own or of a $set list): the CLI lists only such sessions. A
-	// chat of a run that ended before it sent a prompt, such as one whose
-	// authentication failed, holds none.
+	// its own or of a $set list; the CLI's preamble is not one): the CLI
+	// lists only such sessions. A chat of a run that ended before it sent
+	// a prompt, such as one whose authentication failed, or the one each
+	// process of the CLI's ACP mode starts with, holds none.
 	HasMessages bool
 }
 
@@ -100,14 +101,14 @@ func recordTime(e Entry) int64 {
 }
 
 // conversational reports whether a record is, or sets, a message of the
-// person or of the model.
+// person (not the CLI's preamble) or of the model.
 func conversational(e Entry) bool {
 	if e.Record == RecordMessage {
-		return e.Type == "user" || e.Type == "gemini"
+		return e.Type == "user" && !e.Meta || e.Type == "gemini"
 	}
 	if e.Set != nil {
 		for _, m := range e.Set.Messages {
-			if m.Type == "user" || m.Type == "gemini" {
+			if m.Type == "user" && !m.Meta || m.Type == "gemini" {
 				return true
 			}
 		}

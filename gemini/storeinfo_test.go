@@ -62,8 +62,13 @@ func TestReadInfoCases(t *testing.T) {
 		{"metadata only", meta, gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
 		{"notices only", meta + `{"id":"e","type":"error","content":"Auth failed"}` + "\n" + `{"id":"i","type":"info","content":"Bye"}` + "\n",
 			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
+		// The preamble the CLI opens each session with is no message of
+		// the person's: a chat that holds it alone, as each process of its
+		// ACP mode leaves for the session it starts with, is not listed.
 		{"context only", meta + `{"$set":{"messages":[{"id":"c","type":"user","content":[{"text":"<session_context>\n</session_context>"}]}]}}` + "\n",
-			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370, HasMessages: true}},
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
+		{"context message only", meta + `{"id":"c","type":"user","content":[{"text":"<session_context>\n</session_context>"}]}` + "\n",
+			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159184370}},
 		{"a model message", meta + `{"id":"g","timestamp":"2026-12-01T21:06:25.000Z","type":"gemini","content":"Hi."}` + "\n",
 			gemini.Info{SessionID: "181cb93b-9be0-4ddf-8212-3da9bd3ff8d1", ProjectHash: "b9a5", Updated: 1796159185000, HasMessages: true}},
 		{"first prompt, not a tool response", meta +

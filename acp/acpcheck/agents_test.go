@@ -20,12 +20,11 @@ import (
 // knownFailures are the checks acpkit's own agents fail today, each where
 // the agent's documentation says it falls short: empty an entry when the
 // gap is closed, and the test fails until then if the check starts
-// passing. Behind `codex exec` and `gemini -p`, claude-acp refuses the
-// editor's stdio MCP servers, which ACP requires every agent to take
-// (package bridge's doc; issues 30 and 31 close it).
+// passing. Behind `gemini -p` (-cli gemini-headless), claude-acp refuses
+// the editor's stdio MCP servers, which ACP requires every agent to take
+// (package bridge's doc).
 var knownFailures = map[string][]string{
-	"claude-acp codex":  {"capability.mcp-stdio"},
-	"claude-acp gemini": {"capability.mcp-stdio"},
+	"claude-acp gemini-headless": {"capability.mcp-stdio"},
 }
 
 // shouldGaps are the SHOULD checks acpkit's agents fail by design, by
@@ -106,7 +105,7 @@ func agents() []agent {
 		{name: "echo-agent", bin: echoAgent, args: []string{"-delay", "20ms"}, env: func(string) []string { return nil }},
 		{name: "claude-acp claude", bin: claudeACP, args: []string{"-claude", fakeclaude}, env: claudeEnv},
 		{name: "claude-acp codex", bin: claudeACP, args: []string{"-cli", "codex", "-codex", fakecodex}, env: codexEnv, skip: noStore},
-		{name: "claude-acp gemini", bin: claudeACP, args: []string{"-cli", "gemini", "-gemini", fakegemini}, env: geminiEnv, skip: noStore},
+		{name: "claude-acp gemini-headless", bin: claudeACP, args: []string{"-cli", "gemini-headless", "-gemini", fakegemini}, env: geminiEnv, skip: noStore},
 	}
 }
 

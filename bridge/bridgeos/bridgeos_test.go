@@ -60,6 +60,33 @@ func TestStarter(t *testing.T) {
 	}
 }
 
+// TestStarterConcurrent starts processes at once, as the sessions of an
+// Agent do, each on its own goroutine: under the race detector, a start
+// must share nothing with another.
+func TestStarterConcurrent(t *testing.T) {
+	start, err := bridgeos.Starter("sh", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			p, err := start(t.TempDir(), []string{"-c", "exit 0"})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			p.Stdin().Close()
+			go io.Copy(io.Discard, p.Stderr())
+			io.Copy(io.Discard, p.Stdout())
+			if err := p.Wait(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // TestSignal stops a process that ignores its input, and what it
 // started.
 func TestSignal(t *testing.T) {

@@ -3,14 +3,22 @@
 // in streaming-input mode, whose output becomes session updates and whose
 // permission questions go to the editor. With -cli codex it drives the
 // OpenAI Codex CLI instead, one long-lived `codex app-server` per session,
-// whose approvals go to the editor too; with -cli gemini the Gemini CLI,
-// one process per turn. The translation is package bridge, and starting processes
+// whose approvals go to the editor too; with -cli gemini the Gemini CLI
+// through its own ACP mode (`gemini --acp`), one process per session,
+// whose permission questions and file writes go to the editor, and with
+// -cli gemini-headless the Gemini CLI run headless (`gemini -p`), one
+// process per turn, which asks nothing. With -cli acp it puts any agent
+// that speaks ACP on stdio behind the editor, started with -agent's
+// command line, one process per session, and gives it what it gives the
+// CLIs: session supervision, remote transports, ACP v2 and goose's
+// usage. The translation is package bridge, and starting processes
 // package bridgeos; this program only reads its flags, wires stdio,
 // handles signals and logs.
 //
-//	claude-acp [-cli claude|codex|gemini] [-claude PATH] [-codex PATH] [-gemini PATH]
+//	claude-acp [-cli claude|codex|gemini|gemini-headless] [-claude PATH] [-codex PATH] [-gemini PATH]
 //		[-model NAME] [-turn-timeout D] [-idle D] [-grace D] [-wrap 'CMD ARGS']
 //		[-protocol auto|v1|v2] [-listen ADDR [-token-file F]] [-- CLI ARGS]
+//	claude-acp -cli acp -agent 'CMD ARGS' [-agent-name NAME] [-agent-takes LIST] [same flags]
 //	claude-acp -version
 //	claude-acp [-cli claude|codex|gemini] [-claude PATH] … login
 //
@@ -28,7 +36,15 @@
 // The editor's session list shows the sessions the CLI keeps on disk for
 // the user running claude-acp ($CLAUDE_CONFIG_DIR or ~/.claude for Claude
 // Code, $CODEX_HOME or ~/.codex for Codex, ~/.gemini for Gemini CLI), and
-// session/load shows their conversation again.
+// session/load shows their conversation again. An agent of -cli acp keeps
+// none that claude-acp can read: the list shows the sessions opened
+// since it started, and a session goes on after an idle stop or a crash
+// only if the agent can load or resume it.
+//
+// -agent-takes says what the agent of -cli acp takes besides text,
+// resource links and stdio MCP servers, which every ACP agent takes, as
+// a comma-separated list of image, audio, resource, mcp-http and
+// mcp-sse; initialize advertises it, and the rest is refused.
 //
 // Arguments after "--" are added to every CLI command line. -wrap runs each
 // CLI through a launcher such as an OS sandbox: its words come first, with
@@ -69,12 +85,15 @@ import (
 )
 
 func main() {
-	cliName := flag.String("cli", "claude", "the CLI that serves the sessions: `claude`, codex or gemini")
+	cliName := flag.String("cli", "claude", "what serves the sessions: `claude`, codex, gemini, gemini-headless, or acp (an ACP agent, -agent)")
 	paths := map[string]*string{
 		"claude": flag.String("claude", "claude", "the Claude Code CLI to run, a `path` or a name looked up in PATH"),
 		"codex":  flag.String("codex", "codex", "the Codex CLI to run, a `path` or a name looked up in PATH"),
 		"gemini": flag.String("gemini", "gemini", "the Gemini CLI to run, a `path` or a name looked up in PATH"),
 	}
+	agentCmd := flag.String("agent", "", "with -cli acp, the ACP agent's command line, as `'CMD ARGS'`")
+	agentName := flag.String("agent-name", "ACP agent", "with -cli acp, the agent's `name` in messages")
+	agentTakes := flag.String("agent-takes", "", "with -cli acp, what the agent takes besides text: a comma-separated `list` of image, audio, resource, mcp-http, mcp-sse")
 	model := flag.String("model", "", "the `model` new sessions start with; empty means the CLI's default")
 	turnTimeout := flag.Duration("turn-timeout", 10*time.Minute, "end a turn with an error when the CLI writes nothing for this long; 0 means never")
 	idle := flag.Duration("idle", 5*time.Minute, "stop a session's CLI after this long without a prompt; 0 means never")
@@ -102,15 +121,27 @@ func main() {
 		log.Error("claude-acp: -protocol must be auto, v1 or v2", "protocol", *protocol)
 		os.Exit(2)
 	}
-	cli := map[string]bridge.CLI{"claude": bridge.Claude, "codex": bridge.Codex, "gemini": bridge.Gemini}[*cliName]
-	if cli == nil {
-		log.Error("claude-acp: -cli must be claude, codex or gemini", "cli", *cliName)
+	cli, program := clis[*cliName], ""
+	switch {
+	case *cliName == "acp":
+		words := strings.Fields(*agentCmd)
+		accepts, err := agentAccepts(*agentTakes)
+		if len(words) == 0 || err != nil {
+			log.Error("claude-acp: -cli acp needs -agent 'CMD ARGS', and -agent-takes a list of image, audio, resource, mcp-http, mcp-sse", "agent", *agentCmd, "error", err)
+			os.Exit(2)
+		}
+		program = words[0]
+		cli = bridge.ACPAgent(bridge.ACPAgentInfo{Name: *agentName, Program: program, Args: words[1:], Accepts: accepts})
+	case cli == nil:
+		log.Error("claude-acp: -cli must be claude, codex, gemini, gemini-headless or acp", "cli", *cliName)
 		os.Exit(2)
+	default:
+		program = *paths[cli.Info().Program]
 	}
 	if args := flag.Args(); len(args) > 0 && args[len(args)-1] == loginArg {
-		os.Exit(signIn(*paths[*cliName], cli.Info(), log))
+		os.Exit(signIn(program, cli.Info(), log))
 	}
-	start, err := bridgeos.Starter(*paths[*cliName], strings.Fields(*wrap))
+	start, err := bridgeos.Starter(program, strings.Fields(*wrap))
 	if err != nil {
 		log.Error("claude-acp: the CLI was not found", "cli", *cliName, "error", err)
 		os.Exit(1)
@@ -207,9 +238,41 @@ func versions() string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "claude-acp %s\ntested with:\n", v)
-	for _, cli := range []bridge.CLI{bridge.Claude, bridge.Codex, bridge.Gemini} {
-		info := cli.Info()
-		fmt.Fprintf(&b, "  %s %s (-cli %s)\n", info.Name, info.Tested, info.Program)
+	for _, name := range cliNames {
+		info := clis[name].Info()
+		fmt.Fprintf(&b, "  %s %s (-cli %s)\n", info.Name, info.Tested, name)
 	}
 	return b.String()
+}
+
+// clis are the CLIs -cli names, and cliNames their names in order.
+var (
+	clis = map[string]bridge.CLI{
+		"claude": bridge.Claude, "codex": bridge.Codex,
+		"gemini": bridge.GeminiACP, "gemini-headless": bridge.Gemini,
+	}
+	cliNames = []string{"claude", "codex", "gemini", "gemini-headless"}
+)
+
+// agentAccepts reads -agent-takes.
+func agentAccepts(list string) (bridge.Accepts, error) {
+	var a bridge.Accepts
+	for _, w := range strings.Split(list, ",") {
+		switch strings.TrimSpace(w) {
+		case "":
+		case "image":
+			a.Image = true
+		case "audio":
+			a.Audio = true
+		case "resource":
+			a.EmbeddedContext = true
+		case "mcp-http":
+			a.MCPHTTP = true
+		case "mcp-sse":
+			a.MCPSSE = true
+		default:
+			return bridge.Accepts{}, fmt.Errorf("-agent-takes: %q is none of image, audio, resource, mcp-http, mcp-sse", w)
+		}
+	}
+	return a, nil
 }

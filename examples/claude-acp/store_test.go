@@ -116,7 +116,7 @@ func TestLoadAfterRestart(t *testing.T) {
 			store:          filepath.Join(codexStore, "tool-call", "sessions"), dst: filepath.Join(".codex", "sessions"),
 			storeCwd: "/tmp/cx-store/tool-call/work",
 			title:    "Run echo hi in the shell and tell me what it printed."},
-		{name: "gemini", cli: "gemini", bin: fakegeminiBin, transcript: filepath.Join(geminiStore, "tool-call", "live-r1.jsonl"),
+		{name: "gemini", cli: "gemini-headless", bin: fakegeminiBin, transcript: filepath.Join(geminiStore, "tool-call", "live-r1.jsonl"),
 			prompts: []string{"Run echo hi in the shell and tell me what it printed."},
 			store:   filepath.Join(geminiStore, "tool-call"), dst: ".gemini",
 			storeCwd: "/tmp/gm-store/tool-call/work",
@@ -126,7 +126,7 @@ func TestLoadAfterRestart(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			home := t.TempDir()
-			args := []string{"-cli", tt.cli, "-" + tt.cli, tt.bin}
+			args := cliArgs(tt.cli, tt.bin)
 			live := newEditorIn(t, home, fakeclaudeBin, tt.transcript, args...)
 			live.initialize(capabilities{notices: true})
 			sid := live.newSession()

@@ -203,12 +203,12 @@ func TestV2OtherCLIs(t *testing.T) {
 		answers                    []string
 	}{
 		{"codex-tool-call-v2", "codex", fakecodexBin, filepath.Join("..", "..", "bridge", "testdata", "codex", "command-approval-accept.ndjson"), []string{answerAllow}},
-		{"gemini-tool-call-v2", "gemini", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl"), nil},
+		{"gemini-tool-call-v2", "gemini-headless", fakegeminiBin, filepath.Join("..", "..", "gemini", "testdata", "tool-call.jsonl"), nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			e := startEditorV2(t, fakeclaudeBin, tt.transcript, "-cli", tt.cli, "-"+tt.cli, tt.bin)
+			e := startEditorV2(t, fakeclaudeBin, tt.transcript, cliArgs(tt.cli, tt.bin)...)
 			e.answer(tt.answers...)
 			e.initialize()
 			e.prompt(e.newSession(), "Say hello and tell me what 2 + 2 is.")

@@ -1,9 +1,12 @@
 // Command fakegemini stands in for the gemini binary: it accepts the Gemini
 // CLI's command line and replays a recorded stream-json transcript, with
 // the real CLI's exit status, for tests and demos without an API key.
+// With --acp it stands in for the CLI's ACP mode instead, replaying a
+// transcript of both directions of an ACP session to its client.
 //
 //	FAKEGEMINI_TRANSCRIPT=gemini/testdata/tool-call.jsonl \
 //		fakegemini --output-format stream-json -p "run echo hi"
+//	FAKEGEMINI_TRANSCRIPT=gemini/testdata/acp/plain.ndjson fakegemini --acp
 //
 // The transcript comes from --transcript FILE or FAKEGEMINI_TRANSCRIPT, a
 // .jsonl file or a directory holding new.jsonl and resume.jsonl (chosen by

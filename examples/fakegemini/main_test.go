@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -203,5 +204,43 @@ func TestSignals(t *testing.T) {
 				t.Errorf("mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestACP replays a capture of Gemini CLI's ACP mode through the real
+// binary, as `gemini --acp`, to a client whose request ids are not the
+// recorded ones: each answer carries the client's id, and the agent's
+// lines come in the recorded order.
+func TestACP(t *testing.T) {
+	transcript := filepath.Join(testdata, "acp", "plain.ndjson")
+	stdin := `{"jsonrpc":"2.0","id":7,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":8,"method":"session/new","params":{"cwd":"/work","mcpServers":[]}}
+{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"3be870f2-1ed1-41fb-9db1-5f0083204d36","prompt":[{"type":"text","text":"hi"}]}}
+`
+	res := runFake(t, []string{geminitest.EnvTranscript + "=" + transcript}, stdin, "--acp", "--skip-trust")
+	if res.Code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	var got []string
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var m struct {
+			ID     *int `json:"id"`
+			Method string
+			Params struct {
+				Update struct{ SessionUpdate string }
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		if m.ID != nil {
+			got = append(got, "answer "+strconv.Itoa(*m.ID))
+		} else {
+			got = append(got, m.Params.Update.SessionUpdate)
+		}
+	}
+	want := []string{"answer 7", "answer 8", "available_commands_update", "agent_message_chunk", "answer 9"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fakegemini --acp wrote (-want +got):\n%s", diff)
 	}
 }

@@ -12,6 +12,7 @@ type invocation struct {
 	hasResume    bool
 	interactive  bool // -i / --prompt-interactive
 	skipTrust    bool
+	acp          bool // --acp
 	transcript   string
 	unknown      []string
 	usageErr     string // a malformed command line
@@ -56,6 +57,7 @@ var boolFlags = map[string]bool{
 	"--telemetry-log-prompts":  true,
 	"--show-memory-usage":      true,
 	"--all-files":              true,
+	"--acp":                    true,
 	"--experimental-acp":       true,
 	"--list-extensions":        true,
 	"--list-sessions":          true,
@@ -111,6 +113,8 @@ func (inv *invocation) set(name, value string) {
 		inv.resume, inv.hasResume = value, true
 	case "--skip-trust":
 		inv.skipTrust = true
+	case "--acp", "--experimental-acp":
+		inv.acp = true
 	case "-transcript", "--transcript":
 		inv.transcript = value
 	}

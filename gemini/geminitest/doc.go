@@ -28,6 +28,11 @@
 // and then running os.Args[0] with BE_FAKE_GEMINI=1 and
 // FAKEGEMINI_TRANSCRIPT set wherever the program under test runs `gemini`.
 //
+// The fake also stands in for `gemini --acp`, the CLI's ACP agent,
+// replaying a transcript of both directions of an ACP session (see
+// [Run] and [ACPEntry]; gemini/testdata/acp holds captures of the real
+// CLI).
+//
 // # Transcripts
 //
 // A transcript is a file of stream-json lines as the CLI prints them, with

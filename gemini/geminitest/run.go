@@ -103,6 +103,18 @@ type Env struct {
 //     without one, [ExitOK] after a successful result line and
 //     [ExitError] otherwise.
 //
+// With --acp (or --experimental-acp) it behaves like `gemini --acp`
+// instead, Gemini CLI's ACP agent on standard input and output, and
+// replays an ACP transcript ([ACPEntry]; a .ndjson file, with a
+// companion .stderr) in both directions. It reads the client's lines and
+// matches each to the transcript's next line of the client's that is a
+// request or notification of the same method, or the answer to the same
+// request of the agent's, skipping the exchanges the client does not
+// have; it then writes the agent's lines that follow, up to the client's
+// next, each response with the request id the client used. A request the
+// transcript does not have there is answered -32601. It exits with
+// [ExitOK] at the end of its input, or with an entry's exit status.
+//
 // When ctx ends, Run stops at once and returns [ExitInterrupt], or the
 // Code of a [Stopped] cause.
 //
@@ -117,6 +129,7 @@ func Run(ctx context.Context, env Env) int {
 		Env:      fakecli.Env(env),
 		Name:     "fakegemini",
 		StopCode: fakecli.StopCode(func(s Stopped) int { return s.Code }),
+		Exts:     []string{".jsonl", ".ndjson"},
 	}}
 	return r.run()
 }
@@ -136,6 +149,13 @@ func (r *runner) run() int {
 	}
 	for _, name := range inv.unknown {
 		r.Errorf("fakegemini: ignoring unknown option %s", name)
+	}
+	if inv.acp {
+		name, err := r.TranscriptName(inv.transcript, "--transcript", EnvTranscript)
+		if err != nil {
+			return ExitError
+		}
+		return r.runACP(name)
 	}
 	if inv.interactive {
 		r.Errorf("fakegemini: --prompt-interactive needs a terminal; it is not supported")
