@@ -78,10 +78,11 @@ type streamClient struct {
 	max    int
 	connID string
 
-	ctx    context.Context // the streams'; cancelled by Close
-	cancel context.CancelFunc
-	tasks  sync.WaitGroup // streams and the DELETE
-	once   sync.Once
+	ctx      context.Context // the requests' but DELETE's; cancelled at the end
+	cancel   context.CancelFunc
+	requests sync.WaitGroup // the requests made with ctx, until Do returns
+	tasks    sync.WaitGroup // streams and the DELETE
+	once     sync.Once
 
 	mu       sync.Mutex
 	inbox    []item
@@ -118,7 +119,8 @@ func (c *streamClient) Read([]byte) (int, error) {
 // ReadMessage returns the next message from the server: from a stream,
 // initialize's response, or an error response the client made for a
 // request the server refused; or an error for the Conn that does not end
-// it (see item). At the end it waits for the streams to stop.
+// it (see item). At the end it cancels the requests in flight and waits
+// for them and the streams to stop.
 func (c *streamClient) ReadMessage() ([]byte, error) {
 	for {
 		c.mu.Lock()
@@ -138,6 +140,7 @@ func (c *streamClient) ReadMessage() ([]byte, error) {
 			c.mu.Unlock()
 			c.cancel()
 			c.tasks.Wait()
+			c.requests.Wait()
 			return nil, err
 		}
 		c.mu.Unlock()
@@ -220,6 +223,28 @@ func (c *streamClient) Close() error {
 		c.cancel()
 	})
 	return nil
+}
+
+// do makes req, a request made with ctx, unless the input has ended:
+// then none starts, so that the end of the connection can wait for every
+// one in flight.
+func (c *streamClient) do(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, acp.ErrClosed
+	}
+	c.requests.Add(1)
+	c.mu.Unlock()
+	defer c.requests.Done()
+	return c.hc.Do(req)
+}
+
+// isEnded reports whether the input has ended.
+func (c *streamClient) isEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
 }
 
 func drain(resp *http.Response) {
@@ -326,7 +351,11 @@ func (c *streamClient) Write(line []byte) (int, error) {
 		}
 	}
 	err := c.post(msg, session)
-	if err == nil {
+	if err == nil || c.isEnded() {
+		// Once the connection has ended, a message whose POST its end
+		// cancelled, or that came too late to be sent, is dropped, as
+		// Close drops what is unwritten: the end is Wait's error, and
+		// the Conn fails the requests outstanding.
 		return len(line), nil
 	}
 	var se *StatusError
@@ -362,7 +391,7 @@ func (c *streamClient) post(msg []byte, session string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
@@ -381,7 +410,7 @@ func (c *streamClient) initialize(m message, msg []byte) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
@@ -538,7 +567,7 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		opened <- err
 		return err

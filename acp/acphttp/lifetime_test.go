@@ -1,9 +1,12 @@
 package acphttp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"testing/synctest"
@@ -238,5 +241,38 @@ func TestOutputStall(t *testing.T) {
 				t.Errorf("POST after the stall: %d, want 404", status)
 			}
 		})
+	})
+}
+
+// TestStreamableEndMidPost checks that a Streamable HTTP connection the
+// server ends while a POST is on its way ends cleanly: the end cancels
+// the POST, which drops the message, as Close drops what is unwritten,
+// and fails its request with acp.ErrClosed; the cancelled POST is no
+// failure of the connection.
+func TestStreamableEndMidPost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newPipeServer(t, newTestAgent().methods(), acphttp.ServerOptions{})
+		env := servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if !bytes.Contains(body, []byte(`"x/stall"`)) {
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				srv.ServeHTTP(w, r)
+				return
+			}
+			// The server ends the connection before it answers the POST.
+			del := httptest.NewRequest(http.MethodDelete, "/acp", nil)
+			del.Header.Set(acphttp.HeaderConnectionID, r.Header.Get(acphttp.HeaderConnectionID))
+			srv.ServeHTTP(httptest.NewRecorder(), del)
+			<-r.Context().Done()
+		}))
+		defer srv.Close()
+		conn := dial(t, 1, env.url, nil, &acphttp.DialOptions{HTTPClient: env.client})
+		synctest.Wait() // the connection's stream is open
+		if _, err := conn.Request(t.Context(), "x/stall", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("the request whose POST the end cancelled: %v, want acp.ErrClosed", err)
+		}
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait: %v, want nil: the server ended the connection", err)
+		}
 	})
 }
