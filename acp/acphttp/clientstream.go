@@ -47,36 +47,67 @@ const inboxLength = 64
 // one message: the connection ends, and Wait returns the error. Close
 // sends DELETE.
 //
+// The connection's requests go over TCP connections of its own, all
+// closed by the time Wait returns: those of a clone of HTTPClient's
+// *http.Transport, or of [http.DefaultTransport] when it has none.
+// net/http may fail a request on a kept-alive TCP connection with the
+// cancellation of the request that used it just before, and the end of
+// a connection cancels its requests in flight: through a shared pool,
+// closing one connection could end another. A Transport that is another
+// RoundTripper is used as it is.
+//
 // The reconnect path is DialWebSocket's.
 func DialStreamableHTTP(url string, client acp.Handler, opts *DialOptions) (*acp.Conn, error) {
 	o, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
+	hc, closeIdle := ownTransport(o.HTTPClient)
 	c := &streamClient{
-		url:      url,
-		hc:       o.HTTPClient,
-		header:   o.Header,
-		max:      o.MaxMessageBytes,
-		sessions: make(map[string]*sessionStream),
-		routes:   make(map[string]string),
-		pending:  make(map[string]string),
-		wake:     make(chan struct{}, 1),
-		room:     make(chan struct{}, 1),
+		url:       url,
+		hc:        hc,
+		closeIdle: closeIdle,
+		header:    o.Header,
+		max:       o.MaxMessageBytes,
+		sessions:  make(map[string]*sessionStream),
+		routes:    make(map[string]string),
+		pending:   make(map[string]string),
+		wake:      make(chan struct{}, 1),
+		room:      make(chan struct{}, 1),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return acp.NewConn(context.Background(), c, c, client, o.Conn), nil
+}
+
+// ownTransport returns a copy of hc whose Transport is a clone of its
+// *http.Transport (of http.DefaultTransport when it has none), and the
+// clone's CloseIdleConnections; or hc itself and nil when its Transport
+// is another RoundTripper.
+func ownTransport(hc *http.Client) (*http.Client, func()) {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	if !ok {
+		return hc, nil
+	}
+	own := *hc
+	tr := t.Clone()
+	own.Transport = tr
+	return &own, tr.CloseIdleConnections
 }
 
 // streamClient is the MessageReader and writer of a client's Streamable
 // HTTP connection. Write runs on the Conn's writing goroutine, which
 // alone sets connID; the streams' goroutines push what they read.
 type streamClient struct {
-	url    string
-	hc     *http.Client
-	header http.Header
-	max    int
-	connID string
+	url       string
+	hc        *http.Client
+	closeIdle func() // closes the idle TCP connections of hc; nil: not ours
+	header    http.Header
+	max       int
+	connID    string
 
 	ctx      context.Context // the requests' but DELETE's; cancelled at the end
 	cancel   context.CancelFunc
@@ -119,8 +150,8 @@ func (c *streamClient) Read([]byte) (int, error) {
 // ReadMessage returns the next message from the server: from a stream,
 // initialize's response, or an error response the client made for a
 // request the server refused; or an error for the Conn that does not end
-// it (see item). At the end it cancels the requests in flight and waits
-// for them and the streams to stop.
+// it (see item). At the end it cancels the requests in flight, waits
+// for them and the streams to stop, and closes its TCP connections.
 func (c *streamClient) ReadMessage() ([]byte, error) {
 	for {
 		c.mu.Lock()
@@ -141,6 +172,9 @@ func (c *streamClient) ReadMessage() ([]byte, error) {
 			c.cancel()
 			c.tasks.Wait()
 			c.requests.Wait()
+			if c.closeIdle != nil {
+				c.closeIdle()
+			}
 			return nil, err
 		}
 		c.mu.Unlock()

@@ -5,9 +5,12 @@ import (
 	"context"
 	"errors"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -273,6 +276,62 @@ func TestStreamableEndMidPost(t *testing.T) {
 		}
 		if err := conn.Wait(); err != nil {
 			t.Errorf("Wait: %v, want nil: the server ended the connection", err)
+		}
+	})
+}
+
+// TestStreamableOwnConnections checks that the requests of Streamable
+// HTTP connections dialled with one http.Client go over TCP connections
+// of their own, all closed once Wait returns. net/http can fail a
+// request on a kept-alive TCP connection with the cancellation of the
+// request that used it before, and a connection cancels its requests
+// as it closes: sharing, one connection's Close could end another.
+func TestStreamableOwnConnections(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newPipeServer(t, newTestAgent().methods(), acphttp.ServerOptions{})
+		var mu sync.Mutex
+		carried := map[string]map[string]bool{} // by TCP connection, the ACP connections
+		env := servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if carried[r.RemoteAddr] == nil {
+				carried[r.RemoteAddr] = map[string]bool{}
+			}
+			carried[r.RemoteAddr][r.Header.Get("X-Test-Conn")] = true
+			mu.Unlock()
+			srv.ServeHTTP(w, r)
+		}))
+		defer srv.Close()
+		conns := map[string]*acp.Conn{}
+		for _, name := range []string{"a", "b"} {
+			conns[name] = dial(t, 1, env.url, nil, &acphttp.DialOptions{HTTPClient: env.client, Header: http.Header{"X-Test-Conn": {name}}})
+			synctest.Wait()
+		}
+		// Turn about, as an editor with two connections to one agent
+		// may: each request finds the other connection's last one idle.
+		for range 3 {
+			for _, name := range []string{"a", "b"} {
+				if _, err := acp.SessionNew.Call(t.Context(), conns[name], acp.NewSessionParams{Cwd: "/"}); err != nil {
+					t.Fatalf("session/new on %s: %v", name, err)
+				}
+				synctest.Wait()
+			}
+		}
+		for name, conn := range conns {
+			conn.Close()
+			if err := conn.Wait(); err != nil {
+				t.Errorf("Wait of %s: %v", name, err)
+			}
+		}
+		synctest.Wait()
+		mu.Lock()
+		for addr, names := range carried {
+			if len(names) > 1 {
+				t.Errorf("TCP connection %s carried the requests of connections %v", addr, slices.Sorted(maps.Keys(names)))
+			}
+		}
+		mu.Unlock()
+		if open := env.l.openConns(); len(open) > 0 {
+			t.Errorf("TCP connections still open once Wait returned: %v", open)
 		}
 	})
 }
