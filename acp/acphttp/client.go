@@ -18,10 +18,12 @@ import (
 // HTTPClient is required.
 type DialOptions struct {
 	// HTTPClient makes every request: the upgrade, or each POST, GET and
-	// DELETE. Its Jar keeps the server's cookies (an affinity cookie, say)
-	// for the connection, as the RFD requires; a client without one gets
-	// a new jar for each connection, which the connection forgets when it
-	// ends. Pass a Jar to keep affinity across reconnects.
+	// DELETE, which [DialStreamableHTTP] sends over a clone of its
+	// *http.Transport, its connection's own. Its Jar keeps the server's
+	// cookies (an affinity cookie, say) for the connection, as the RFD
+	// requires; a client without one gets a new jar for each connection,
+	// which the connection forgets when it ends. Pass a Jar to keep
+	// affinity across reconnects.
 	HTTPClient *http.Client
 	// Header is sent with every request: authentication, typically
 	// "Authorization: Bearer …".

@@ -47,41 +47,73 @@ const inboxLength = 64
 // one message: the connection ends, and Wait returns the error. Close
 // sends DELETE.
 //
+// The connection's requests go over TCP connections of its own, all
+// closed by the time Wait returns: those of a clone of HTTPClient's
+// *http.Transport, or of [http.DefaultTransport] when it has none.
+// net/http may fail a request on a kept-alive TCP connection with the
+// cancellation of the request that used it just before, and the end of
+// a connection cancels its requests in flight: through a shared pool,
+// closing one connection could end another. A Transport that is another
+// RoundTripper is used as it is.
+//
 // The reconnect path is DialWebSocket's.
 func DialStreamableHTTP(url string, client acp.Handler, opts *DialOptions) (*acp.Conn, error) {
 	o, err := opts.resolve()
 	if err != nil {
 		return nil, err
 	}
+	hc, closeIdle := ownTransport(o.HTTPClient)
 	c := &streamClient{
-		url:      url,
-		hc:       o.HTTPClient,
-		header:   o.Header,
-		max:      o.MaxMessageBytes,
-		sessions: make(map[string]*sessionStream),
-		routes:   make(map[string]string),
-		pending:  make(map[string]string),
-		wake:     make(chan struct{}, 1),
-		room:     make(chan struct{}, 1),
+		url:       url,
+		hc:        hc,
+		closeIdle: closeIdle,
+		header:    o.Header,
+		max:       o.MaxMessageBytes,
+		sessions:  make(map[string]*sessionStream),
+		routes:    make(map[string]string),
+		pending:   make(map[string]string),
+		wake:      make(chan struct{}, 1),
+		room:      make(chan struct{}, 1),
 	}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	return acp.NewConn(context.Background(), c, c, client, o.Conn), nil
+}
+
+// ownTransport returns a copy of hc whose Transport is a clone of its
+// *http.Transport (of http.DefaultTransport when it has none), and the
+// clone's CloseIdleConnections; or hc itself and nil when its Transport
+// is another RoundTripper.
+func ownTransport(hc *http.Client) (*http.Client, func()) {
+	rt := hc.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	t, ok := rt.(*http.Transport)
+	if !ok {
+		return hc, nil
+	}
+	own := *hc
+	tr := t.Clone()
+	own.Transport = tr
+	return &own, tr.CloseIdleConnections
 }
 
 // streamClient is the MessageReader and writer of a client's Streamable
 // HTTP connection. Write runs on the Conn's writing goroutine, which
 // alone sets connID; the streams' goroutines push what they read.
 type streamClient struct {
-	url    string
-	hc     *http.Client
-	header http.Header
-	max    int
-	connID string
+	url       string
+	hc        *http.Client
+	closeIdle func() // closes the idle TCP connections of hc; nil: not ours
+	header    http.Header
+	max       int
+	connID    string
 
-	ctx    context.Context // the streams'; cancelled by Close
-	cancel context.CancelFunc
-	tasks  sync.WaitGroup // streams and the DELETE
-	once   sync.Once
+	ctx      context.Context // the requests' but DELETE's; cancelled at the end
+	cancel   context.CancelFunc
+	requests sync.WaitGroup // the requests made with ctx, until Do returns
+	tasks    sync.WaitGroup // streams and the DELETE
+	once     sync.Once
 
 	mu       sync.Mutex
 	inbox    []item
@@ -118,7 +150,8 @@ func (c *streamClient) Read([]byte) (int, error) {
 // ReadMessage returns the next message from the server: from a stream,
 // initialize's response, or an error response the client made for a
 // request the server refused; or an error for the Conn that does not end
-// it (see item). At the end it waits for the streams to stop.
+// it (see item). At the end it cancels the requests in flight, waits
+// for them and the streams to stop, and closes its TCP connections.
 func (c *streamClient) ReadMessage() ([]byte, error) {
 	for {
 		c.mu.Lock()
@@ -138,6 +171,10 @@ func (c *streamClient) ReadMessage() ([]byte, error) {
 			c.mu.Unlock()
 			c.cancel()
 			c.tasks.Wait()
+			c.requests.Wait()
+			if c.closeIdle != nil {
+				c.closeIdle()
+			}
 			return nil, err
 		}
 		c.mu.Unlock()
@@ -220,6 +257,28 @@ func (c *streamClient) Close() error {
 		c.cancel()
 	})
 	return nil
+}
+
+// do makes req, a request made with ctx, unless the input has ended:
+// then none starts, so that the end of the connection can wait for every
+// one in flight.
+func (c *streamClient) do(req *http.Request) (*http.Response, error) {
+	c.mu.Lock()
+	if c.ended {
+		c.mu.Unlock()
+		return nil, acp.ErrClosed
+	}
+	c.requests.Add(1)
+	c.mu.Unlock()
+	defer c.requests.Done()
+	return c.hc.Do(req)
+}
+
+// isEnded reports whether the input has ended.
+func (c *streamClient) isEnded() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.ended
 }
 
 func drain(resp *http.Response) {
@@ -326,7 +385,11 @@ func (c *streamClient) Write(line []byte) (int, error) {
 		}
 	}
 	err := c.post(msg, session)
-	if err == nil {
+	if err == nil || c.isEnded() {
+		// Once the connection has ended, a message whose POST its end
+		// cancelled, or that came too late to be sent, is dropped, as
+		// Close drops what is unwritten: the end is Wait's error, and
+		// the Conn fails the requests outstanding.
 		return len(line), nil
 	}
 	var se *StatusError
@@ -362,7 +425,7 @@ func (c *streamClient) post(msg []byte, session string) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
@@ -381,7 +444,7 @@ func (c *streamClient) initialize(m message, msg []byte) error {
 	if err != nil {
 		return err
 	}
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		return err
 	}
@@ -538,7 +601,7 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	resp, err := c.hc.Do(req)
+	resp, err := c.do(req)
 	if err != nil {
 		opened <- err
 		return err

@@ -1,10 +1,16 @@
 package acphttp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"io"
+	"maps"
 	"net/http"
+	"net/http/httptest"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -238,5 +244,94 @@ func TestOutputStall(t *testing.T) {
 				t.Errorf("POST after the stall: %d, want 404", status)
 			}
 		})
+	})
+}
+
+// TestStreamableEndMidPost checks that a Streamable HTTP connection the
+// server ends while a POST is on its way ends cleanly: the end cancels
+// the POST, which drops the message, as Close drops what is unwritten,
+// and fails its request with acp.ErrClosed; the cancelled POST is no
+// failure of the connection.
+func TestStreamableEndMidPost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newPipeServer(t, newTestAgent().methods(), acphttp.ServerOptions{})
+		env := servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			body, _ := io.ReadAll(r.Body)
+			if !bytes.Contains(body, []byte(`"x/stall"`)) {
+				r.Body = io.NopCloser(bytes.NewReader(body))
+				srv.ServeHTTP(w, r)
+				return
+			}
+			// The server ends the connection before it answers the POST.
+			del := httptest.NewRequest(http.MethodDelete, "/acp", nil)
+			del.Header.Set(acphttp.HeaderConnectionID, r.Header.Get(acphttp.HeaderConnectionID))
+			srv.ServeHTTP(httptest.NewRecorder(), del)
+			<-r.Context().Done()
+		}))
+		defer srv.Close()
+		conn := dial(t, 1, env.url, nil, &acphttp.DialOptions{HTTPClient: env.client})
+		synctest.Wait() // the connection's stream is open
+		if _, err := conn.Request(t.Context(), "x/stall", nil); !errors.Is(err, acp.ErrClosed) {
+			t.Errorf("the request whose POST the end cancelled: %v, want acp.ErrClosed", err)
+		}
+		if err := conn.Wait(); err != nil {
+			t.Errorf("Wait: %v, want nil: the server ended the connection", err)
+		}
+	})
+}
+
+// TestStreamableOwnConnections checks that the requests of Streamable
+// HTTP connections dialled with one http.Client go over TCP connections
+// of their own, all closed once Wait returns. net/http can fail a
+// request on a kept-alive TCP connection with the cancellation of the
+// request that used it before, and a connection cancels its requests
+// as it closes: sharing, one connection's Close could end another.
+func TestStreamableOwnConnections(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		srv := newPipeServer(t, newTestAgent().methods(), acphttp.ServerOptions{})
+		var mu sync.Mutex
+		carried := map[string]map[string]bool{} // by TCP connection, the ACP connections
+		env := servePipe(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			if carried[r.RemoteAddr] == nil {
+				carried[r.RemoteAddr] = map[string]bool{}
+			}
+			carried[r.RemoteAddr][r.Header.Get("X-Test-Conn")] = true
+			mu.Unlock()
+			srv.ServeHTTP(w, r)
+		}))
+		defer srv.Close()
+		conns := map[string]*acp.Conn{}
+		for _, name := range []string{"a", "b"} {
+			conns[name] = dial(t, 1, env.url, nil, &acphttp.DialOptions{HTTPClient: env.client, Header: http.Header{"X-Test-Conn": {name}}})
+			synctest.Wait()
+		}
+		// Turn about, as an editor with two connections to one agent
+		// may: each request finds the other connection's last one idle.
+		for range 3 {
+			for _, name := range []string{"a", "b"} {
+				if _, err := acp.SessionNew.Call(t.Context(), conns[name], acp.NewSessionParams{Cwd: "/"}); err != nil {
+					t.Fatalf("session/new on %s: %v", name, err)
+				}
+				synctest.Wait()
+			}
+		}
+		for name, conn := range conns {
+			conn.Close()
+			if err := conn.Wait(); err != nil {
+				t.Errorf("Wait of %s: %v", name, err)
+			}
+		}
+		synctest.Wait()
+		mu.Lock()
+		for addr, names := range carried {
+			if len(names) > 1 {
+				t.Errorf("TCP connection %s carried the requests of connections %v", addr, slices.Sorted(maps.Keys(names)))
+			}
+		}
+		mu.Unlock()
+		if open := env.l.openConns(); len(open) > 0 {
+			t.Errorf("TCP connections still open once Wait returned: %v", open)
+		}
 	})
 }

@@ -4,7 +4,10 @@ import (
 	"context"
 	"net"
 	"net/http"
+	"slices"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,10 +22,14 @@ type pipeListener struct {
 	conns chan net.Conn
 	done  chan struct{}
 	once  sync.Once
+	n     atomic.Int64 // numbers the connections
+
+	mu   sync.Mutex
+	open map[pipeAddr]bool // the connections the server has not closed
 }
 
 func newPipeListener() *pipeListener {
-	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{})}
+	return &pipeListener{conns: make(chan net.Conn), done: make(chan struct{}), open: make(map[pipeAddr]bool)}
 }
 
 func (l *pipeListener) Accept() (net.Conn, error) {
@@ -39,12 +46,18 @@ func (l *pipeListener) Close() error {
 	return nil
 }
 
-func (l *pipeListener) Addr() net.Addr { return pipeAddr{} }
+func (l *pipeListener) Addr() net.Addr { return pipeAddr("pipe") }
 
 func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) {
 	server, client := net.Pipe()
+	// The server sees each connection at an address of its own, as
+	// over TCP.
+	addr := pipeAddr("pipe-" + strconv.FormatInt(l.n.Add(1), 10))
 	select {
-	case l.conns <- server:
+	case l.conns <- &addrConn{Conn: server, addr: addr, l: l}:
+		l.mu.Lock()
+		l.open[addr] = true
+		l.mu.Unlock()
 		return client, nil
 	case <-l.done:
 		return nil, net.ErrClosed
@@ -53,10 +66,40 @@ func (l *pipeListener) dial(ctx context.Context, _, _ string) (net.Conn, error) 
 	}
 }
 
-type pipeAddr struct{}
+type pipeAddr string
 
-func (pipeAddr) Network() string { return "pipe" }
-func (pipeAddr) String() string  { return "pipe" }
+func (pipeAddr) Network() string  { return "pipe" }
+func (a pipeAddr) String() string { return string(a) }
+
+// openConns returns the addresses of the connections the server holds
+// open, sorted.
+func (l *pipeListener) openConns() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for a := range l.open {
+		out = append(out, string(a))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// addrConn is the server's end of a pipe, whose peer has the address
+// addr.
+type addrConn struct {
+	net.Conn
+	addr pipeAddr
+	l    *pipeListener
+}
+
+func (c *addrConn) RemoteAddr() net.Addr { return c.addr }
+
+func (c *addrConn) Close() error {
+	c.l.mu.Lock()
+	delete(c.l.open, c.addr)
+	c.l.mu.Unlock()
+	return c.Conn.Close()
+}
 
 // pipeEnv is a Server on an http.Server over a pipeListener, and an
 // http.Client that reaches it.
@@ -64,6 +107,7 @@ type pipeEnv struct {
 	srv    *acphttp.Server
 	url    string
 	client *http.Client
+	l      *pipeListener
 }
 
 // newPipeEnv starts the servers; everything stops at the end of the
@@ -112,7 +156,7 @@ func servePipe(t *testing.T, h http.Handler) *pipeEnv {
 		// reset: in the bubble, that time passes at once.
 		time.Sleep(time.Second)
 	})
-	return &pipeEnv{url: "http://pipe/acp", client: &http.Client{Transport: tr}}
+	return &pipeEnv{url: "http://pipe/acp", client: &http.Client{Transport: tr}, l: l}
 }
 
 // dial connects with profile p and initializes.
