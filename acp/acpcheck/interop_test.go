@@ -23,7 +23,7 @@ import (
 // This file runs the suite against real agents that install from npm and
 // run offline: the official SDK's example agent, which needs no model,
 // and three that run a coding CLI against a mock of its model's API on
-// loopback (testdata/interop). Their results are in RESULTS.md; each test
+// loopback (the mocks of the CLI packages' testdata). Their results are in RESULTS.md; each test
 // checks that the agent fails what RESULTS.md says, and no more.
 //
 // The SDK's example agent runs by default (about 15 s, mostly its own
@@ -146,12 +146,14 @@ func realOptions(t *testing.T, slowScenario string) *acpcheck.Options {
 	return &acpcheck.Options{Cwd: t.TempDir(), Timeout: 2 * time.Minute, LongPrompt: long}
 }
 
-// startMock runs the mock model API script on a loopback port with env,
-// and returns its base URL; it is stopped when the test ends.
+// startMock runs the mock model API script, a path under the module's
+// root, on a loopback port with env, and returns its base URL; it is
+// stopped when the test ends. The mocks are those the CLI packages'
+// tests use, copies of the ones the captures were made against.
 func startMock(t *testing.T, script string, env ...string) string {
 	t.Helper()
 	portFile := filepath.Join(t.TempDir(), "port")
-	cmd := exec.Command("node", filepath.Join("testdata", "interop", script))
+	cmd := exec.Command("node", filepath.Join("..", "..", script))
 	cmd.Env = append(os.Environ(), append(env, "MOCK_PORT_FILE="+portFile)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	var stderr bytes.Buffer
@@ -206,7 +208,7 @@ func runCLI(t *testing.T, name, path string, args, env []string, parallel int, s
 func TestClaudeAgentACP(t *testing.T) {
 	heavy(t)
 	dir := installed(t, claudeAgentACP)
-	url := startMock(t, "mock-anthropic.mjs", "MOCK_DELAY_MS=100")
+	url := startMock(t, "claude/testdata/capture/mock-anthropic.mjs", "MOCK_DELAY_MS=100")
 	runCLI(t, "claude-agent-acp", "node", []string{filepath.Join(dir, "node_modules", "@agentclientprotocol", "claude-agent-acp", "dist", "index.js")},
 		[]string{"HOME=" + t.TempDir(), "ANTHROPIC_BASE_URL=" + url, "ANTHROPIC_API_KEY=sk-ant-acpcheck",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
@@ -219,7 +221,7 @@ func TestClaudeAgentACP(t *testing.T) {
 func TestCodexACP(t *testing.T) {
 	heavy(t)
 	dir := installed(t, codexACP)
-	url := startMock(t, "mock-openai.mjs", "MOCK_DELAY_MS=50")
+	url := startMock(t, "codex/testdata/appserver/mock-openai.mjs", "MOCK_DELAY_MS=50")
 	home := t.TempDir()
 	codexHome := filepath.Join(home, ".codex")
 	config := "model = \"gpt-5.5\"\nmodel_provider = \"mock\"\n\n[model_providers.mock]\nname = \"Mock OpenAI\"\nbase_url = \"" + url + "/v1\"\nwire_api = \"responses\"\nenv_key = \"MOCK_OPENAI_API_KEY\"\n"
@@ -241,7 +243,7 @@ func TestCodexACP(t *testing.T) {
 func TestGeminiCLI(t *testing.T) {
 	heavy(t)
 	dir := installed(t, geminiCLI)
-	url := startMock(t, "mock-gemini.mjs", "MOCK_CHUNK_DELAY_MS=100")
+	url := startMock(t, "gemini/testdata/acp/mock-gemini.mjs", "MOCK_CHUNK_DELAY_MS=100")
 	// The base URL alone selects the gateway, which needs no key; a fresh
 	// folder is untrusted unless told otherwise.
 	runCLI(t, "gemini-cli", filepath.Join(dir, "node_modules", ".bin", "gemini"), []string{"--acp"},
