@@ -38,12 +38,13 @@ type Editor struct {
 // Handler returns the handler of one editor's connection, to serve with
 // an [acp.Conn]: initialize, session/new, load, resume, fork, list,
 // delete, close, set_mode, set_config_option, prompt, cancel and logout
-// (v2's auth/login and auth/logout), in each version
-// e allows (the package doc's ACP v2 says what v2 gives). The handler belongs to that connection alone: it keeps what the
-// editor declared at initialize (its capabilities and version), which
-// decides what its sessions send it, and it answers another connection's
-// requests -32603. Make one for each connection; the Agent serves them
-// all, with one set of sessions and CLI processes.
+// (v2's auth/login and auth/logout), in each version e allows (the
+// package doc's ACP v2 says what v2 gives). The handler belongs to that
+// connection alone: it keeps what the editor declared at initialize (its
+// capabilities and version), which decides what its sessions send it,
+// and it answers another connection's requests -32603. Make one for each
+// connection; the Agent serves them all, with one set of sessions and
+// CLI processes.
 //
 //	conn := acp.NewConn(ctx, os.Stdin, os.Stdout, agent.Handler(bridge.Editor{}), nil)
 func (a *Agent) Handler(e Editor) acp.Handler {
