@@ -350,7 +350,7 @@ func (c *codexConversation) Options(model string) []acp.SessionConfigOption {
 
 func (c *codexConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
 	if id != configEffort {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
+		return nil, acp.InvalidParam("configId", "no config option %q", id)
 	}
 	m, _ := c.modelInfo(model)
 	return nil, checkEffort(model, value, levels(m))
