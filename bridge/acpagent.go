@@ -848,6 +848,13 @@ func (c *acpConversation) permission(h Host, p *acpPeer, id acp.ID, params []byt
 		return
 	}
 	tc := r.ToolCall
+	if t := c.turn; t != nil && t.cancelled {
+		// It crossed session/cancel: ACP has the client answer it
+		// cancelled, as Interrupt answered those asked before. The
+		// session takes no answer of the editor's for a cancelled turn.
+		c.send(p.respond(id, acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionCancelled}}))
+		return
+	}
 	qid := c.questionID(p, id.String())
 	if t := c.turn; t != nil && t.sent {
 		if _, ok := t.tools[tc.ToolCallID]; !ok {

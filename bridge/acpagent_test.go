@@ -671,3 +671,38 @@ func TestACPAgentCancelsRequest(t *testing.T) {
 		t.Errorf("the agent got %s, want %s", last, want)
 	}
 }
+
+// TestACPAgentPermissionAfterCancel checks that a permission question the
+// agent sends once the turn was cancelled (it crossed session/cancel on
+// the wire) is answered cancelled, as ACP asks of a client, so that the
+// agent can end its turn instead of waiting for an answer until it is
+// signalled.
+func TestACPAgentPermissionAfterCancel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{CLI: anyAgent, Grace: time.Minute}, acp.ClientCapabilities{})
+		defer e.close()
+		e.answer = func(ctx context.Context, p acp.RequestPermissionParams) (acp.RequestPermissionResult, error) {
+			return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionCancelled}}, nil
+		}
+		sid, ans, p := e.begin("Run it.")
+		p.write(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}`)
+		synctest.Wait()
+		p.write(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`)
+		synctest.Wait()
+		e.cancel(sid)
+		synctest.Wait()
+		p.write(`{"jsonrpc":"2.0","id":"q1","method":"session/request_permission","params":{"sessionId":"s1","toolCall":{"toolCallId":"t1","title":"rm -rf /tmp/x"},"options":[{"optionId":"ok","name":"Allow","kind":"allow_once"}]}}`)
+		synctest.Wait()
+		want := `{"jsonrpc":"2.0","id":"q1","result":{"outcome":{"outcome":"cancelled"}}}`
+		if !slices.Contains(p.lines(), want) {
+			t.Fatalf("the agent's permission question after the cancel got no answer %s; the agent got:\n%s", want, strings.Join(p.lines(), "\n"))
+		}
+		p.write(`{"jsonrpc":"2.0","id":3,"result":{"stopReason":"cancelled"}}`)
+		if a := got(t, ans); a.err != nil || a.res.StopReason != acp.StopReasonCancelled {
+			t.Errorf("the prompt was answered %+v, %v; want cancelled", a.res, a.err)
+		}
+		if sig := p.gotSignals(); len(sig) > 0 {
+			t.Errorf("the agent was signalled %v", sig)
+		}
+	})
+}

@@ -194,3 +194,42 @@ func TestAskCancelled(t *testing.T) {
 		})
 	}
 }
+
+// TestAskOptionOutOfRange checks that an editor's answer to
+// AskUserQuestion asked as a permission question that names an option
+// it was not offered ("answer_-1", "answer_7") is taken as no answer,
+// not a choice: the editor's bytes must not bring the session down.
+func TestAskOptionOutOfRange(t *testing.T) {
+	for _, option := range []string{"answer_-1", "answer_7", "answer_+0x1"} {
+		t.Run(option, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				started := make(chan *script, 2)
+				ed := &featureEditor{permission: func(p acp.RequestPermissionParams) acp.RequestPermissionResult {
+					return acp.RequestPermissionResult{Outcome: acp.PermissionOutcome{Outcome: acp.PermissionSelected, OptionID: option}}
+				}}
+				cfg := bridge.Config{Start: func(dir string, args []string) (bridge.Process, error) {
+					s := newScript(t, dir, args, false)
+					started <- s
+					return s, nil
+				}}
+				e := newFeatureEnv(t, "", cfg, ed, acp.ClientCapabilities{})
+				defer e.close()
+				sid := e.newSession()
+				go e.prompt(sid, "Ask me.")
+				synctest.Wait()
+				p := <-started
+				p.turn(askLine)
+				synctest.Wait()
+				var answer string
+				for _, l := range p.lines() {
+					if strings.Contains(l, `"ask-1"`) {
+						answer = l
+					}
+				}
+				if !strings.Contains(answer, `"behavior":"allow"`) || !strings.Contains(answer, `"answers":{}`) {
+					t.Errorf("the CLI got %s, want AskUserQuestion allowed with no answers", answer)
+				}
+			})
+		})
+	}
+}

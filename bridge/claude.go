@@ -595,12 +595,12 @@ func claudeLevels(levels []string) []effortLevel {
 func (c *claudeConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
 	if id == configFast {
 		if !c.fasts[model] || value != fastOn && value != fastOff {
-			return nil, acp.Errorf(acp.CodeInvalidParams, "model %q takes no fast mode %q", model, value)
+			return nil, acp.InvalidParam("value", "model %q takes no fast mode %q", model, value)
 		}
 		return c.control("apply_flag_settings", map[string]any{"settings": map[string]any{"fastMode": value == fastOn}}), nil
 	}
 	if id != configEffort {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
+		return nil, acp.InvalidParam("configId", "no config option %q", id)
 	}
 	if err := checkEffort(model, value, claudeLevels(c.efforts[model])); err != nil {
 		return nil, err

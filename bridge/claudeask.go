@@ -143,8 +143,12 @@ func (c *claudeConversation) deny(r claude.PermissionRequest, message string) {
 // choice picked, or none for Skip.
 func (c *claudeConversation) answerAsk(r claude.PermissionRequest, questions []askQuestion, optionID string) error {
 	answers := map[string]string{}
-	if i, err := strconv.Atoi(strings.TrimPrefix(optionID, askOptionPrefix)); err == nil && strings.HasPrefix(optionID, askOptionPrefix) && i < len(questions[0].Options) {
-		answers[questions[0].Question] = questions[0].Options[i].Label
+	// The editor's option id is a stranger's: only one askOptions made
+	// names a choice.
+	for i, o := range questions[0].Options {
+		if optionID == askOptionPrefix+strconv.Itoa(i) {
+			answers[questions[0].Question] = o.Label
+		}
 	}
 	return c.allowAnswers(r, answers, nil)
 }

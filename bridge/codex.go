@@ -350,7 +350,7 @@ func (c *codexConversation) Options(model string) []acp.SessionConfigOption {
 
 func (c *codexConversation) SetOption(id, value, model string) (func(context.Context) error, error) {
 	if id != configEffort {
-		return nil, acp.Errorf(acp.CodeInvalidParams, "no config option %q", id)
+		return nil, acp.InvalidParam("configId", "no config option %q", id)
 	}
 	m, _ := c.modelInfo(model)
 	return nil, checkEffort(model, value, levels(m))
@@ -397,8 +397,8 @@ func (c *codexConversation) sendTurn(t *codexTurn) {
 	opts := c.turnOptions(p)
 	threadID := c.threadID
 	c.cfg.Go(func() func(Host) {
-		_, err := p.sess.StartTurn(p.ctx, threadID, t.input, opts)
-		return func(h Host) { c.turnStarted(h, p, t, err) }
+		turn, err := p.sess.StartTurn(p.ctx, threadID, t.input, opts)
+		return func(h Host) { c.turnStarted(h, p, t, turn.ID, err) }
 	})
 }
 
@@ -436,10 +436,12 @@ func (c *codexConversation) defaultEffort(model string) string {
 	return ""
 }
 
-// turnStarted takes the answer to t's turn/start: a turn refused ends
-// with the app-server's error, and one cancelled meanwhile is
-// interrupted now.
-func (c *codexConversation) turnStarted(h Host, p *codexProc, t *codexTurn, err error) {
+// turnStarted takes the answer to t's turn/start, which named the turn
+// turnID: a turn refused ends with the app-server's error, and one
+// cancelled meanwhile is interrupted now, if it still runs. Its end may
+// have come before this answer, and the next turn started: that one is
+// not interrupted.
+func (c *codexConversation) turnStarted(h Host, p *codexProc, t *codexTurn, turnID string, err error) {
 	if c.proc != p {
 		return
 	}
@@ -454,18 +456,23 @@ func (c *codexConversation) turnStarted(h Host, p *codexProc, t *codexTurn, err 
 	case err != nil:
 		// The process is exiting: Exited ends the turn.
 	case t.cancelled:
-		c.interrupt(p)
+		if active, ok := p.sess.ActiveTurn(c.threadID); ok && active == turnID {
+			c.interrupt(p, turnID)
+		}
 	default:
-		t.started = true
+		t.started, t.id = true, turnID
 	}
 }
 
-// interrupt sends turn/interrupt to p, off the session's goroutine; the
-// turn ends with its turn/completed.
-func (c *codexConversation) interrupt(p *codexProc) {
+// interrupt sends turn/interrupt for the turn turnID to p, off the
+// session's goroutine; the turn ends with its turn/completed. It names
+// the turn, where Session.Interrupt names the thread's active one, which
+// may be the next turn by the time it is sent.
+func (c *codexConversation) interrupt(p *codexProc, turnID string) {
 	threadID := c.threadID
 	c.cfg.Go(func() func(Host) {
-		if err := p.sess.Interrupt(p.ctx, threadID); err != nil && p.ctx.Err() == nil {
+		_, err := p.sess.Request(p.ctx, "turn/interrupt", map[string]string{"threadId": threadID, "turnId": turnID})
+		if err != nil && p.ctx.Err() == nil {
 			c.cfg.Logger.Warn("turn/interrupt failed", "error", err)
 		}
 		return nil
@@ -490,7 +497,7 @@ func (c *codexConversation) Interrupt() bool {
 	if p != nil && t.sent {
 		p.draining = true
 		if t.started {
-			c.interrupt(p)
+			c.interrupt(p, t.id)
 		}
 	}
 	c.cfg.Go(func() func(Host) {

@@ -2,6 +2,7 @@ package bridge_test
 
 import (
 	"encoding/json"
+	"log/slog"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/bridge"
 	"github.com/acpkit/acpkit/codex/codextest"
+	"github.com/tidwall/gjson"
 )
 
 // TestCodexTranscripts plays each captured scenario of the real
@@ -282,4 +284,73 @@ func TestCodexV2(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestCodexLateTurnStartInterruptsNoOtherTurn checks that a turn
+// cancelled before turn/start was answered is interrupted, once the
+// answer comes, only while it still runs: when its end came first and
+// the next turn started, the late answer must not interrupt that one.
+func TestCodexLateTurnStartInterruptsNoOtherTurn(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		results := make(chan func(bridge.Host), 10)
+		cfg := bridge.ConversationConfig{Cwd: "/work", Now: time.Now, Logger: slog.New(slog.DiscardHandler),
+			Go: func(work func() func(bridge.Host)) { go func() { results <- work() }() }}
+		conv, err := bridge.Codex.NewConversation(cfg)
+		must(t, err)
+		h := &fuzzHost{t: t}
+		next := func(what string) func(bridge.Host) {
+			t.Helper()
+			synctest.Wait()
+			select {
+			case f := <-results:
+				return f
+			default:
+				t.Fatalf("no callback for %s", what)
+				return nil
+			}
+		}
+		wire := &lineLog{}
+		// answer answers the last request of method the bridge wrote.
+		answer := func(method, result string) {
+			t.Helper()
+			synctest.Wait()
+			lines := wire.all()
+			for i := len(lines) - 1; i >= 0; i-- {
+				if m := gjson.Parse(lines[i]); m.Get("method").Str == method {
+					conv.Line(h, []byte(`{"id":`+m.Get("id").Raw+`,"result":`+result+`}`))
+					return
+				}
+			}
+			t.Fatalf("no %s request in %q", method, lines)
+		}
+		conv.CommandLine("read-only", "default")
+		conv.Start(nopCloser{wire})
+		answer("initialize", `{"userAgent":"codex/0.171.0"}`)
+		answer("model/list", `{"data":[]}`)
+		answer("thread/start", `{"thread":{"id":"th"},"model":"gpt-5.5"}`)
+		next("the thread's opening")(h)
+
+		must(t, conv.Prompt([]acp.ContentBlock{acp.TextContent{Text: "one"}}))
+		synctest.Wait()
+		conv.Interrupt()
+		next("the cancel")(h)
+		must(t, conv.Prompt([]acp.ContentBlock{acp.TextContent{Text: "two"}}))
+		answer("turn/start", `{"turn":{"id":"T1","status":"inProgress","items":[]}}`)
+		late := next("turn/start of the cancelled turn")
+		conv.Line(h, []byte(`{"method":"turn/completed","params":{"threadId":"th","turn":{"id":"T1","status":"completed","items":[]}}}`))
+		answer("turn/start", `{"turn":{"id":"T2","status":"inProgress","items":[]}}`)
+		next("turn/start of the next turn")(h)
+		late(h)
+		synctest.Wait()
+		for _, l := range wire.all() {
+			if strings.Contains(l, `"turn/interrupt"`) {
+				t.Errorf("the bridge wrote %s, which interrupts the turn that followed the cancelled one", l)
+			}
+		}
+		conv.Exited(h, nil)
+		synctest.Wait()
+		for len(results) > 0 {
+			<-results
+		}
+	})
 }

@@ -66,10 +66,11 @@ func TestEffort(t *testing.T) {
 		if len(e.args) != 1 {
 			t.Errorf("started %d CLIs, want one for both turns: %q", len(e.args), e.args)
 		}
-		for _, bad := range []struct{ id, value string }{{"effort", "ultra"}, {"verbosity", "high"}} {
+		for _, bad := range []struct{ id, value, field string }{{"effort", "ultra", "value"}, {"verbosity", "high", "configId"}} {
 			_, err := acp.SessionSetConfigOption.Call(bg, e.client, acp.SetSessionConfigOptionParams{SessionID: sid, ConfigID: bad.id, Value: bad.value})
-			if ae, _ := errorOf(t, err); ae.Code != acp.CodeInvalidParams {
-				t.Errorf("%s = %s: %v, want -32602", bad.id, bad.value, err)
+			field, _ := acp.InvalidField(err)
+			if ae, _ := errorOf(t, err); ae.Code != acp.CodeInvalidParams || field != bad.field {
+				t.Errorf("%s = %s: %v naming %q, want -32602 naming %s", bad.id, bad.value, err, field, bad.field)
 			}
 		}
 	})

@@ -96,7 +96,7 @@ func (s *session) configure(ev setting, p *proc) {
 	default:
 		t, ok := s.conv.(Tuner)
 		if !ok {
-			ev.reply <- settingReply{err: acp.Errorf(acp.CodeInvalidParams, "no config option %q", ev.key)}
+			ev.reply <- settingReply{err: acp.InvalidParam("configId", "no config option %q", ev.key)}
 			return
 		}
 		var err error

@@ -75,10 +75,11 @@ func effortOption(levels []effortLevel, current, modelDefault string) acp.Sessio
 }
 
 // checkEffort checks value, for the effort option of model, which takes
-// levels: -32602 when it is neither effortDefault nor one of them.
+// levels: -32602 naming the value when it is neither effortDefault nor
+// one of them.
 func checkEffort(model, value string, levels []effortLevel) error {
 	if len(levels) == 0 {
-		return acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort", model)
+		return acp.InvalidParam("value", "model %q takes no effort", model)
 	}
 	ids := make([]string, len(levels))
 	for i, l := range levels {
@@ -87,7 +88,7 @@ func checkEffort(model, value string, levels []effortLevel) error {
 		}
 		ids[i] = l.id
 	}
-	return acp.Errorf(acp.CodeInvalidParams, "model %q takes no effort %q (it takes %s)", model, value, strings.Join(ids, ", "))
+	return acp.InvalidParam("value", "model %q takes no effort %q (it takes %s)", model, value, strings.Join(ids, ", "))
 }
 
 // effortName names an effort level for a person: "xhigh" is "Extra high".

@@ -92,12 +92,23 @@ func withSessionID(params json.RawMessage, id string) json.RawMessage {
 	if !root.IsObject() {
 		return json.RawMessage("{}")
 	}
-	v := root.Get("sessionId")
-	if !v.Exists() {
+	// A decoder reads the last of members named alike, or spelled with
+	// escapes, or (encoding/json's) in another case: the value is
+	// replaced in place only where the member is there once, as is.
+	var v gjson.Result
+	n, plain := 0, false
+	root.ForEach(func(k, val gjson.Result) bool {
+		if strings.EqualFold(k.String(), "sessionId") {
+			n++
+			v, plain = val, k.Raw == `"sessionId"`
+		}
+		return true
+	})
+	if n == 0 {
 		return params
 	}
 	quoted, _ := json.Marshal(id) // a string always marshals
-	if v.Index > 0 && string(params[v.Index:v.Index+len(v.Raw)]) == v.Raw {
+	if n == 1 && plain && v.Index > 0 && string(params[v.Index:v.Index+len(v.Raw)]) == v.Raw {
 		out := make([]byte, 0, len(params)+len(quoted))
 		out = append(out, params[:v.Index]...)
 		out = append(out, quoted...)
@@ -105,12 +116,17 @@ func withSessionID(params json.RawMessage, id string) json.RawMessage {
 	}
 	var m map[string]json.RawMessage
 	if json.Unmarshal(params, &m) != nil {
-		return params
+		return json.RawMessage("{}")
+	}
+	for k := range m {
+		if strings.EqualFold(k, "sessionId") {
+			delete(m, k)
+		}
 	}
 	m["sessionId"] = quoted
 	out, err := json.Marshal(m)
 	if err != nil {
-		return params
+		return json.RawMessage("{}")
 	}
 	return out
 }
