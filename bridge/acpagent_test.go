@@ -607,13 +607,17 @@ func TestGeminiACPV2(t *testing.T) {
 		synctest.Wait()
 		const tool = "run_shell_command__run_shell_command_1796288140466_0"
 		var got []string
+		// The prompt's response, an acknowledgment sent before the turn
+		// goes on, reaches the test on the Call's goroutine, which races
+		// the client's handling of the turn's notifications: it is left
+		// out (gotV2 has checked it came).
 		for _, n := range e.notes() {
-			if !strings.HasPrefix(n, "ConfigOption") && !strings.HasPrefix(n, "AvailableCommands") {
+			if !strings.HasPrefix(n, "ConfigOption") && !strings.HasPrefix(n, "AvailableCommands") && !strings.HasPrefix(n, "answer ") {
 				got = append(got, n)
 			}
 		}
 		want := []string{
-			"user_message " + userID1, "running", "answer Create made-by-shell.txt with touch.",
+			"user_message " + userID1, "running",
 			"tool_call_update " + tool, "tool_call_update " + tool,
 			"agent_message_chunk agent-11111111-2", "UsageUpdate", "idle end_turn",
 		}
