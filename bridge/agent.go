@@ -235,6 +235,9 @@ func (a *Agent) resumeSession(ed *editor, o opening) (s *session, opened bool, e
 	if o.id == "" {
 		return nil, false, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
+	if err := refuseChild(o.id); err != nil {
+		return nil, false, err
+	}
 	if err := a.checkDirs(o); err != nil {
 		return nil, false, err
 	}
@@ -409,6 +412,9 @@ func cleanDirs(cwd string, dirs []string) []string {
 // session returns the session open with the id, or the error of a
 // request for one that is not.
 func (a *Agent) session(id string) (*session, error) {
+	if err := refuseChild(id); err != nil {
+		return nil, err
+	}
 	if s := a.lookup(id); s != nil {
 		return s, nil
 	}
@@ -416,6 +422,9 @@ func (a *Agent) session(id string) (*session, error) {
 }
 
 func (a *Agent) close(ctx context.Context, p acp.CloseSessionParams) (acp.CloseSessionResult, error) {
+	if err := refuseChild(p.SessionID); err != nil {
+		return acp.CloseSessionResult{}, err
+	}
 	if !a.closeSession(p.SessionID) {
 		return acp.CloseSessionResult{}, acp.Errorf(acp.CodeResourceNotFound, "no session %s", p.SessionID)
 	}

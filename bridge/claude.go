@@ -59,7 +59,8 @@ func (claudeCLI) NewConversation(c ConversationConfig) (Conversation, error) {
 	}
 	return &claudeConversation{
 		cfg: c, mcp: mcp, resumeID: resume, fork: fork, effort: effortDefault, terminal: terminalCommands,
-		tr: &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
+		tr:   &ClaudeTranslator{Notices: c.Notices, Location: c.Location, Zones: c.Zones},
+		view: newSubagentView(c.SessionID),
 	}, nil
 }
 
@@ -69,8 +70,9 @@ type claudeConversation struct {
 	cfg      ConversationConfig
 	mcp      string // the --mcp-config JSON; "" for none
 	tr       *ClaudeTranslator
-	resumeID string // the conversation the next process resumes; "" for a new one
-	fork     bool   // the next process makes resumeID's conversation a copy, the session's own
+	view     *subagentView // its subagents, for an editor that takes child sessions
+	resumeID string        // the conversation the next process resumes; "" for a new one
+	fork     bool          // the next process makes resumeID's conversation a copy, the session's own
 
 	// Of the process that runs.
 	sess    *claude.Session // nil when none runs
@@ -214,7 +216,7 @@ func (c *claudeConversation) Line(h Host, line []byte) {
 		default:
 			if c.inTurn {
 				updates = c.tr.Translate(updates[:0], ev, c.cfg.Now())
-				h.Notify(updates...)
+				c.view.notify(h, c.tr, updates)
 			}
 		}
 	}
@@ -319,7 +321,7 @@ func (c *claudeConversation) question(h Host, r claude.PermissionRequest) {
 		return
 	}
 	updates, tc := c.tr.PermissionToolCall(nil, r)
-	h.Notify(updates...)
+	c.view.notify(h, c.tr, updates)
 	if r.ToolName == toolAskUserQuestion {
 		c.ask(h, r, tc)
 		return

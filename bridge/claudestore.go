@@ -178,6 +178,7 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 	subagents, closeAll := c.subagents(store, f)
 	defer closeAll()
 	tr := &ClaudeTranslator{Notices: true, Location: c.tr.Location, Zones: c.tr.Zones}
+	view := newSubagentView(c.cfg.SessionID)
 	now := c.cfg.Now()
 	var updates []acp.Update
 	entries := claude.Interleave(claude.ReadEntries(main), subagents...)
@@ -187,7 +188,7 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 				tr.End(false, "", nil, now) // the CLI begins a turn to answer it
 			}
 			if u, ok := taskEnded(*n); ok {
-				h.Notify(u)
+				view.notify(h, tr, []acp.Update{u})
 			}
 			continue
 		}
@@ -200,7 +201,7 @@ func (c *claudeConversation) Replay(h Host, store fs.FS, f StoredFile) error {
 		}
 		for _, ev := range e.Events {
 			updates = tr.Translate(updates[:0], ev, now)
-			h.Notify(updates...)
+			view.notify(h, tr, updates)
 		}
 	}
 	return err

@@ -246,10 +246,27 @@
 //     as the call's content, a block each, in order (thinking marked
 //     with _meta claudeCode.thinking), before the call's result; its
 //     tool calls as calls of their own whose _meta names the Task call
-//     (claudeCode.parentToolUseId, as the TypeScript adapter names it).
-//     ACP's subagents RFD, in its unstable schema, would make each a
-//     child session for an editor that declares clientCapabilities
-//     .subagents; the bridge does not yet;
+//     (claudeCode.parentToolUseId, as the TypeScript adapter names it);
+//   - for an ACP v1 editor that declared clientCapabilities.subagents
+//     (ACP's subagents RFD, unstable), each such subagent is instead a
+//     child session of its own, live and on session/load alike, as it
+//     goes out to that editor alone: a subagent_update on the parent
+//     announces it (title the Task's description, description its
+//     prompt, state running; no cwd, so it inherits the parent's; no
+//     capabilities, so the editor can only watch it) before anything of
+//     the child's; the child then shows the Task's prompt as a
+//     session_message from the parent, and its text, thinking and tool
+//     calls as agent_message_chunk, agent_thought_chunk and tool calls,
+//     in order. The Task call stays the parent's, naming the child in
+//     its _meta ("acpkit.dev/subagent": {"sessionId"}), its content the
+//     result alone, and its end (a background Task's second) reports
+//     the child idle. A child's id is the parent's and the Task's tool
+//     use id, "<session>/subagent/<tool use id>", the same on every
+//     load; a request that names it as a session of the editor's own
+//     (prompt, load, resume, fork, set_mode, close, delete) is refused
+//     -32602. An ACP v2 editor, whose baseline has child sessions, gets
+//     the subagent inside the Task call as a v1 editor without the
+//     capability does, for now;
 //   - a rate limit close to or at its end becomes a notice (or agent text,
 //     for a client that takes no notices) naming the reset time;
 //   - each result brings a usage_update with the session's cost;

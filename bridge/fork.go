@@ -18,6 +18,9 @@ func (a *Agent) fork(ed *editor, o opening) (acp.NewSessionResult, error) {
 	if o.id == "" {
 		return acp.NewSessionResult{}, acp.InvalidParam("sessionId", "sessionId is empty")
 	}
+	if err := refuseChild(o.id); err != nil {
+		return acp.NewSessionResult{}, err
+	}
 	if err := a.checkDirs(o); err != nil {
 		return acp.NewSessionResult{}, err
 	}

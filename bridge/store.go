@@ -383,6 +383,9 @@ func (a *Agent) canLoad() bool { return a.keeper != nil && a.cfg.Store != nil }
 // load answers session/load: it shows the editor the session's stored
 // conversation, then binds the session to it as session/resume does.
 func (a *Agent) load(ed *editor, o opening) (acp.LoadSessionResult, error) {
+	if err := refuseChild(o.id); err != nil {
+		return acp.LoadSessionResult{}, err
+	}
 	if !a.canLoad() {
 		return acp.LoadSessionResult{}, a.errNoStore()
 	}
@@ -440,6 +443,9 @@ func (a *Agent) find(id, cwd string) (StoredFile, error) {
 // here, and removes its files from the Store. A session the Store does
 // not have is deleted already.
 func (a *Agent) delete(ctx context.Context, p acp.DeleteSessionParams) (acp.DeleteSessionResult, error) {
+	if err := refuseChild(p.SessionID); err != nil {
+		return acp.DeleteSessionResult{}, err
+	}
 	if !a.canLoad() {
 		return acp.DeleteSessionResult{}, a.errNoStore()
 	}

@@ -264,6 +264,13 @@ func (t *ClaudeTranslator) subagentText(dst []acp.Update, parent, text string, t
 	return append(dst, acp.ToolCallUpdate{ToolCallID: parent, Content: slices.Clone(st.sub)})
 }
 
+// subagentCall reports whether the tool call id starts a subagent: a
+// Task or an Agent call, or a call whose subagent's words came first.
+func (t *ClaudeTranslator) subagentCall(id string) bool {
+	st := t.tools[id]
+	return st != nil && (st.name == "Task" || st.name == "Agent" || st.name == "" && st.sub != nil)
+}
+
 // sameJSON reports whether a and b are the same JSON value, whatever their
 // spacing and member order: a call's streamed input and the complete one
 // are written differently.
