@@ -101,15 +101,16 @@ func readScript(entries []ACPEntry) (script, error) {
 					s.modes = append(s.modes, mode.Str)
 				}
 			}
-			if cur != nil && m.ID.String() == cur.id {
-				cur.answered = m.Err == nil || cur.method == acp.SessionPrompt.Name
-				cur.cancelled = cur.cancelled || gjson.GetBytes(m.Result, "stopReason").Str == string(acp.StopReasonCancelled)
-				cur.lines = append(cur.lines, e)
-				if cur.method == acp.SessionPrompt.Name {
-					finish()
-				}
-				continue
+			if cur == nil || m.ID.String() != cur.id {
+				continue // the answer to another request of the client's
 			}
+			cur.answered = m.Err == nil || cur.method == acp.SessionPrompt.Name
+			cur.cancelled = cur.cancelled || gjson.GetBytes(m.Result, "stopReason").Str == string(acp.StopReasonCancelled)
+			cur.lines = append(cur.lines, e)
+			if cur.method == acp.SessionPrompt.Name {
+				finish()
+			}
+			continue
 		}
 		if cur != nil {
 			cur.lines = append(cur.lines, e)

@@ -15,6 +15,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/internal/fakecli"
 	"github.com/google/go-cmp/cmp"
 	"github.com/tidwall/gjson"
@@ -445,6 +446,11 @@ func TestRunACPLenientRefuses(t *testing.T) {
 func FuzzReadScript(f *testing.F) {
 	f.Add([]byte(lenientTranscript))
 	f.Add([]byte(acpTranscript))
+	// A set_mode answered in the middle of a turn.
+	f.Add([]byte(lenientTranscript[:strings.Index(lenientTranscript, `{"dir":"agent","t_ms":10`)] +
+		`{"dir":"client","t_ms":9,"msg":{"jsonrpc":"2.0","id":9,"method":"session/set_mode","params":{"sessionId":"rec","modeId":"yolo"}}}
+{"dir":"agent","t_ms":9,"msg":{"jsonrpc":"2.0","id":9,"result":{}}}
+` + lenientTranscript[strings.Index(lenientTranscript, `{"dir":"agent","t_ms":10`):]))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		entries, err := ReadACP(bytes.NewReader(data))
 		if err != nil {
@@ -455,9 +461,11 @@ func FuzzReadScript(f *testing.F) {
 			return
 		}
 		for _, turn := range s.turns {
-			last := turn[len(turn)-1]
-			if last.Msg == nil || !gjson.GetBytes(last.Msg, "id").Exists() {
-				t.Fatalf("a turn ends with %+v, not an answer", last)
+			for i, e := range turn {
+				answer := e.Msg != nil && acp.Classify(e.Msg).Kind == acp.KindResponse
+				if answer != (i == len(turn)-1) {
+					t.Fatalf("a turn holds an answer other than its last line, or ends without one: line %d of %d", i+1, len(turn))
+				}
 			}
 		}
 	})
