@@ -98,6 +98,12 @@ func agents() []agent {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "gemini", "testdata", "multi-part.jsonl"))
 		return []string{"HOME=" + home, "FAKEGEMINI_TRANSCRIPT=" + transcript, "FAKEGEMINI_DELAY=50ms"}
 	}
+	// Gemini CLI's ACP mode answers every session leniently from a
+	// capture whose turn asks permission to run a command.
+	geminiACPEnv := func(home string) []string {
+		transcript, _ := filepath.Abs(filepath.Join("..", "..", "gemini", "testdata", "acp", "permission-allow.ndjson"))
+		return []string{"HOME=" + home, "FAKEGEMINI_TRANSCRIPT=" + transcript, "FAKEGEMINI_LENIENT=1", "FAKEGEMINI_DELAY=50ms"}
+	}
 	// fakecodex and fakegemini keep no store of sessions, as the real
 	// CLIs do, so claude-acp cannot find the session it ran to load it.
 	noStore := []string{"load.replay"}
@@ -106,6 +112,7 @@ func agents() []agent {
 		{name: "claude-acp claude", bin: claudeACP, args: []string{"-claude", fakeclaude}, env: claudeEnv},
 		{name: "claude-acp codex", bin: claudeACP, args: []string{"-cli", "codex", "-codex", fakecodex}, env: codexEnv, skip: noStore},
 		{name: "claude-acp gemini-headless", bin: claudeACP, args: []string{"-cli", "gemini-headless", "-gemini", fakegemini}, env: geminiEnv, skip: noStore},
+		{name: "claude-acp gemini", bin: claudeACP, args: []string{"-cli", "gemini", "-gemini", fakegemini}, env: geminiACPEnv, skip: noStore},
 	}
 }
 

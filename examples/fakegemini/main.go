@@ -2,11 +2,16 @@
 // CLI's command line and replays a recorded stream-json transcript, with
 // the real CLI's exit status, for tests and demos without an API key.
 // With --acp it stands in for the CLI's ACP mode instead, replaying a
-// transcript of both directions of an ACP session to its client.
+// transcript of both directions of an ACP session to its client; with
+// FAKEGEMINI_LENIENT=1 as well, it answers any client leniently, with
+// sessions of fresh ids and the transcript's turns for its prompts, as
+// the ACP conformance suite needs.
 //
 //	FAKEGEMINI_TRANSCRIPT=gemini/testdata/tool-call.jsonl \
 //		fakegemini --output-format stream-json -p "run echo hi"
 //	FAKEGEMINI_TRANSCRIPT=gemini/testdata/acp/plain.ndjson fakegemini --acp
+//	FAKEGEMINI_LENIENT=1 FAKEGEMINI_DELAY=50ms \
+//		FAKEGEMINI_TRANSCRIPT=gemini/testdata/acp/permission-allow.ndjson fakegemini --acp
 //
 // The transcript comes from --transcript FILE or FAKEGEMINI_TRANSCRIPT, a
 // .jsonl file or a directory holding new.jsonl and resume.jsonl (chosen by

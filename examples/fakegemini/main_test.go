@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -240,6 +241,62 @@ func TestACP(t *testing.T) {
 		}
 	}
 	want := []string{"answer 7", "answer 8", "available_commands_update", "agent_message_chunk", "answer 9"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("fakegemini --acp wrote (-want +got):\n%s", diff)
+	}
+}
+
+// TestACPLenient runs the real binary as `gemini --acp` answering
+// leniently, to a client that opens two sessions and calls what the
+// CLI lacks, then ends its input: each session has an id of its own,
+// and every answer comes before the binary exits.
+func TestACPLenient(t *testing.T) {
+	transcript := filepath.Join(testdata, "acp", "permission-allow.ndjson")
+	stdin := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1}}
+{"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":"/work","mcpServers":[]}}
+{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/work","mcpServers":[]}}
+{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"d3050411-4a86-422d-b382-cfd57b1bc04b","prompt":[]}}
+{"jsonrpc":"2.0","id":5,"method":"session/list","params":{}}
+`
+	res := runFake(t, []string{geminitest.EnvTranscript + "=" + transcript, geminitest.EnvLenient + "=1", geminitest.EnvDelay + "=1ms"}, stdin, "--acp", "--skip-trust")
+	if res.Code != 0 {
+		t.Fatalf("exit status %d, stderr:\n%s", res.Code, res.Stderr)
+	}
+	var got []string
+	sessions := map[string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(res.Stdout), "\n") {
+		var m struct {
+			ID     *int `json:"id"`
+			Result struct{ SessionID string }
+			Error  *struct{ Code int }
+			Params struct {
+				SessionID string
+				Update    struct{ SessionUpdate string }
+			}
+		}
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("%q: %v", line, err)
+		}
+		switch {
+		case m.ID == nil:
+			got = append(got, m.Params.Update.SessionUpdate)
+			if !sessions[m.Params.SessionID] {
+				t.Errorf("an update for session %q, which no answer opened", m.Params.SessionID)
+			}
+		case m.Error != nil:
+			got = append(got, fmt.Sprintf("answer %d: %d", *m.ID, m.Error.Code))
+		default:
+			got = append(got, "answer "+strconv.Itoa(*m.ID))
+			if id := m.Result.SessionID; id != "" {
+				if sessions[id] || id == "d3050411-4a86-422d-b382-cfd57b1bc04b" {
+					t.Errorf("session/new answered the session id %s again", id)
+				}
+				sessions[id] = true
+			}
+		}
+	}
+	slices.Sort(got)
+	want := []string{"answer 1", "answer 2", "answer 3", "answer 4: -32602", "answer 5: -32601", "available_commands_update", "available_commands_update"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("fakegemini --acp wrote (-want +got):\n%s", diff)
 	}

@@ -55,9 +55,9 @@ func ReadACP(r io.Reader) ([]ACPEntry, error) {
 	return out, sc.Err()
 }
 
-// runACP replays an ACP transcript as `gemini --acp` would have spoken:
-// see [Run].
-func (r *runner) runACP(name string) int {
+// runACP replays an ACP transcript as `gemini --acp` would have spoken,
+// or leniently, in a folder trusted or not: see [Run].
+func (r *runner) runACP(name string, trusted bool) int {
 	f, err := r.Env.Open(name)
 	if err != nil {
 		r.Errorf("fakegemini: %v", err)
@@ -76,6 +76,9 @@ func (r *runner) runACP(name string) int {
 	delay, err := r.Delay(EnvDelay)
 	if err != nil {
 		return ExitError
+	}
+	if r.Getenv(EnvLenient) == "1" {
+		return r.runLenient(entries, delay, trusted)
 	}
 	done := make(chan struct{})
 	defer close(done)

@@ -31,7 +31,11 @@
 // The fake also stands in for `gemini --acp`, the CLI's ACP agent,
 // replaying a transcript of both directions of an ACP session (see
 // [Run] and [ACPEntry]; gemini/testdata/acp holds captures of the real
-// CLI).
+// CLI). A strict replay serves one client that says what the recorded
+// one said. With [EnvLenient] set, it serves any client instead, as a
+// conformance suite is: sessions of fresh ids, as many as asked for,
+// each prompt answered with a turn of the transcript's, a cancel ending
+// the turn at once.
 //
 // # Transcripts
 //

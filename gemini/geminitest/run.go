@@ -27,6 +27,10 @@ const (
 	// user has not trusted: without --skip-trust it exits with
 	// [ExitUntrustedFolder].
 	EnvUntrusted = "FAKEGEMINI_UNTRUSTED"
+	// EnvLenient, set to "1", makes --acp answer any client as the real
+	// `gemini --acp` would, drawing on the transcript, rather than replay
+	// it in order: see [Run].
+	EnvLenient = "FAKEGEMINI_LENIENT"
 )
 
 // Exit statuses of the fake CLI that do not come from a transcript; they
@@ -115,6 +119,46 @@ type Env struct {
 // transcript does not have there is answered -32601. It exits with
 // [ExitOK] at the end of its input, or with an entry's exit status.
 //
+// With --acp and [EnvLenient] set to "1", it answers any client as the
+// real `gemini --acp` 0.61.0 does instead, however many sessions,
+// prompts and cancels it sends, in any order, drawing what it says from
+// the transcript:
+//
+//   - initialize and authenticate: the transcript's answer to
+//     initialize, and {};
+//   - session/new: the transcript's answer with a fresh random session
+//     id, then its available_commands_update;
+//   - session/load of any id, as of a session the CLI has stored (the
+//     fake keeps no store): the transcript's successful load, what it
+//     replayed before and after its answer included, or else the answer
+//     to session/new without its id; then available_commands_update;
+//   - session/prompt: the session's next turn of the transcript's (the
+//     first again after the last; turns that were cancelled are left
+//     out), each line in the session's id, each request of the agent's
+//     (a permission question, a file read or write) with an id of its
+//     own, waiting for the client's answer before going on, and the
+//     recorded answer, _meta.quota and all. When the client refuses a
+//     permission, the tool's updates and the file requests after it are
+//     left out, as the CLI does not run it. A prompt to a session
+//     that is still answering one ends that turn first;
+//   - session/cancel ends the session's turn at once, answered with stop
+//     reason cancelled; a cancel while idle, or of a session it does
+//     not know, is ignored;
+//   - session/set_mode takes the modes session/new lists, refusing yolo
+//     and autoEdit -32603 unless --skip-trust is given or
+//     GEMINI_CLI_TRUST_WORKSPACE is "true", and session/set_model takes
+//     any model;
+//   - a prompt, set_mode or set_model of a session it did not open or
+//     load is -32602 "Session not found", and any other method -32601,
+//     worded as the CLI words them.
+//
+// [EnvDelay] then comes before each line of a session's answer, so that
+// a client can cancel a turn in its middle. At the end of its input, Run
+// says what it was saying, but for a turn waiting for the client, and
+// exits with [ExitOK]. The transcript must hold an
+// answered initialize, session/new and session/prompt, or Run exits with
+// [ExitError], naming [ErrUnplayable] on Stderr.
+//
 // When ctx ends, Run stops at once and returns [ExitInterrupt], or the
 // Code of a [Stopped] cause.
 //
@@ -155,7 +199,7 @@ func (r *runner) run() int {
 		if err != nil {
 			return ExitError
 		}
-		return r.runACP(name)
+		return r.runACP(name, inv.skipTrust || r.Getenv("GEMINI_CLI_TRUST_WORKSPACE") == "true")
 	}
 	if inv.interactive {
 		r.Errorf("fakegemini: --prompt-interactive needs a terminal; it is not supported")
