@@ -3,7 +3,9 @@ package main_test
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -333,14 +335,14 @@ func TestAppServer(t *testing.T) {
 	}
 }
 
-// TestAppServerSession drives the binary, as `codex app-server`, with a
-// codex.Session through the capture of an approved command: the fake
-// checks every line the Session writes, and exits 0 once the Session
-// closes its input.
-func TestAppServerSession(t *testing.T) {
-	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+// startAppServer starts the binary as `codex app-server` on the
+// transcript at path, with env besides this process's, and a
+// codex.Session over it, whose events come on the channel returned, which
+// closes when the fake's output ends.
+func startAppServer(t *testing.T, path string, env ...string) (*exec.Cmd, io.WriteCloser, *strings.Builder, *codex.Session, <-chan codex.Event) {
+	t.Helper()
 	cmd := testwait.Command(t, fakecodex, "app-server")
-	cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path)
+	cmd.Env = append(append(os.Environ(), codextest.EnvTranscript+"="+path), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -349,8 +351,8 @@ func TestAppServerSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -366,6 +368,16 @@ func TestAppServerSession(t *testing.T) {
 			events <- e
 		}
 	}()
+	return cmd, stdin, stderr, s, events
+}
+
+// TestAppServerSession drives the binary, as `codex app-server`, with a
+// codex.Session through the capture of an approved command: the fake
+// checks every line the Session writes, and exits 0 once the Session
+// closes its input.
+func TestAppServerSession(t *testing.T) {
+	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+	cmd, stdin, stderr, s, events := startAppServer(t, path)
 	ctx := testwait.Context(t)
 	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
 		t.Fatal(err)
@@ -408,33 +420,7 @@ func TestAppServerSession(t *testing.T) {
 // approved to its end.
 func TestAppServerLenient(t *testing.T) {
 	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
-	cmd := testwait.Command(t, fakecodex, "app-server")
-	cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path, codextest.EnvLenient+"=1", codextest.EnvDelay+"=1ms")
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	s := codex.NewSession(stdin)
-	events := make(chan codex.Event, 256)
-	go func() {
-		defer close(events)
-		for e, err := range s.Events(stdout) {
-			if err != nil {
-				t.Errorf("reading the fake: %v", err)
-				continue
-			}
-			events <- e
-		}
-	}()
+	cmd, stdin, stderr, s, events := startAppServer(t, path, codextest.EnvLenient+"=1", codextest.EnvDelay+"=1ms")
 	ctx := testwait.Context(t)
 	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
 		t.Fatal(err)
