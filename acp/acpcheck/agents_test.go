@@ -40,6 +40,11 @@ var shouldGaps = map[string][]string{}
 // beside the handlers' responses, not before them.
 var racyFailures = map[string][]string{
 	"claude-acp claude": {"load.replay", "session.updates-held", "session.updates-after-new", "prompt.no-late-updates"},
+	// The same bridge bug, more often (about one WebSocket run in four
+	// under -race, even alone): a Codex session's app-server opens its
+	// thread at once, and the commands update the bridge sends then can
+	// overtake session/new's response.
+	"claude-acp codex": {"session.updates-after-new"},
 }
 
 // checkReport compares the checks the report failed with those expected
@@ -81,18 +86,19 @@ type agent struct {
 // agents are acpkit's agents: echo-agent, and claude-acp with each of the
 // fake CLIs, each replaying a transcript for every session, slowed down
 // so that a turn goes on long enough after its first update to be
-// cancelled: a one-turn run for Codex (a command, then the answer) and
-// Gemini CLI (an answer in a dozen parts), which start a process per
-// turn, and two turns for Claude Code, whose process a session on a
-// second connection may resume.
+// cancelled: a one-turn run for Gemini CLI (an answer in a dozen parts),
+// which starts a process per turn, two turns for Claude Code, whose
+// process a session on a second connection may resume, and for Codex a
+// turn that asks to run a command, then answers, played by fakecodex's
+// lenient app-server (one per session) for every turn/start.
 func agents() []agent {
 	claudeEnv := func(home string) []string {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "examples", "claude-acp", "testdata", "two-turns.ndjson"))
 		return []string{"HOME=" + home, "CLAUDE_CONFIG_DIR=" + filepath.Join(home, ".claude"), "FAKECLAUDE_TRANSCRIPT=" + transcript, "FAKECLAUDE_DELAY=150ms"}
 	}
 	codexEnv := func(home string) []string {
-		transcript, _ := filepath.Abs(filepath.Join("..", "..", "codex", "testdata", "cli-0.169.0", "tool-call.jsonl"))
-		return []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "FAKECODEX_TRANSCRIPT=" + transcript, "FAKECODEX_DELAY=100ms"}
+		transcript, _ := filepath.Abs(filepath.Join("..", "..", "bridge", "testdata", "codex", "command-approval-accept.ndjson"))
+		return []string{"HOME=" + home, "CODEX_HOME=" + filepath.Join(home, ".codex"), "FAKECODEX_TRANSCRIPT=" + transcript, "FAKECODEX_LENIENT=1", "FAKECODEX_DELAY=50ms"}
 	}
 	geminiEnv := func(home string) []string {
 		transcript, _ := filepath.Abs(filepath.Join("..", "..", "gemini", "testdata", "multi-part.jsonl"))
@@ -135,9 +141,6 @@ func TestAgents(t *testing.T) {
 		for _, transport := range []string{"stdio", string(acpcheck.WebSocket), string(acpcheck.StreamableHTTP)} {
 			t.Run(a.name+"/"+transport, func(t *testing.T) {
 				t.Parallel()
-				if a.name == "claude-acp codex" {
-					t.Skip("fakecodex app-server replays one conversation strictly; a lenient mode for the suite is under way")
-				}
 				home := t.TempDir()
 				var target acpcheck.Target
 				if transport == "stdio" {

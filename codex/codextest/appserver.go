@@ -312,7 +312,8 @@ func appServerArgs(args []string) (transcript, usageErr string) {
 }
 
 // appServer is `codex app-server`: it replays a two-direction transcript
-// against the client on Stdin and Stdout.
+// against the client on Stdin and Stdout, strictly or, with EnvLenient,
+// leniently.
 func (r *runner) appServer(args []string) int {
 	transcript, usageErr := appServerArgs(args)
 	if usageErr != "" {
@@ -342,7 +343,19 @@ func (r *runner) appServer(args []string) int {
 	if r.Env.Stdout == nil {
 		r.Env.Stdout = io.Discard
 	}
-	err = ServeAppServer(r.Ctx, records, r.Env.Stdin, r.Env.Stdout)
+	switch lenient := r.Getenv(EnvLenient); lenient {
+	case "", "0":
+		err = ServeAppServer(r.Ctx, records, r.Env.Stdin, r.Env.Stdout)
+	case "1":
+		delay, derr := r.Delay(EnvDelay)
+		if derr != nil {
+			return ExitError
+		}
+		err = ServeLenientAppServer(r.Ctx, records, r.Env.Stdin, r.Env.Stdout, LenientOptions{Delay: delay, Sleep: r.Env.Sleep})
+	default:
+		r.Errorf("fakecodex: %s=%q is neither 0 nor 1", EnvLenient, lenient)
+		return ExitError
+	}
 	switch {
 	case err == nil:
 		return ExitOK

@@ -44,6 +44,14 @@
 // the real server too. A record of direction [DirExit], which a test adds
 // to a transcript, makes the server exit there, as one that crashes.
 //
+// [ServeLenientAppServer] serves any client from a transcript instead,
+// as the real server would: new threads and turns with ids of their own,
+// each turn/start playing one of the transcript's turns, approvals waiting
+// for the client's answer, turn/interrupt ending the turn, other methods
+// answered as recorded or refused as unknown. A client that runs many
+// sessions, prompts and cancels in any order, as a conformance suite
+// does, needs it; Run serves so when [EnvLenient] is 1.
+//
 // # Transcripts
 //
 // A transcript is a file of `codex exec --json` lines as the CLI prints

@@ -18,8 +18,13 @@ const (
 	// has no -transcript: a .jsonl file, or a directory holding new.jsonl
 	// (replayed for a new thread) and resume.jsonl (for `exec resume`).
 	EnvTranscript = "FAKECODEX_TRANSCRIPT"
-	// EnvDelay is a Go duration ("50ms") to wait before each line.
+	// EnvDelay is a Go duration ("50ms") to wait before each line; as
+	// `app-server` with EnvLenient, before each line of a turn.
 	EnvDelay = "FAKECODEX_DELAY"
+	// EnvLenient, set to "1", makes `app-server` answer any client from
+	// the transcript, as [ServeLenientAppServer] does, rather than replay
+	// it strictly, as [ServeAppServer] does.
+	EnvLenient = "FAKECODEX_LENIENT"
 )
 
 // Exit statuses of the fake CLI, as a shell reports them.

@@ -13,9 +13,14 @@
 // app-server` instead: FAKECODEX_TRANSCRIPT names a two-direction .ndjson
 // transcript (codex/testdata/appserver), whose server lines it writes
 // while it checks the client's against the recorded ones; it exits 0 at
-// the end of its input, or 1 saying where the client departed. FAKECODEX_DELAY, a Go
-// duration, slows the replay down line by line. SIGINT stops it with
-// status 130, SIGTERM with 143. See package codextest for the details.
+// the end of its input, or 1 saying where the client departed. With
+// FAKECODEX_LENIENT=1 it serves any client from the transcript instead, as
+// the real server would: threads and turns of its own, each turn/start
+// playing one of the transcript's turns, turn/interrupt ending it; it
+// exits 0 at the end of its input. FAKECODEX_DELAY, a Go duration, slows
+// down the lines of `exec` and those of a lenient app-server's turns.
+// SIGINT stops it with status 130, SIGTERM with 143. See package
+// codextest for the details.
 package main
 
 import (

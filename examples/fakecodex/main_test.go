@@ -2,7 +2,10 @@ package main_test
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strconv"
@@ -332,14 +335,14 @@ func TestAppServer(t *testing.T) {
 	}
 }
 
-// TestAppServerSession drives the binary, as `codex app-server`, with a
-// codex.Session through the capture of an approved command: the fake
-// checks every line the Session writes, and exits 0 once the Session
-// closes its input.
-func TestAppServerSession(t *testing.T) {
-	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+// startAppServer starts the binary as `codex app-server` on the
+// transcript at path, with env besides this process's, and a
+// codex.Session over it, whose events come on the channel returned, which
+// closes when the fake's output ends.
+func startAppServer(t *testing.T, path string, env ...string) (*exec.Cmd, io.WriteCloser, *strings.Builder, *codex.Session, <-chan codex.Event) {
+	t.Helper()
 	cmd := testwait.Command(t, fakecodex, "app-server")
-	cmd.Env = append(os.Environ(), codextest.EnvTranscript+"="+path)
+	cmd.Env = append(append(os.Environ(), codextest.EnvTranscript+"="+path), env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -348,8 +351,8 @@ func TestAppServerSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &strings.Builder{}
+	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -365,6 +368,16 @@ func TestAppServerSession(t *testing.T) {
 			events <- e
 		}
 	}()
+	return cmd, stdin, stderr, s, events
+}
+
+// TestAppServerSession drives the binary, as `codex app-server`, with a
+// codex.Session through the capture of an approved command: the fake
+// checks every line the Session writes, and exits 0 once the Session
+// closes its input.
+func TestAppServerSession(t *testing.T) {
+	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+	cmd, stdin, stderr, s, events := startAppServer(t, path)
 	ctx := testwait.Context(t)
 	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
 		t.Fatal(err)
@@ -395,6 +408,69 @@ func TestAppServerSession(t *testing.T) {
 		t.Errorf("exit status %d; stderr:\n%s", code, stderr.String())
 	}
 	want := []string{"started: in_progress ", "asked: /bin/bash -lc 'touch cmd-ran.txt && echo ran'", "completed: completed ran", "turn completed"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("what the Session saw (-want +got):\n%s", diff)
+	}
+}
+
+// TestAppServerLenient drives the binary, as a lenient `codex app-server`,
+// with a codex.Session as the bridge does, which the strict replay could
+// not serve: two threads, a turn on each from the capture of an approved
+// command, the first interrupted while its approval waits, the second
+// approved to its end.
+func TestAppServerLenient(t *testing.T) {
+	path := filepath.Join(testdata, "appserver", "command-approval-accept.ndjson")
+	cmd, stdin, stderr, s, events := startAppServer(t, path, codextest.EnvLenient+"=1", codextest.EnvDelay+"=1ms")
+	ctx := testwait.Context(t)
+	if _, err := s.Initialize(ctx, codex.ClientInfo{Name: "test", Version: "1"}, codex.InitializeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	var threads []string
+	for range 2 {
+		th, err := s.StartThread(ctx, codex.ThreadOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		threads = append(threads, th.Thread.ID)
+	}
+	if threads[0] == threads[1] {
+		t.Fatalf("two threads with one id, %s", threads[0])
+	}
+	var got []string
+	for i, th := range threads {
+		if _, err := s.StartTurn(ctx, th, []codex.Input{codex.TextInput("Create cmd-ran.txt.")}, codex.TurnOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	turn:
+		for e := range events {
+			switch e := e.(type) {
+			case codex.CommandApproval:
+				got = append(got, fmt.Sprintf("thread %d asked", i))
+				if i == 0 {
+					if err := s.Interrupt(ctx, th); err != nil {
+						t.Fatal(err)
+					}
+				} else if err := s.Decide(e, codex.DecisionAccept); err != nil {
+					t.Fatal(err)
+				}
+			case codex.CommandExecution:
+				got = append(got, fmt.Sprintf("thread %d %s: %s %s", i, e.Phase, e.Status, strings.TrimSpace(e.Output)))
+			case codex.TurnEnd:
+				got = append(got, fmt.Sprintf("thread %d turn %s", i, e.Turn.Status))
+				break turn
+			}
+		}
+	}
+	stdin.Close()
+	for range events {
+	}
+	if code := fakebin.Wait(t, cmd, cmd.Wait()); code != 0 {
+		t.Errorf("exit status %d; stderr:\n%s", code, stderr.String())
+	}
+	want := []string{
+		"thread 0 started: in_progress ", "thread 0 asked", "thread 0 turn interrupted",
+		"thread 1 started: in_progress ", "thread 1 asked", "thread 1 completed: completed ran", "thread 1 turn completed",
+	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("what the Session saw (-want +got):\n%s", diff)
 	}
