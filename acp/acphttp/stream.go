@@ -167,7 +167,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request, caller Caller
 	case sid != "" && m.session != "" && sid != m.session:
 		httpError(w, http.StatusBadRequest, "Bad Request: "+HeaderSessionID+" does not match params.sessionId")
 		return
-	case sid != "" && m.session == "" && m.kind != kindResponse && !h.ledger.holds(sid):
+	case sid != "" && m.session == "" && m.kind != kindResponse && !h.ledger.reaches(sid):
 		httpError(w, http.StatusConflict, "Conflict: session "+echoID(sid)+" is not open on this connection")
 		return
 	}
@@ -420,7 +420,7 @@ func (h *httpConn) Close() error {
 // connection holds MaxBufferedBytes for its client.
 func (h *httpConn) Write(line []byte) (int, error) {
 	msg := bytes.TrimSuffix(line, []byte("\n"))
-	id, _, response := outboundHead(msg)
+	id, method, response := outboundHead(msg)
 	if response && h.initID != "" && id == h.initID {
 		h.initID = "" // only this goroutine reads or writes it now
 		h.ledger.answered(id, msg)
@@ -432,6 +432,9 @@ func (h *httpConn) Write(line []byte) (int, error) {
 		session, _ = h.ledger.answered(id, msg)
 	} else if s := gjson.GetBytes(msg, "params.sessionId"); s.Type == gjson.String {
 		session = s.Str
+		if method == acp.SessionUpdate.Name {
+			h.ledger.learn(msg)
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
