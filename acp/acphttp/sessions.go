@@ -141,6 +141,18 @@ func (l *ledger) forget(s string) {
 	}
 }
 
+// parent returns, for session s, whether the connection holds it (or is
+// attaching it), and otherwise the parent it learned for it ("" for a
+// session it does not know).
+func (l *ledger) parent(s string) (parent string, held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sessions[s] != 0 {
+		return "", true
+	}
+	return l.children[s], false
+}
+
 // admit decides whether the client's message m, of size bytes, may reach
 // the agent, and records a request it lets through. stream is the session
 // whose stream will carry a request's response ("" for the connection

@@ -4,12 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/acpkit/acpkit/acp"
+	"github.com/acpkit/acpkit/acp/acphttp"
 	"github.com/acpkit/acpkit/internal/testwait"
+	"github.com/google/go-cmp/cmp"
 )
 
 // ping is a notification that names no session, as an extension's may.
@@ -120,6 +123,24 @@ func (r *recorder) add(s string) {
 	}
 }
 
+// wait waits for n events: those of the connection's stream may come
+// after a prompt's response, which came on its session's.
+func (r *recorder) wait(t *testing.T, n int) []string {
+	t.Helper()
+	for {
+		if got := r.events(); len(got) >= n {
+			return got
+		}
+		testwait.For(t, r.more, fmt.Sprintf("%d messages (have %d)", n, len(r.events())))
+	}
+}
+
+func (r *recorder) events() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.got...)
+}
+
 func (r *recorder) methods() acp.Methods {
 	var m acp.Methods
 	acp.SessionUpdate.Handle(&m, func(_ context.Context, _ *acp.Conn, n acp.SessionNotification) {
@@ -149,6 +170,91 @@ func newParent(t *testing.T, conn *acp.Conn) string {
 		t.Fatalf("session/new: %v", err)
 	}
 	return s.SessionID
+}
+
+// runPrompt serves a subagentAgent with opts, dials it with profile p,
+// and prompts a new session with text; it returns the session and what
+// the client received.
+func runPrompt(t *testing.T, p int, opts *acphttp.ServerOptions, text string) (string, *recorder) {
+	t.Helper()
+	_, url := serve(t, newSubagentAgent().methods(), opts)
+	rec := newRecorder()
+	conn := dial(t, p, url, rec.methods(), nil)
+	parent := newParent(t, conn)
+	if _, err := prompt(testwait.Context(t), conn, parent, text); err != nil {
+		t.Fatalf("prompt: %v", err)
+	}
+	return parent, rec
+}
+
+// A subagent's updates, which the agent sends naming the child session,
+// reach the client over both profiles, in order after the subagent_update
+// that announced the child on its parent. Over Streamable HTTP the client
+// opens no stream for the child: its updates come on the parent's stream,
+// and none is left buffered, which a MaxBufferedBytes far below what the
+// child sends would show by stalling the prompt.
+func TestSubagentUpdatesReachClient(t *testing.T) {
+	const n = 200
+	for p := range profiles {
+		t.Run(profiles[p].name, func(t *testing.T) {
+			parent, rec := runPrompt(t, p, &acphttp.ServerOptions{MaxBufferedBytes: 4 << 10}, fmt.Sprintf("spawn kid %d", n))
+			want := []string{parent + ": announces kid"}
+			for i := range n {
+				want = append(want, fmt.Sprintf("kid: %d", i))
+			}
+			if diff := cmp.Diff(want, rec.events()); diff != "" {
+				t.Errorf("updates received (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// A message naming a session the connection neither holds nor learned as
+// a child, and one naming none, reach the client on the connection's
+// stream rather than wait in a stream nobody reads.
+func TestUnknownSessionReachesClient(t *testing.T) {
+	const n = 100
+	for p := range profiles {
+		t.Run(profiles[p].name, func(t *testing.T) {
+			_, rec := runPrompt(t, p, &acphttp.ServerOptions{MaxBufferedBytes: 4 << 10}, fmt.Sprintf("ghost %d", n))
+			var want []string
+			for i := range n {
+				want = append(want, fmt.Sprintf("ghost: %d", i), fmt.Sprintf("ping %d", i))
+			}
+			if diff := cmp.Diff(want, rec.wait(t, len(want))); diff != "" {
+				t.Errorf("messages received (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// An agent that announces many more children than a connection may hold
+// sessions still has every update delivered: the server learns a bounded
+// number of children, and the updates of those it did not learn come on
+// the connection's stream, as any unknown session's do.
+func TestSubagentFlood(t *testing.T) {
+	const n = 3000
+	for p := range profiles {
+		t.Run(profiles[p].name, func(t *testing.T) {
+			parent, rec := runPrompt(t, p, &acphttp.ServerOptions{MaxBufferedBytes: 4 << 10, MaxSessions: 4}, fmt.Sprintf("flood %d", n))
+			got := rec.wait(t, 2*n)
+			var children []string
+			for _, e := range got {
+				if !strings.HasPrefix(e, parent+":") {
+					children = append(children, e)
+				}
+			}
+			slices.Sort(children)
+			var want []string
+			for i := range n {
+				want = append(want, fmt.Sprintf("child-%d: %d", i, i))
+			}
+			slices.Sort(want)
+			if diff := cmp.Diff(want, children); diff != "" {
+				t.Errorf("children's updates (-want +got):\n%s", diff)
+			}
+		})
+	}
 }
 
 // The client may cancel a child the agent announced on one of its
