@@ -87,15 +87,52 @@
 // A connection's handler is its own, but the agent behind the handlers
 // may hold the sessions of all: a connection reaches only the sessions it
 // holds: those the agent created for it (session/new,
-// session/fork), and those it attached with a session/load or
-// session/resume that the agent accepted. A message naming another
-// session never reaches the agent: 409 over Streamable HTTP, or over a
+// session/fork), those it attached with a session/load or
+// session/resume that the agent accepted, and the child sessions the
+// agent exposed on them (a subagent_update on a session the connection
+// holds, or on one of their children, announces a child). A child is
+// forgotten with its parent's session/close, and every session with the
+// connection. A connection learns at most 16 children per MaxSessions
+// (1024 by default); the messages of one announced past that bound reach
+// the client on the connection's stream, and the client's for it are
+// refused. The agent still decides what a client may do with a child,
+// as with any session. A message naming another session never reaches
+// the agent: 409 over Streamable HTTP, or over a
 // WebSocket a -32002 (Resource not found) error for a request and
 // nothing for a notification. The agent still decides who may attach a
 // session: session/load and session/resume must check that the client
 // may have it. A message whose sessionId a decoder could read two ways
 // (a repeated member, one named in another case, which encoding/json
 // matches, one that is not a string) is refused with 400 or -32602.
+//
+// # Streams
+//
+// Over a WebSocket every message of the agent's comes on the one socket,
+// in the order the agent sent it. Over Streamable HTTP, as the RFD
+// routes them, a message naming a session (params.sessionId, or the
+// request a response answers) comes on that session's GET stream, and
+// any other on the connection's. Two departures keep every message
+// delivered, in order:
+//
+//   - A child session's messages come on its parent's stream (its root
+//     held session's, for a child of a child), right after the
+//     subagent_update that announced it, as the subagents RFD has them
+//     "delivered automatically on the same connection", with no stream
+//     to open. A client that opens the child's stream itself (GET with
+//     its Acp-Session-Id, as the client of [DialStreamableHTTP] does
+//     when it first sends a message for the child, a session/cancel)
+//     gets them there from then on, and again on the parent's once it
+//     closes it.
+//   - A message naming a session the connection neither holds nor
+//     learned as a child, and whose stream no client reads, comes on the
+//     connection's stream. The RFD routes by session and says nothing of
+//     a session without a stream; the SDK (2.4.0) keeps such messages
+//     for a stream that no client may ever open, where they count
+//     against maxBufferedBytes until they stall the connection.
+//
+// A held session's stream keeps its messages while no client reads it,
+// up to MaxBufferedBytes for the connection: the client opens it after
+// session/new's response, and reopens it after a drop.
 //
 // # Limits
 //

@@ -1,7 +1,9 @@
 package acphttp
 
 import (
+	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/acpkit/acpkit/acp"
@@ -44,28 +46,111 @@ type refusal struct {
 
 func (r *refusal) Error() string { return r.err.Message }
 
-// ledger keeps, for one connection, the sessions it holds and the
-// requests it has in flight: it is what keeps a connection from reaching
-// another's sessions and bounds what it can make the agent hold. Its
-// methods are safe for concurrent use.
+// ledger keeps, for one connection, the sessions it holds, the child
+// sessions the agent exposed on them, and the requests it has in flight:
+// it is what keeps a connection from reaching another's sessions and
+// bounds what it can make the agent hold. Its methods are safe for
+// concurrent use.
 type ledger struct {
 	maxSessions int
+	maxChildren int
 	maxHeld     int // bytes of requests in flight
 
 	mu       sync.Mutex
 	sessions map[string]sessionState
+	// children maps each child session the agent announced with a
+	// subagent_update to its parent: a session the connection holds, or
+	// another child. It holds no cycle: a child is learned only after
+	// its parent, and forgetting a session forgets its descendants.
+	children map[string]string
 	inflight map[string]exchange // by raw id
 	creating int                 // session/new and session/fork in flight
 	heldSize int                 // bytes of the requests in inflight
 }
 
+// childrenPerSession bounds the children a connection learns: so many
+// for each session it may hold (1024 by default, the SDK's
+// maxBufferedSessionStreams; with ids of maxIDLength, 2 MiB). A child
+// announced past the bound is not learned: its messages go to the
+// connection's stream, and the client's for it are refused.
+const childrenPerSession = 16
+
 func newLedger(maxSessions, maxHeld int) *ledger {
 	return &ledger{
 		maxSessions: maxSessions,
+		maxChildren: childrenPerSession * maxSessions,
 		maxHeld:     maxHeld,
 		sessions:    make(map[string]sessionState),
+		children:    make(map[string]string),
 		inflight:    make(map[string]exchange),
 	}
+}
+
+// subagentUpdate marks the session/update that announces a child.
+var subagentUpdate = []byte(`"subagent_update"`)
+
+// learn records the child session that msg, a session/update of the
+// agent's, announces with a subagent_update on a session the connection
+// holds or a child it learned, so that the child's messages reach the
+// client and the client's reach the agent. It ignores any other message,
+// an id over maxIDLength, a session already known (the first
+// announcement decides the parent: later ones only update metadata), and
+// children past maxChildren.
+func (l *ledger) learn(msg []byte) {
+	if !bytes.Contains(msg, subagentUpdate) {
+		return
+	}
+	r := gjson.GetManyBytes(msg, "params.update.sessionUpdate", "params.sessionId", "params.update.sessionId")
+	if r[0].Str != "subagent_update" || r[1].Type != gjson.String || r[2].Type != gjson.String {
+		return
+	}
+	parent, child := r[1].Str, r[2].Str
+	if child == "" || len(child) > maxIDLength {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.knows(parent) || l.knows(child) || len(l.children) >= l.maxChildren {
+		return
+	}
+	l.children[strings.Clone(child)] = strings.Clone(parent)
+}
+
+// knows reports whether the connection holds s, is attaching it, or
+// learned it as a child; l.mu is held.
+func (l *ledger) knows(s string) bool {
+	if l.sessions[s] != 0 {
+		return true
+	}
+	_, ok := l.children[s]
+	return ok
+}
+
+// forget forgets session s and every child below it; l.mu is held.
+func (l *ledger) forget(s string) {
+	delete(l.sessions, s)
+	delete(l.children, s)
+	for swept := true; swept; {
+		swept = false
+		for c, p := range l.children {
+			if !l.knows(p) {
+				delete(l.children, c)
+				swept = true
+			}
+		}
+	}
+}
+
+// parent returns, for session s, whether the connection holds it (or is
+// attaching it), and otherwise the parent it learned for it ("" for a
+// session it does not know).
+func (l *ledger) parent(s string) (parent string, held bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.sessions[s] != 0 {
+		return "", true
+	}
+	return l.children[s], false
 }
 
 // admit decides whether the client's message m, of size bytes, may reach
@@ -83,6 +168,9 @@ func (l *ledger) admit(m message, size int) (*refusal, string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	state := l.sessions[m.session]
+	if _, child := l.children[m.session]; child && state == 0 {
+		state = held // the agent exposed it on a session the client holds
+	}
 	attach := attachMethod(m.method)
 	if m.session != "" && state != held && !(attach && m.kind == kindRequest && state == 0) {
 		return &refusal{409, acp.Errorf(acp.CodeResourceNotFound, "Resource not found: session %s is not open on this connection; session/load or session/resume attaches it", echoID(m.session))}, ""
@@ -142,10 +230,10 @@ func (l *ledger) answered(id string, line []byte) (stream string, ok bool) {
 		case success:
 			l.sessions[x.session] = held
 		case !x.wasHeld:
-			delete(l.sessions, x.session)
+			l.forget(x.session)
 		}
 	case x.method == "session/close" && success:
-		delete(l.sessions, x.session)
+		l.forget(x.session)
 	}
 	return x.stream, true
 }
@@ -162,6 +250,14 @@ func (l *ledger) holds(s string) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.sessions[s] != 0
+}
+
+// reaches reports whether the connection holds session s, is attaching
+// it, or learned it as a child.
+func (l *ledger) reaches(s string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.knows(s)
 }
 
 // echoID quotes at most 64 bytes of a client's id for an error message.

@@ -167,7 +167,7 @@ func (s *Server) servePost(w http.ResponseWriter, r *http.Request, caller Caller
 	case sid != "" && m.session != "" && sid != m.session:
 		httpError(w, http.StatusBadRequest, "Bad Request: "+HeaderSessionID+" does not match params.sessionId")
 		return
-	case sid != "" && m.session == "" && m.kind != kindResponse && !h.ledger.holds(sid):
+	case sid != "" && m.session == "" && m.kind != kindResponse && !h.ledger.reaches(sid):
 		httpError(w, http.StatusConflict, "Conflict: session "+echoID(sid)+" is not open on this connection")
 		return
 	}
@@ -416,11 +416,11 @@ func (h *httpConn) Close() error {
 
 // Write routes one of the Conn's messages: the initialize response to
 // its POST, a response to the stream of the request it answers, anything
-// else to its session's stream, or the connection's. It waits while the
-// connection holds MaxBufferedBytes for its client.
+// else to its session's stream (see route), or the connection's. It
+// waits while the connection holds MaxBufferedBytes for its client.
 func (h *httpConn) Write(line []byte) (int, error) {
 	msg := bytes.TrimSuffix(line, []byte("\n"))
-	id, _, response := outboundHead(msg)
+	id, method, response := outboundHead(msg)
 	if response && h.initID != "" && id == h.initID {
 		h.initID = "" // only this goroutine reads or writes it now
 		h.ledger.answered(id, msg)
@@ -432,6 +432,9 @@ func (h *httpConn) Write(line []byte) (int, error) {
 		session, _ = h.ledger.answered(id, msg)
 	} else if s := gjson.GetBytes(msg, "params.sessionId"); s.Type == gjson.String {
 		session = s.Str
+		if method == acp.SessionUpdate.Name {
+			h.ledger.learn(msg)
+		}
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -443,11 +446,37 @@ func (h *httpConn) Write(line []byte) (int, error) {
 	if h.closed {
 		return 0, acp.ErrClosed
 	}
-	m := h.mailbox(session)
+	m := h.route(session)
 	m.queue = append(m.queue, msg)
 	h.buffered += len(msg)
 	m.signal()
 	return len(line), nil
+}
+
+// route returns the mailbox of a message for session: the session's own
+// stream when a client reads it or the connection holds the session; for
+// a child the agent exposed, its parent's, so that the child's messages
+// come in order after the subagent_update that announced it, on a
+// stream the client reads; otherwise, for a session the connection does
+// not know or none, the connection's, which the client always reads.
+// h.mu is held.
+func (h *httpConn) route(session string) *mailbox {
+	// Each step climbs to a parent learned before its child: at most
+	// maxChildren steps.
+	for range h.ledger.maxChildren + 1 {
+		if session == "" {
+			break
+		}
+		if m := h.boxes[session]; m != nil && m.attached {
+			return m
+		}
+		parent, held := h.ledger.parent(session)
+		if held {
+			return h.mailbox(session)
+		}
+		session = parent
+	}
+	return h.main
 }
 
 // mailbox returns session's mailbox, made if need be, or the connection's

@@ -261,9 +261,12 @@ func rawID(raw string) acp.ID {
 // agent's answers to the client's requests.
 func (c *wsConn) Write(line []byte) (int, error) {
 	msg := bytes.TrimSuffix(line, []byte("\n"))
-	id, _, response := outboundHead(msg)
-	if response {
+	id, method, response := outboundHead(msg)
+	switch {
+	case response:
 		c.ledger.answered(id, msg)
+	case method == acp.SessionUpdate.Name:
+		c.ledger.learn(msg) // the client may then act on the child
 	}
 	if err := c.send(msg); err != nil {
 		return 0, err
