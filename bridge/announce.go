@@ -12,7 +12,8 @@ import (
 // with the response it queues once the handler returns, so until then the
 // session holds what it has for that editor: the handler asks for a hold,
 // and acp.AfterResponse has the session let go of it once the response is
-// queued. Only what ACP wants before the response goes first:
+// queued, or the editor names the session in a request, whichever
+// comes first. Only what ACP wants before the response goes first:
 // session/load's replay, and ACP v2's state after session/resume. The
 // session's goroutine owns the holds, as it owns the rest of its state.
 
@@ -108,10 +109,22 @@ func (s *session) release(h *hold) {
 			break
 		}
 	}
-	if len(f.holds) > 0 {
+	if len(f.holds) == 0 {
+		s.heard(h.ed)
+	}
+}
+
+// heard ends every hold on ed, and sends what the session held for it:
+// ed has named the session in a request (a prompt, a setting), so it
+// was told of it, even if the release (which follows the response) has
+// not come yet. Otherwise what the request makes the session say would
+// wait for that release, and might follow the request's own response.
+func (s *session) heard(ed *editor) {
+	f := s.held[ed]
+	if f == nil {
 		return
 	}
-	delete(s.held, h.ed)
+	delete(s.held, ed)
 	if f.dropped > 0 {
 		s.log.Warn("notifications dropped while the editor had not been told of the session", "dropped", f.dropped, "max", maxHeld)
 	}

@@ -491,9 +491,14 @@ func (s *session) run() {
 			return
 		}
 		ev := <-s.inbox
-		if r, ok := ev.(stateReport); ok {
-			r.send(s, st)
+		switch ev := ev.(type) {
+		case stateReport:
+			ev.send(s, st)
 			continue
+		case prompt:
+			s.heard(ev.req.ed)
+		case setting:
+			s.heard(ev.ed)
 		}
 		st = st.on(s, ev)
 	}
