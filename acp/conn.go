@@ -59,7 +59,8 @@ type Handler interface {
 	// connection ends (cause [ErrClosed]) — the end of the input included,
 	// see [NewConn] — and when the context given to [NewConn] ends.
 	// Notifications the handler sends with conn.Notify before it returns
-	// reach the peer before its response.
+	// reach the peer before its response; to send something only after
+	// it, from another goroutine too, see [AfterResponse].
 	HandleRequest(ctx context.Context, conn *Conn, method string, params json.RawMessage) (result any, err error)
 
 	// HandleNotification receives one notification. Notifications are
@@ -269,11 +270,76 @@ type inbound struct {
 	method string
 	params json.RawMessage
 
-	// Set under mu when the request starts running; nil while it waits.
-	ctx    context.Context
+	// Set under mu when the request starts running; a nil Context while
+	// it waits. The handler's context, which leads AfterResponse to in.
+	ctx    handlerContext
 	cancel context.CancelCauseFunc
 
 	peerCancelled atomic.Bool
+	sent          atomic.Bool              // the response is queued, or cannot be
+	hooks         atomic.Pointer[hookList] // what AfterResponse registered; nil for nothing
+}
+
+// hookList is what AfterResponse registered for a request, to run once
+// its response is queued.
+type hookList struct {
+	mu  sync.Mutex
+	fns []func()
+}
+
+// handlerContext is the context a request's handler gets: the request's
+// own, which also leads [AfterResponse] to the request. It lives inside
+// the inbound, so that it costs no allocation of its own.
+type handlerContext struct {
+	context.Context
+	c  *Conn
+	in *inbound
+}
+
+// afterResponseKey is the context key under which a handlerContext
+// gives its request.
+type afterResponseKey struct{}
+
+func (h *handlerContext) Value(key any) any {
+	if key == (afterResponseKey{}) {
+		return h.in
+	}
+	return h.Context.Value(key)
+}
+
+// AfterResponse arranges for f to run once the [Conn] has queued the
+// response to the request whose handler was given ctx (or a context
+// derived from it): whatever f sends on the Conn then reaches the peer
+// after that response. A handler uses it to let another goroutine speak
+// of what the response announces, such as the session a session/new
+// creates, without letting it overtake the response.
+//
+// f runs on the handler's goroutine, after the handler has returned,
+// in the order of the calls; it also runs when the response could not be
+// queued because the connection had closed or failed, so that what it
+// releases is released. Until f returns, the request's slot (see
+// [ConnOptions].MaxConcurrentRequests) stays taken, so f should be
+// quick. A panic in f is logged and recovered. Called once the response
+// is queued, AfterResponse runs f at once. It reports false, without
+// running f, when ctx is not a request handler's context. It is safe
+// for concurrent use.
+func AfterResponse(ctx context.Context, f func()) bool {
+	in, _ := ctx.Value(afterResponseKey{}).(*inbound)
+	if in == nil {
+		return false
+	}
+	l := in.hooks.Load()
+	if l == nil {
+		in.hooks.CompareAndSwap(nil, &hookList{})
+		l = in.hooks.Load()
+	}
+	l.mu.Lock()
+	l.fns = append(l.fns, f)
+	l.mu.Unlock()
+	if in.sent.Load() {
+		in.ctx.c.runHooks(in) // the response went first: run f now
+	}
+	return true
 }
 
 // NewConn starts a connection that reads messages from r and writes them to
@@ -903,7 +969,8 @@ func (c *Conn) startRequest(msg Message) {
 
 // begin gives in its context; c.mu is held.
 func (c *Conn) begin(in *inbound) {
-	in.ctx, in.cancel = context.WithCancelCause(c.ctx)
+	ctx, cancel := context.WithCancelCause(c.ctx)
+	in.ctx, in.cancel = handlerContext{Context: ctx, c: c, in: in}, cancel
 }
 
 // serve runs in's handler and answers it, then runs the requests that
@@ -931,37 +998,77 @@ func (c *Conn) serve(in *inbound) {
 // for it and hands the slot to a new goroutine, so that neither the
 // requester nor the requests waiting for a slot wait forever.
 func (c *Conn) run(in *inbound) (next *inbound) {
-	encoded := false
+	const (
+		handling  = iota // the handler, or the encoding of what it returned
+		answering        // the response is encoded: queuing it, running hooks
+		answered
+	)
+	stage := handling
 	defer func() {
-		if encoded {
+		switch stage {
+		case answered:
 			return
+		case handling:
+			c.log.Error("acp: request handler exited its goroutine", "method", echo(in.method))
+			c.answer(in, errorLine(in.id, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method))))
+		case answering:
+			c.log.Error("acp: AfterResponse function exited its goroutine", "method", echo(in.method))
 		}
-		c.log.Error("acp: request handler exited its goroutine", "method", echo(in.method))
-		c.answer(in, errorLine(in.id, Errorf(CodeInternalError, "Internal error: the handler for %s exited without returning", echo(in.method))))
 		if next := c.next(); next != nil {
 			c.handlers.Add(1) // this goroutine's own count is not yet done
 			go c.serve(next)
 		}
 		<-c.admit
 	}()
-	result, err := c.callHandler(in.ctx, in.method, in.params)
+	result, err := c.callHandler(&in.ctx, in.method, in.params)
 	// Encoding runs the handler's code too (a MarshalJSON, the error's
-	// methods), which may call runtime.Goexit as well.
+	// methods), which may call runtime.Goexit as well; so may a function
+	// given to AfterResponse.
 	line := c.responseLine(in.id, in.method, result, err, in.peerCancelled.Load())
-	encoded = true
+	stage = answering
 	c.answer(in, line)
+	stage = answered
 	next = c.next()
 	<-c.admit // the answered request's token, after next has taken its slot
 	return next
 }
 
-// answer retires in and sends line, its response.
+// answer retires in and sends line, its response, then runs what
+// AfterResponse registered.
 func (c *Conn) answer(in *inbound, line []byte) {
 	c.mu.Lock()
 	delete(c.inflight, in.key)
 	c.mu.Unlock()
 	in.cancel(nil)
 	c.reply(line)
+	// sent is stored before hooks is loaded, and AfterResponse adds to
+	// hooks before it loads sent: one of the two sees the other's hook.
+	in.sent.Store(true)
+	if in.hooks.Load() != nil {
+		c.runHooks(in)
+	}
+}
+
+// runHooks runs the hooks registered for in so far, oldest first, and
+// forgets them; a panic in one is logged.
+func (c *Conn) runHooks(in *inbound) {
+	l := in.hooks.Load()
+	l.mu.Lock()
+	fns := l.fns
+	l.fns = nil
+	l.mu.Unlock()
+	for _, f := range fns {
+		c.runHook(in.method, f)
+	}
+}
+
+func (c *Conn) runHook(method string, f func()) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.log.Error("acp: AfterResponse function panicked", "method", echo(method), "panic", p, "stack", string(debug.Stack()))
+		}
+	}()
+	f()
 }
 
 // next hands the caller's slot to the oldest waiting request and returns
@@ -1089,7 +1196,7 @@ func (c *Conn) cancelInbound(params []byte) {
 		c.log.Debug("acp: $/cancel_request for no running request", "id", id.Raw)
 		return
 	}
-	if in.ctx == nil { // waiting: answer it now, without running it
+	if in.ctx.Context == nil { // waiting: answer it now, without running it
 		delete(c.inflight, in.key)
 		c.queue = slices.DeleteFunc(c.queue, func(q *inbound) bool { return q == in })
 		c.mu.Unlock()

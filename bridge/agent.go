@@ -208,7 +208,7 @@ func (a *Agent) initialized(version int) acp.InitializeResult {
 }
 
 func (e *editor) newSession(ctx context.Context, p acp.NewSessionParams) (acp.NewSessionResult, error) {
-	s, err := e.a.open(e, opening{id: e.a.cfg.NewSessionID(), cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+	s, err := e.a.open(ctx, e, opening{id: e.a.cfg.NewSessionID(), cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
@@ -219,8 +219,8 @@ func (e *editor) newSession(ctx context.Context, p acp.NewSessionParams) (acp.Ne
 
 // resume binds a session to a conversation the CLI keeps: a conversation
 // it does not know fails the first prompt.
-func (a *Agent) resume(ed *editor, o opening) (acp.LoadSessionResult, error) {
-	s, _, err := a.resumeSession(ed, o)
+func (a *Agent) resume(ctx context.Context, ed *editor, o opening) (acp.LoadSessionResult, error) {
+	s, _, err := a.resumeSession(ctx, ed, o)
 	if err != nil {
 		return acp.LoadSessionResult{}, err
 	}
@@ -231,7 +231,7 @@ func (a *Agent) resume(ed *editor, o opening) (acp.LoadSessionResult, error) {
 
 // resumeSession returns the session that goes on with the conversation
 // o.id: the one open, or one it opens, reporting whether it did.
-func (a *Agent) resumeSession(ed *editor, o opening) (s *session, opened bool, err error) {
+func (a *Agent) resumeSession(ctx context.Context, ed *editor, o opening) (s *session, opened bool, err error) {
 	if o.id == "" {
 		return nil, false, acp.Errorf(acp.CodeInvalidParams, "sessionId is empty")
 	}
@@ -248,7 +248,7 @@ func (a *Agent) resumeSession(ed *editor, o opening) (s *session, opened bool, e
 		}
 		return s, false, nil
 	}
-	s, err = a.open(ed, o)
+	s, err = a.open(ctx, ed, o)
 	return s, err == nil, err
 }
 
@@ -269,8 +269,10 @@ type opening struct {
 	servers  []acp.MCPServer
 }
 
-// open adds a session and starts its goroutine.
-func (a *Agent) open(ed *editor, o opening) (*session, error) {
+// open adds a session and starts its goroutine. The session holds what
+// it has for ed until the response to the request of ctx, which tells
+// ed of the session, is queued.
+func (a *Agent) open(ctx context.Context, ed *editor, o opening) (*session, error) {
 	if err := a.checkDirs(o); err != nil {
 		return nil, err
 	}
@@ -311,6 +313,7 @@ func (a *Agent) open(ed *editor, o opening) (*session, error) {
 		return nil, err
 	}
 	s.conv = conv
+	s.holdFrom(s.newHold(ctx, ed))
 	s.listed = openSession{id: o.id, cwd: o.cwd, dirs: dirs, storedID: storedID(conv), touched: a.cfg.Clock.Now()}
 	a.sessions[o.id] = s
 	a.order = append(a.order, o.id)
@@ -519,26 +522,36 @@ func (a *Agent) modelChoices(current string) []acp.SessionConfigSelectOption {
 	return choices
 }
 
-// notify sends updates for a session to ed, in ACP v1, logging what
-// could not be sent.
-func (a *Agent) notify(ed *editor, id string, updates []acp.Update) {
+// notifyV1 sends ed updates, in ACP v1, for the session id: s's own or
+// one of its children's. It logs what could not be sent, and holds them
+// while ed has not been told of s.
+func (s *session) notifyV1(ed *editor, id string, updates []acp.Update) {
+	if s.holding(ed) {
+		updates = slices.Clone(updates) // the caller's to reuse
+		s.hold(ed, func() { s.notifyV1(ed, id, updates) })
+		return
+	}
 	for _, u := range updates {
 		err := acp.SessionUpdate.Notify(context.Background(), ed.connection(), acp.SessionNotification{SessionID: id, Update: u})
 		if err != nil {
-			notSent(a.log, "session update not sent", err, "session", id)
+			notSent(s.log, "session update not sent", err, "session", id)
 			return
 		}
 	}
 }
 
 // notifyUsage sends goose's usage update to an editor that accepts it.
-func (a *Agent) notifyUsage(ed *editor, id string, snap usage.Snapshot) {
+func (s *session) notifyUsage(ed *editor, snap usage.Snapshot) {
 	if !ed.acceptsGoose() {
 		return
 	}
-	err := goose.SessionUpdate.Notify(context.Background(), ed.connection(), goose.SessionNotification{SessionID: id, Update: goose.NewUsageUpdate(snap)})
+	if s.holding(ed) {
+		s.hold(ed, func() { s.notifyUsage(ed, snap) })
+		return
+	}
+	err := goose.SessionUpdate.Notify(context.Background(), ed.connection(), goose.SessionNotification{SessionID: s.id, Update: goose.NewUsageUpdate(snap)})
 	if err != nil {
-		notSent(a.log, "goose usage update not sent", err, "session", id)
+		notSent(s.log, "goose usage update not sent", err)
 	}
 }
 

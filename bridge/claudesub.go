@@ -45,7 +45,7 @@ func (h *host) subagents() (*editor, bool) {
 }
 
 func (h *host) notifyChild(child string, updates []acp.Update) {
-	h.s.a.notify(h.editor(), child, updates)
+	h.s.notifyV1(h.editor(), child, updates)
 }
 
 // subagentSep joins a parent session's id and a Task call's tool use id

@@ -33,7 +33,11 @@
 // session/new, load, resume or fork has been answered, without holding
 // the answer up, so that its commands and models reach the editor at once
 // and the first prompt does not wait for it (a CLI run once per turn
-// starts with the turn instead). It may use the files of the session's
+// starts with the turn instead). Nothing of a session reaches an editor
+// before the response that tells it of the session: the session holds
+// its updates for that editor until the response is queued, all but
+// those ACP wants first (session/load's replay, v2's state after
+// session/resume). It may use the files of the session's
 // additional directories too (Claude Code's --add-dir, the writable roots
 // of Codex's sandbox, Gemini CLI's --include-directories). A prompt that
 // comes while a turn runs waits for it and runs next; session/cancel

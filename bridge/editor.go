@@ -142,10 +142,10 @@ func (e *editor) methods() acp.Methods {
 	handle(e, &m, acp.Initialize, e.initialize)
 	handle(e, &m, acp.SessionNew, e.newSession)
 	handle(e, &m, acp.SessionLoad, func(ctx context.Context, p acp.LoadSessionParams) (acp.LoadSessionResult, error) {
-		return a.load(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+		return a.load(ctx, e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	})
 	handle(e, &m, acp.SessionResume, func(ctx context.Context, p acp.ResumeSessionParams) (acp.ResumeSessionResult, error) {
-		r, err := a.resume(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+		r, err := a.resume(ctx, e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 		return acp.ResumeSessionResult(r), err
 	})
 	handle(e, &m, acp.Logout, a.logout)

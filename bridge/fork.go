@@ -11,7 +11,7 @@ import (
 // kept by the CLI, and goes on apart from it; the original is left as it
 // was. Only a CLI that [CLIInfo].Forks serves it. The fork's CLI starts
 // at once, as a new session's does.
-func (a *Agent) fork(ed *editor, o opening) (acp.NewSessionResult, error) {
+func (a *Agent) fork(ctx context.Context, ed *editor, o opening) (acp.NewSessionResult, error) {
 	if !a.info.Forks {
 		return acp.NewSessionResult{}, acp.Errorf(acp.CodeMethodNotFound, "Method not found: %s cannot fork a session", a.info.Name)
 	}
@@ -38,7 +38,7 @@ func (a *Agent) fork(ed *editor, o opening) (acp.NewSessionResult, error) {
 		src = f.ID
 	}
 	o.forkOf, o.id = src, a.cfg.NewSessionID()
-	s, err := a.open(ed, o)
+	s, err := a.open(ctx, ed, o)
 	if err != nil {
 		return acp.NewSessionResult{}, err
 	}
@@ -48,6 +48,6 @@ func (a *Agent) fork(ed *editor, o opening) (acp.NewSessionResult, error) {
 }
 
 func (e *editor) forkV1(ctx context.Context, p acp.ForkSessionParams) (acp.ForkSessionResult, error) {
-	res, err := e.a.fork(e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
+	res, err := e.a.fork(ctx, e, opening{id: p.SessionID, cwd: p.Cwd, dirs: p.AdditionalDirectories, servers: p.MCPServers})
 	return acp.ForkSessionResult{SessionID: res.SessionID, Modes: res.Modes, ConfigOptions: res.ConfigOptions}, err
 }

@@ -85,10 +85,11 @@ func (s *session) close() {
 }
 
 // replay shows ed the stored conversation f (nil for none yet), and
-// returns once it has.
-func (s *session) replay(ed *editor, f *StoredFile) error {
+// returns once it has. The session holds the rest of what it has for ed
+// until the response to the request of ctx is queued.
+func (s *session) replay(ctx context.Context, ed *editor, f *StoredFile) error {
 	reply := make(chan error, 1)
-	if !s.post(replay{f: f, ed: ed, reply: reply}) {
+	if !s.post(replay{f: f, ed: ed, hold: s.newHold(ctx, ed), reply: reply}) {
 		return s.closedError()
 	}
 	err, ok := await(s, reply)

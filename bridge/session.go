@@ -72,10 +72,12 @@ type session struct {
 	conv        Conversation
 	ed          *editor // where updates outside a turn go: the editor the session last heard from
 	mode, model string
-	queue       []*promptReq // prompts waiting for the turn under way, oldest first
-	announced   []byte       // the commands last sent, as JSON
-	offered     []byte       // the options Commands or Offer last sent, as JSON
-	v2          *v2Render    // names the messages a v2 editor sees; nil before one
+	queue       []*promptReq         // prompts waiting for the turn under way, oldest first
+	announced   []byte               // the commands last sent, as JSON
+	offered     []byte               // the options Commands or Offer last sent, as JSON
+	v2          *v2Render            // names the messages a v2 editor sees; nil before one
+	held        map[*editor]*heldFor // what editors not yet told of the session get once told
+	owed        *editor              // the editor getting what a response owes it first (see beforeResponse)
 
 	// What session/list shows of the session, as run last published it;
 	// guarded by a.mu.
@@ -94,10 +96,12 @@ type event interface{ isEvent() }
 type start struct{}
 
 // replay is session/load's replay of the stored conversation f (nil
-// when it has none yet), shown to ed before load answers.
+// when it has none yet), shown to ed before load answers; the rest of
+// what the session has for ed waits for the answer, by hold.
 type replay struct {
 	f     *StoredFile
 	ed    *editor
+	hold  *hold
 	reply chan error
 }
 
@@ -459,6 +463,8 @@ func (s *session) anywhere(ev event) {
 		s.title(ev)
 	case relayed:
 		s.takeRelayed(ev)
+	case released:
+		s.release(ev.h)
 	case idleExpired, graceExpired, watchTick, answered:
 		// From a timer or a question of a state already left.
 	default:
@@ -485,9 +491,14 @@ func (s *session) run() {
 			return
 		}
 		ev := <-s.inbox
-		if r, ok := ev.(stateReport); ok {
-			r.send(s, st)
+		switch ev := ev.(type) {
+		case stateReport:
+			ev.send(s, st)
 			continue
+		case prompt:
+			s.heard(ev.req.ed)
+		case setting:
+			s.heard(ev.ed)
 		}
 		st = st.on(s, ev)
 	}
@@ -690,7 +701,7 @@ func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, canc
 		res, err = acp.PromptResult{StopReason: acp.StopReasonCancelled, Usage: res.Usage}, nil
 	}
 	if err == nil {
-		s.a.notifyUsage(t.req.ed, s.id, s.conv.Usage())
+		s.notifyUsage(t.req.ed, s.conv.Usage())
 	}
 	s.end(t.req, res, err)
 	s.publish(func(l *openSession) {

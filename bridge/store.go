@@ -382,7 +382,7 @@ func (a *Agent) canLoad() bool { return a.keeper != nil && a.cfg.Store != nil }
 
 // load answers session/load: it shows the editor the session's stored
 // conversation, then binds the session to it as session/resume does.
-func (a *Agent) load(ed *editor, o opening) (acp.LoadSessionResult, error) {
+func (a *Agent) load(ctx context.Context, ed *editor, o opening) (acp.LoadSessionResult, error) {
 	if err := refuseChild(o.id); err != nil {
 		return acp.LoadSessionResult{}, err
 	}
@@ -407,11 +407,11 @@ func (a *Agent) load(ed *editor, o opening) (acp.LoadSessionResult, error) {
 		}
 		f = &file
 	}
-	s, opened, err := a.resumeSession(ed, o)
+	s, opened, err := a.resumeSession(ctx, ed, o)
 	if err != nil {
 		return acp.LoadSessionResult{}, err
 	}
-	if err := s.replay(ed, f); err != nil {
+	if err := s.replay(ctx, ed, f); err != nil {
 		if opened {
 			a.closeSession(o.id)
 		}
@@ -510,6 +510,7 @@ func (s *session) lookForTitle() {
 // show replays ev's stored conversation to the editor, and answers ev.
 func (s *session) show(ev replay) {
 	s.ed = ev.ed
+	s.holdFrom(ev.hold)
 	var err error
 	if ev.f != nil {
 		r, ok := s.conv.(Replayer)
@@ -517,7 +518,9 @@ func (s *session) show(ev replay) {
 			ev.reply <- s.a.errNoStore()
 			return
 		}
-		err = r.Replay(&replayHost{host: &host{s: s}, notices: s.ed.acceptsNotices()}, s.a.cfg.Store, *ev.f)
+		s.beforeResponse(ev.ed, func() {
+			err = r.Replay(&replayHost{host: &host{s: s}, notices: s.ed.acceptsNotices()}, s.a.cfg.Store, *ev.f)
+		})
 	}
 	if err != nil {
 		err = acp.Errorf(acp.CodeInternalError, "replaying session %s: %v", s.id, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/acpkit/acpkit/acp"
@@ -42,7 +43,7 @@ func (e *editor) methodsV2() acp.Methods {
 		if err != nil {
 			return acpv2.ForkSessionResult{}, err
 		}
-		res, err := a.fork(e, o)
+		res, err := a.fork(ctx, e, o)
 		return acpv2.ForkSessionResult{SessionID: res.SessionID, ConfigOptions: configOptionsV2(res.ConfigOptions)}, err
 	})
 	handle(e, &m, acpv2.SessionList, func(ctx context.Context, p acpv2.ListSessionsParams) (acpv2.ListSessionsResult, error) {
@@ -130,7 +131,7 @@ func (e *editor) newSessionV2(ctx context.Context, p acpv2.NewSessionParams) (ac
 	if err != nil {
 		return acpv2.NewSessionResult{}, err
 	}
-	s, err := e.a.open(e, o)
+	s, err := e.a.open(ctx, e, o)
 	if err != nil {
 		return acpv2.NewSessionResult{}, err
 	}
@@ -151,9 +152,9 @@ func (e *editor) resumeV2(ctx context.Context, p acpv2.ResumeSessionParams) (acp
 	var res acp.LoadSessionResult
 	switch p.ReplayFrom.(type) {
 	case nil:
-		res, err = a.resume(e, o)
+		res, err = a.resume(ctx, e, o)
 	case acpv2.ReplayFromStart:
-		res, err = a.load(e, o)
+		res, err = a.load(ctx, e, o)
 	default:
 		return acpv2.ResumeSessionResult{}, acp.Errorf(acp.CodeInvalidParams, "replayFrom: only start is supported")
 	}
@@ -302,7 +303,7 @@ func nonce(id string) string {
 // notify sends updates to ed in its version of ACP.
 func (s *session) notify(ed *editor, updates []acp.Update) {
 	if !ed.isV2() {
-		s.a.notify(ed, s.id, updates)
+		s.notifyV1(ed, s.id, updates)
 		return
 	}
 	var out []acpv2.Update
@@ -312,8 +313,14 @@ func (s *session) notify(ed *editor, updates []acp.Update) {
 	s.notifyV2(ed, out...)
 }
 
-// notifyV2 sends v2 updates, logging what could not be sent.
+// notifyV2 sends v2 updates, logging what could not be sent, and holds
+// them while ed has not been told of the session.
 func (s *session) notifyV2(ed *editor, updates ...acpv2.Update) {
+	if s.holding(ed) {
+		updates = slices.Clone(updates)
+		s.hold(ed, func() { s.notifyV2(ed, updates...) })
+		return
+	}
 	for _, u := range updates {
 		if err := acpv2.SessionUpdate.Notify(context.Background(), ed.connection(), acpv2.SessionNotification{SessionID: s.id, Update: u}); err != nil {
 			notSent(s.log, "session update not sent", err)
@@ -382,7 +389,7 @@ func (r stateReport) send(s *session, st state) {
 	if inTurn(st) {
 		update = acpv2.RunningStateUpdate{}
 	}
-	s.notifyV2(r.ed, acpv2.SessionStateUpdate{State: update})
+	s.beforeResponse(r.ed, func() { s.notifyV2(r.ed, acpv2.SessionStateUpdate{State: update}) })
 }
 
 // inTurn reports whether st is a state with a turn under way.
