@@ -77,8 +77,15 @@ type ACPAgentInfo struct {
 //     [ErrorData] (kind cli_error, or crash when the agent exits).
 //
 // The agent's configuration options other than its mode and model are
-// not offered. Without a [Config.Store] it keeps, session/list shows the
-// sessions opened here, and session/load is not offered.
+// not offered. The bridge keeps no store of the agent's sessions:
+// session/list shows the sessions opened here, session/load is not
+// offered, and session/resume goes on only with a session the Agent
+// holds (its agent started again as above if it was stopped), refusing
+// any other id -32002 (resource not found, [KindResumeNotFound], naming
+// it) at session/resume itself. The bridge's session ids are its own,
+// not the agent's, so no agent could resume one, whatever it advertises;
+// resume stays advertised, since it works for the sessions held, from
+// any of the Agent's connections, before any agent has started.
 func ACPAgent(info ACPAgentInfo) CLI {
 	info.Accepts.MCPStdio = true
 	return acpCLI{
@@ -103,7 +110,15 @@ type acpCLI struct {
 
 func (a acpCLI) Info() CLIInfo { return a.info }
 
+// NewConversation refuses a session that goes on with a conversation
+// (session/resume of a session the Agent does not hold): the bridge's
+// session ids are its own, not the agent's, and it keeps no record of
+// the agent's sessions, so none is found. It says so at once, rather
+// than accept the session and fail its first prompt.
 func (a acpCLI) NewConversation(c ConversationConfig) (Conversation, error) {
+	if c.ResumeID != "" {
+		return nil, resumeNotFound(a.info.Name, c.ResumeID)
+	}
 	return newACPConversation(c, a), nil
 }
 

@@ -710,3 +710,60 @@ func TestACPAgentPermissionAfterCancel(t *testing.T) {
 		}
 	})
 }
+
+// TestACPAgentResume checks session/resume of an ACP agent's session: one
+// the Agent holds, its agent stopped idle, goes on from a second editor,
+// the bridge opening the agent's session again; an id the Agent does not
+// hold (one an earlier claude-acp process gave, say: the bridge's ids are
+// its own, not the agent's) is refused -32002 naming it, starting no
+// agent, since nothing could ever resume it.
+func TestACPAgentResume(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		e := newEnv(t, bridge.Config{CLI: anyAgent, Idle: time.Minute}, acp.ClientCapabilities{})
+		defer e.close()
+		resume := func(c *acp.Conn, id string) error {
+			_, err := acp.SessionResume.Call(bg, c, acp.ResumeSessionParams{SessionID: id, Cwd: "/work", MCPServers: []acp.MCPServer{}})
+			return err
+		}
+
+		const unknown = "99999999-2222-4333-8444-555555555555"
+		err := resume(e.client, unknown)
+		var ae *acp.Error
+		if !errors.As(err, &ae) || ae.Code != acp.CodeResourceNotFound || !strings.Contains(ae.Message, unknown) {
+			t.Fatalf("session/resume of a session the Agent does not hold: %v; want -32002 naming %s", err, unknown)
+		}
+		e.noProcess()
+		if _, err := acp.SessionPrompt.Call(bg, e.client, acp.PromptParams{SessionID: unknown, Prompt: []acp.ContentBlock{acp.TextContent{Text: "Hi."}}}); err == nil {
+			t.Error("a prompt in the refused session was answered")
+		}
+		e.noProcess()
+
+		// A session held, its agent stopped idle, goes on from another
+		// editor.
+		sid := e.newSession()
+		p := e.process()
+		p.write(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"resume":{}}}}}`)
+		synctest.Wait()
+		p.write(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"s1"}}`)
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if !p.exited() {
+			t.Fatal("the idle agent was not stopped")
+		}
+		second, _, closeSecond := acptest.NewPair(bg, acp.Methods{}, e.a.Handler(bridge.Editor{Versions: bridge.V1}), nil)
+		defer closeSecond()
+		if _, err := acp.Initialize.Call(bg, second, acp.InitializeParams{ProtocolVersion: 1}); err != nil {
+			t.Fatal(err)
+		}
+		if err := resume(second, sid); err != nil {
+			t.Fatalf("session/resume of a session the Agent holds, from a second editor: %v", err)
+		}
+		p = e.process()
+		p.write(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{"sessionCapabilities":{"resume":{}}}}}`)
+		synctest.Wait()
+		if want := `"method":"session/resume","params":{"sessionId":"s1"`; !slices.ContainsFunc(p.lines(), func(l string) bool { return strings.Contains(l, want) }) {
+			t.Errorf("the agent's session was not resumed in its new process; it got:\n%s", strings.Join(p.lines(), "\n"))
+		}
+		p.exit(0)
+	})
+}

@@ -218,7 +218,8 @@ func (e *editor) newSession(ctx context.Context, p acp.NewSessionParams) (acp.Ne
 }
 
 // resume binds a session to a conversation the CLI keeps: a conversation
-// it does not know fails the first prompt.
+// it does not know fails the first prompt, unless the CLI's
+// NewConversation refuses it at once (an ACP agent's does).
 func (a *Agent) resume(ctx context.Context, ed *editor, o opening) (acp.LoadSessionResult, error) {
 	s, _, err := a.resumeSession(ctx, ed, o)
 	if err != nil {

@@ -186,8 +186,14 @@
 // agent gains what the Agent gives every CLI: the remote transports,
 // ACP v2 for a v2 editor, a handler per editor, goose's usage, and
 // its restart after a crash or an idle stop, its session loaded or
-// resumed again with the agent's replay left out. It is held to ACP
-// where it strays: a tool call it asks permission for unannounced is
+// resumed again with the agent's replay left out. The Agent's session
+// ids are its own, not the agent's, and it keeps no record of the
+// agent's sessions: session/resume goes on with a session the Agent
+// holds (opened through any of its connections, and not closed), and
+// refuses any other id -32002 at once, whatever the agent could resume,
+// which the Agent learns only when the agent starts. A program that
+// serves one editor on stdio, an Agent per run, thus resumes none of
+// an earlier run's sessions. It is held to ACP where it strays: a tool call it asks permission for unannounced is
 // announced first, and one rejected, cancelled or left open when the
 // turn ends is ended, failed.
 //

@@ -126,6 +126,14 @@ func agents() []agent {
 		{name: "claude-acp codex", bin: claudeACP, args: []string{"-cli", "codex", "-codex", fakecodex}, env: codexEnv, skip: noStore},
 		{name: "claude-acp gemini-headless", bin: claudeACP, args: []string{"-cli", "gemini-headless", "-gemini", fakegemini}, env: geminiEnv, skip: noStore},
 		{name: "claude-acp gemini", bin: claudeACP, args: []string{"-cli", "gemini", "-gemini", fakegemini}, env: geminiACPEnv, skip: noStore},
+		// echo-agent behind the bridge as any ACP agent. The bridge
+		// keeps no store of an ACP agent's sessions, and resumes only
+		// those its process holds: over stdio the suite's new connection
+		// is a new claude-acp, which refuses the earlier one's session
+		// -32002, as package bridge documents. resume.no-replay passes
+		// over the remote transports, one process for every connection,
+		// but a skip is the agent's on every transport.
+		{name: "claude-acp acp", bin: claudeACP, args: []string{"-cli", "acp", "-agent", echoAgent + " -delay 20ms"}, env: func(home string) []string { return []string{"HOME=" + home} }, skip: []string{"resume.no-replay"}},
 	}
 }
 

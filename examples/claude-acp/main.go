@@ -38,8 +38,9 @@
 // Code, $CODEX_HOME or ~/.codex for Codex, ~/.gemini for Gemini CLI), and
 // session/load shows their conversation again. An agent of -cli acp keeps
 // none that claude-acp can read: the list shows the sessions opened
-// since it started, and a session goes on after an idle stop or a crash
-// only if the agent can load or resume it.
+// since it started, session/resume takes only those (on stdio, none of
+// an earlier run's), and a session goes on after an idle stop or a
+// crash only if the agent can load or resume it.
 //
 // -agent-takes says what the agent of -cli acp takes besides text,
 // resource links and stdio MCP servers, which every ACP agent takes, as
