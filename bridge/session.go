@@ -703,13 +703,15 @@ func (s *session) finish(p *proc, t *turn, res acp.PromptResult, err error, canc
 	if err == nil {
 		s.notifyUsage(t.req.ed, s.conv.Usage())
 	}
-	s.end(t.req, res, err)
+	// What the turn made of the session is published before the editor
+	// is answered, which may fork, list or load it at once.
 	s.publish(func(l *openSession) {
 		l.storedID, l.touched = storedID(s.conv), s.a.cfg.Clock.Now()
 		if l.prompt == "" {
 			l.prompt = promptTitle(t.req.blocks)
 		}
 	})
+	s.end(t.req, res, err)
 	s.lookForTitle()
 }
 
