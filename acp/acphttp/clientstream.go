@@ -29,7 +29,8 @@ const inboxLength = 64
 // until the connection's first message, which must be initialize: its
 // POST opens the connection, and the connection's GET stream opens
 // then. A session's stream opens when a response names the session
-// (session/new's), or before the first message for it (session/load's).
+// (session/new's), or before the first request for it (session/load's);
+// a notification for a session opens none.
 //
 // A failure is the same error as over a WebSocket, as far as the
 // transports allow. initialize's POST is the WebSocket's upgrade: if it
@@ -366,23 +367,24 @@ func (c *streamClient) Write(line []byte) (int, error) {
 		delete(c.routes, m.id)
 		c.mu.Unlock()
 	}
-	if session != "" && m.kind != kindResponse {
+	if session != "" && m.kind == kindRequest {
+		// A request's response, and what the agent sends for the
+		// session, come on the session's stream. A notification gets
+		// nothing back: it opens no stream, which a server may refuse
+		// with the 404 that ends the connection when the session is
+		// unknown to it, as a session/cancel's may be.
 		if attachMethod(m.method) {
 			c.mu.Lock()
 			delete(c.failed, session)
 			c.mu.Unlock()
 		}
 		if err := c.openSession(session); err != nil {
-			if m.kind == kindRequest {
-				c.fail(m.id, err)
-			}
+			c.fail(m.id, err)
 			return len(line), nil
 		}
-		if m.kind == kindRequest {
-			c.mu.Lock()
-			c.pending[m.id] = session
-			c.mu.Unlock()
-		}
+		c.mu.Lock()
+		c.pending[m.id] = session
+		c.mu.Unlock()
 	}
 	err := c.post(msg, session)
 	if err == nil || c.isEnded() {

@@ -120,9 +120,9 @@
 //     "delivered automatically on the same connection", with no stream
 //     to open. A client that opens the child's stream itself (GET with
 //     its Acp-Session-Id, as the client of [DialStreamableHTTP] does
-//     when it first sends a message for the child, a session/cancel)
-//     gets them there from then on, and again on the parent's once it
-//     closes it.
+//     when it first sends a request for the child; a notification, a
+//     session/cancel, opens none) gets them there from then on, and
+//     again on the parent's once it closes it.
 //   - A message naming a session the connection neither holds nor
 //     learned as a child, and whose stream no client reads, comes on the
 //     connection's stream. The RFD routes by session and says nothing of
