@@ -198,6 +198,27 @@ type ConnOptions struct {
 	// Logger receives the connection's diagnostics: dropped and malformed
 	// messages at Debug and Warn, handler panics at Error. Nil means silent.
 	Logger *slog.Logger
+	// OnRead and OnWrite, when not nil, are shown every message of the
+	// connection as it crosses the wire, without its newline: a log or a
+	// trace of the wire in its order, which the handlers and callers of
+	// Request, running on goroutines of their own, cannot give.
+	//
+	// OnRead is called on the reading goroutine with each message read,
+	// whatever it holds (one the Conn then rejects as invalid too), before
+	// the Conn acts on it: before the Request it answers returns, before a
+	// notification's handler runs or a request's starts. A message too
+	// long to read (see MaxLineLength) is not shown. OnWrite is called on
+	// the writing goroutine with each message just before it is written,
+	// so it is shown before any answer to it can be read; a message
+	// dropped unwritten because the connection closed is not shown.
+	//
+	// Calls of one of them never overlap, and come in the order of the
+	// wire; OnRead may run concurrently with OnWrite. msg is the Conn's,
+	// valid only during the call: copy what is kept. Nothing more is read
+	// (or written) until the call returns, so it should be quick, and must
+	// not wait for the peer. A panic ends the connection, as a failure of
+	// the reader or the writer does.
+	OnRead, OnWrite func(msg []byte)
 }
 
 // A Conn is one JSON-RPC 2.0 connection over a reader and a writer, as ACP
@@ -221,6 +242,8 @@ type Conn struct {
 	lr    *lines.Reader
 	admit chan struct{} // one token per inbound request running or waiting
 	limit int           // how many inbound requests may run at once
+
+	onRead, onWrite func(msg []byte) // ConnOptions' hooks; nil for none
 
 	ctx    context.Context // parent of handler contexts; ends at shutdown
 	cancel context.CancelCauseFunc
@@ -383,6 +406,8 @@ func NewConn(ctx context.Context, r io.Reader, w io.Writer, h Handler, opts *Con
 		lr:         lines.NewReader(r, maxLineLength(o.MaxLineLength)),
 		admit:      make(chan struct{}, o.MaxConcurrentRequests+maxWaiting),
 		limit:      o.MaxConcurrentRequests,
+		onRead:     o.OnRead,
+		onWrite:    o.OnWrite,
 		writeq:     make(chan []byte, writeQueueLength),
 		stopWriter: make(chan struct{}),
 		writerDone: make(chan struct{}),
@@ -802,6 +827,9 @@ func (c *Conn) writeLine(line []byte) (err error) {
 	}()
 	// The writer goroutine is the only one writing, and each line already
 	// ends in its newline: one Write, no copy, no lock.
+	if c.onWrite != nil {
+		c.onWrite(line[:len(line)-1])
+	}
 	var n int
 	n, err = c.w.Write(line)
 	if err == nil && n != len(line) {
@@ -821,6 +849,9 @@ func (c *Conn) readLine() (line []byte, err error) {
 		}
 	}()
 	line, err = c.nextLine()
+	if err == nil && c.onRead != nil {
+		c.onRead(line)
+	}
 	returned = true
 	return line, err
 }

@@ -107,3 +107,38 @@ func ExampleMethod() {
 	// true query
 	// <nil> <nil>
 }
+
+// A client that traces its wire: OnWrite and OnRead are shown each
+// message in the order it crossed, the notifications the agent sent
+// before its response included, whatever goroutines handle them.
+func ExampleConnOptions_trace() {
+	ctx := context.Background()
+	toAgentR, toAgentW := io.Pipe()
+	toClientR, toClientW := io.Pipe()
+
+	var agentMethods acp.Methods
+	acp.SessionPrompt.Handle(&agentMethods, func(ctx context.Context, conn *acp.Conn, p acp.PromptParams) (acp.PromptResult, error) {
+		err := acp.SessionUpdate.Notify(ctx, conn, acp.SessionNotification{
+			SessionID: p.SessionID,
+			Update:    acp.AgentMessageChunk{Content: acp.TextContent{Text: "hello"}},
+		})
+		return acp.PromptResult{StopReason: acp.StopReasonEndTurn}, err
+	})
+	agent := acp.NewConn(ctx, toAgentR, toClientW, agentMethods, nil)
+
+	client := acp.NewConn(ctx, toClientR, toAgentW, nil, &acp.ConnOptions{
+		OnWrite: func(msg []byte) { fmt.Printf("-> %s\n", msg) },
+		OnRead:  func(msg []byte) { fmt.Printf("<- %s\n", msg) },
+	})
+	acp.SessionPrompt.Call(ctx, client, acp.PromptParams{
+		SessionID: "sess-1",
+		Prompt:    acp.ContentBlocks{acp.TextContent{Text: "hi"}},
+	})
+	client.Close()
+	client.Wait()
+	agent.Wait()
+	// Output:
+	// -> {"jsonrpc":"2.0","id":0,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hi"}]}}
+	// <- {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"hello"}}}}
+	// <- {"jsonrpc":"2.0","id":0,"result":{"stopReason":"end_turn"}}
+}

@@ -33,16 +33,6 @@ var shouldGaps = map[string][]string{}
 
 // racyFailures are checks an agent may fail now and then, and need not.
 //
-// claude-acp's sessions speak as soon as the response to session/new is
-// queued (a Codex app-server opens its thread at once), and over
-// WebSocket the suite logs the response to its own request when the
-// call returns, on the caller's goroutine, but an update that followed
-// the response on the wire on the goroutine that reads, which may come
-// first: session.updates-after-new may then fail, over WebSocket alone.
-// The order on the wire is the bridge's guarantee (package bridge's
-// TestUpdatesAfterAnnouncement); the suite would need the WebSocket's
-// messages as they arrive to judge it there.
-//
 // On a machine loaded far past its cores (a load average of 20 on 2),
 // claude-acp with Claude Code once answered session/load with nothing
 // replayed before the response, and once sent a turn's update after the
@@ -50,8 +40,7 @@ var shouldGaps = map[string][]string{}
 // overtaking the response that announces the session, and neither has
 // been seen in the 60 runs of the suite on it since that was fixed.
 var racyFailures = map[string][]string{
-	"claude-acp claude": {"load.replay", "prompt.no-late-updates", "session.updates-after-new"},
-	"claude-acp codex":  {"session.updates-after-new"},
+	"claude-acp claude": {"load.replay", "prompt.no-late-updates"},
 }
 
 // checkReport compares the checks the report failed with those expected

@@ -62,7 +62,7 @@
 // memory) and runs no terminals, grants every permission the agent asks
 // (but those of a turn it cancels, which it answers cancelled), and
 // records the wire: over stdio every line either side wrote, byte for
-// byte; over a remote transport every message ([Options].Trace writes
-// them). The agent gets prompts to work in [Options].Cwd, a scratch
+// byte; over a remote transport every message, in the order the
+// connection read and wrote them ([Options].Trace writes them). The agent gets prompts to work in [Options].Cwd, a scratch
 // directory.
 package acpcheck

@@ -233,6 +233,16 @@ func (c *refConn) handle(ctx context.Context, conn *acp.Conn, method string, par
 			sid := res.(map[string]any)["sessionId"].(string)
 			update(ctx, conn, sid, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{}})
 		}
+		if a.defect == "speaks-after-new" && err == nil {
+			// No defect: a burst of updates right behind the response,
+			// as claude-acp's sessions speak once it is queued.
+			sid := res.(map[string]any)["sessionId"].(string)
+			acp.AfterResponse(ctx, func() {
+				for range 20 {
+					update(context.WithoutCancel(ctx), conn, sid, map[string]any{"sessionUpdate": "available_commands_update", "availableCommands": []any{}})
+				}
+			})
+		}
 		return res, err
 	case acp.SessionPrompt.Name:
 		return a.prompt(ctx, conn, p)

@@ -1,6 +1,7 @@
 package acpcheck
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -8,9 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/acpkit/acpkit/acp"
 	"github.com/acpkit/acpkit/acp/acphttp"
@@ -38,8 +37,6 @@ type peer struct {
 	stop  func() error // ends the connection and the process behind it
 
 	prompt, longPrompt string // Options.Prompt and LongPrompt
-
-	ids atomic.Int64 // numbers the messages logged over a remote transport
 
 	closeOnce sync.Once
 	closeErr  error
@@ -72,7 +69,12 @@ func (s *suite) open(ctx context.Context) (*peer, error) {
 		}
 		hc := *o.HTTPClient
 		hc.Jar, _ = cookiejar.New(nil) // never fails
-		dial := &acphttp.DialOptions{HTTPClient: &hc, Header: o.Header}
+		// The Conn shows the log each message as it reads or writes it,
+		// so that the log holds the wire in its order, as over stdio.
+		dial := &acphttp.DialOptions{HTTPClient: &hc, Header: o.Header, Conn: &acp.ConnOptions{
+			OnRead:  func(msg []byte) { p.log.add(fromAgent, bytes.Clone(msg), false) },
+			OnWrite: func(msg []byte) { p.log.add(fromClient, bytes.Clone(msg), false) },
+		}}
 		p.remote = true
 		p.split = o.Transport == StreamableHTTP
 		var err error
@@ -104,53 +106,13 @@ func (p *peer) close() error {
 	return p.closeErr
 }
 
-// logMessage logs a message over a remote transport, where the suite sees
-// messages rather than lines.
-func (p *peer) logMessage(f from, line []byte) {
-	if p.remote {
-		p.log.add(f, line, false)
-	}
-}
-
-// nextID returns an id for a message logged over a remote transport.
-func (p *peer) nextID() acp.ID {
-	return acp.StringID("acpcheck-" + strconv.FormatInt(p.ids.Add(1), 10))
-}
-
-// request sends a request and returns its raw result, logging both over
-// a remote transport.
+// request sends a request and returns its raw result.
 func (p *peer) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	var id acp.ID
-	if p.remote {
-		id = p.nextID()
-		if line, err := acp.MarshalRequest(id, method, params); err == nil {
-			p.logMessage(fromClient, line)
-		}
-	}
-	raw, err := p.conn.Request(ctx, method, params)
-	if p.remote {
-		var line []byte
-		var rpcErr *acp.Error
-		switch {
-		case err == nil:
-			line, _ = acp.MarshalResponse(id, raw)
-		case errors.As(err, &rpcErr):
-			line, _ = acp.MarshalErrorResponse(id, rpcErr)
-		}
-		if line != nil {
-			p.logMessage(fromAgent, line)
-		}
-	}
-	return raw, err
+	return p.conn.Request(ctx, method, params)
 }
 
-// notify sends a notification, logging it over a remote transport.
+// notify sends a notification.
 func (p *peer) notify(ctx context.Context, method string, params any) error {
-	if p.remote {
-		if line, err := acp.MarshalNotification(method, params); err == nil {
-			p.logMessage(fromClient, line)
-		}
-	}
 	return p.conn.Notify(ctx, method, params)
 }
 
@@ -176,8 +138,7 @@ func (p *peer) writeRaw(line string) error {
 
 // editor is the client the suite plays: it answers the agent's requests as
 // a scripted editor would (permissions granted, files read from and
-// written to memory) and, over a remote transport, logs what the agent
-// sends. It is the Conn's acp.Handler.
+// written to memory). It is the Conn's acp.Handler.
 type editor struct {
 	p *peer
 
@@ -223,34 +184,12 @@ func (e *editor) cancelTurn(session string) {
 }
 
 func (e *editor) HandleRequest(ctx context.Context, _ *acp.Conn, method string, params json.RawMessage) (any, error) {
-	var id acp.ID
-	if e.p.remote {
-		id = e.p.nextID()
-		if line, err := acp.MarshalRequest(id, method, params); err == nil {
-			e.p.logMessage(fromAgent, line)
-		}
-	}
-	result, err := e.answer(ctx, method, params)
-	if e.p.remote {
-		var line []byte
-		var rpcErr *acp.Error
-		if err == nil {
-			line, _ = acp.MarshalResponse(id, result)
-		} else if errors.As(err, &rpcErr) {
-			line, _ = acp.MarshalErrorResponse(id, rpcErr)
-		}
-		if line != nil {
-			e.p.logMessage(fromClient, line)
-		}
-	}
-	return result, err
+	return e.answer(ctx, method, params)
 }
 
-func (e *editor) HandleNotification(_ context.Context, _ *acp.Conn, method string, params json.RawMessage) {
-	if line, err := acp.MarshalNotification(method, params); err == nil {
-		e.p.logMessage(fromAgent, line)
-	}
-}
+// HandleNotification ignores the agent's notifications: the wire log
+// holds them.
+func (e *editor) HandleNotification(context.Context, *acp.Conn, string, json.RawMessage) {}
 
 // answer answers one of the agent's requests.
 func (e *editor) answer(ctx context.Context, method string, params json.RawMessage) (any, error) {

@@ -29,9 +29,8 @@ func (f from) String() string {
 
 // event is one message on a connection's wire, as the suite saw it: over
 // stdio every line either side wrote, byte for byte and in order; over a
-// remote transport every message, in the order the client handled them
-// (a response is logged when its call returns, so an update that follows
-// it on the wire may be logged before it).
+// remote transport every message, as the client's Conn read or wrote it
+// and in that order (acp.ConnOptions' OnRead and OnWrite).
 type event struct {
 	seq     int // its place on its connection's wire, from 0
 	from    from
