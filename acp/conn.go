@@ -574,7 +574,11 @@ func (c *Conn) Request(ctx context.Context, method string, params any) (json.Raw
 		err = c.send(ctx, line)
 	}
 	if err != nil {
-		c.forget(n)
+		if !c.forget(n) {
+			// send queued the line, and found the writer stopped only
+			// after it had written the line and the response had come.
+			return (<-ch).unpack()
+		}
 		if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
 			err = ctxError(ctx, method)
 		}

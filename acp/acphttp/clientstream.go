@@ -488,38 +488,46 @@ func (c *streamClient) initialize(m message, msg []byte) error {
 // openSession opens session's stream unless it is open, and waits for it.
 func (c *streamClient) openSession(session string) error {
 	c.mu.Lock()
-	if err := c.failed[session]; err != nil {
-		c.mu.Unlock()
+	s, err := c.startSession(session)
+	c.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	s := c.sessions[session]
-	if s == nil {
-		if c.ended || c.mainEOF {
-			c.mu.Unlock()
-			return acp.ErrClosed
-		}
-		s = &sessionStream{ready: make(chan struct{})}
-		c.sessions[session] = s
-		opened := make(chan error, 1)
-		c.tasks.Add(2) // under c.mu, as spawn does
-		c.open++
-		go func() {
-			defer c.tasks.Done()
-			c.stream(session, opened)
-		}()
-		go func() {
-			defer c.tasks.Done()
-			select {
-			case s.err = <-opened:
-			case <-c.ctx.Done():
-				s.err = acp.ErrClosed
-			}
-			close(s.ready)
-		}()
-	}
-	c.mu.Unlock()
 	<-s.ready
 	return s.err
+}
+
+// startSession starts opening session's stream unless it is open or
+// opening, and returns it; c.mu is held.
+func (c *streamClient) startSession(session string) (*sessionStream, error) {
+	if err := c.failed[session]; err != nil {
+		return nil, err
+	}
+	if s := c.sessions[session]; s != nil {
+		return s, nil
+	}
+	if c.ended || c.mainEOF {
+		return nil, acp.ErrClosed
+	}
+	s := &sessionStream{ready: make(chan struct{})}
+	c.sessions[session] = s
+	opened := make(chan error, 1)
+	c.tasks.Add(2) // under c.mu, as spawn does
+	c.open++
+	go func() {
+		defer c.tasks.Done()
+		c.stream(session, opened)
+	}()
+	go func() {
+		defer c.tasks.Done()
+		select {
+		case s.err = <-opened:
+		case <-c.ctx.Done():
+			s.err = acp.ErrClosed
+		}
+		close(s.ready)
+	}()
+	return s, nil
 }
 
 // failSession fails the requests in flight on session with err, and every
@@ -645,7 +653,14 @@ func (c *streamClient) readStream(session string, opened chan<- error) error {
 			delete(c.pending, m.id)
 			c.mu.Unlock()
 			if s := gjson.GetBytes(data, "result.sessionId"); s.Type == gjson.String && s.Str != "" && len(s.Str) <= maxIDLength {
-				c.spawn(func() { c.openSession(s.Str) })
+				// Started here, before the response reaches the Conn,
+				// not on a goroutine of its own that may run late: after
+				// the client's first message for the session opened the
+				// stream, after the server ended it and the connection,
+				// when it would open the stream again and get 404.
+				c.mu.Lock()
+				c.startSession(s.Str)
+				c.mu.Unlock()
 			}
 		}
 		if !c.push(item{msg: data}, true) {

@@ -11,14 +11,20 @@ import (
 	"github.com/acpkit/acpkit/internal/testwait"
 )
 
-// protoRecorder records the protocol of every response.
+// protoRecorder records the protocol of every response, and counts the
+// POSTs in flight.
 type protoRecorder struct {
 	rt     http.RoundTripper
+	posts  sync.WaitGroup
 	mu     sync.Mutex
 	protos map[string]int
 }
 
 func (p *protoRecorder) RoundTrip(r *http.Request) (*http.Response, error) {
+	if r.Method == http.MethodPost {
+		p.posts.Add(1)
+		defer p.posts.Done()
+	}
 	resp, err := p.rt.RoundTrip(r)
 	if err == nil {
 		p.mu.Lock()
@@ -64,6 +70,11 @@ func TestHTTP2(t *testing.T) {
 		if r, err := prompt(testwait.Context(t), conn, ns.SessionID, "over two"); err != nil || len(client.texts(ns.SessionID)) != 2 {
 			t.Fatalf("%s: prompt: %v %v", profiles[p].name, r, err)
 		}
+		// The prompt's response comes on the session's stream, and may
+		// come before its POST's 202: Close would then cancel that POST,
+		// whose message the agent has answered, and its RoundTrip would
+		// fail, recording no response. Close once every POST has its.
+		testwait.Do(t, "the POSTs to be answered", rec.posts.Wait)
 		conn.Close()
 		testwait.Do(t, "the connection to end", func() { conn.Wait() })
 	}

@@ -226,14 +226,18 @@ func (s *Server) accept(w http.ResponseWriter, c *Connection, add, drop func()) 
 }
 
 // live marks a reserved connection's Conn started, so that Shutdown
-// sees it; one that starts once Shutdown has begun is closed at once.
+// sees it. One that Shutdown began too early to see is shut down here,
+// as Shutdown would have: a WebSocket's Conn reads from the moment it is
+// made, so it may have a prompt in progress already, which must be
+// answered. Once the Server is closed, s.ctx has ended and the Conn with
+// it.
 func (s *Server) live(ready *bool, conn *acp.Conn) {
 	s.mu.Lock()
 	*ready = true
 	closing := s.closing
 	s.mu.Unlock()
 	if closing {
-		conn.Close()
+		conn.Shutdown(s.ctx)
 	}
 }
 

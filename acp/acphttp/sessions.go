@@ -238,13 +238,6 @@ func (l *ledger) answered(id string, line []byte) (stream string, ok bool) {
 	return x.stream, true
 }
 
-// idle reports whether no request of the client's is in flight.
-func (l *ledger) idle() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return len(l.inflight) == 0
-}
-
 // holds reports whether the connection holds session s, or is attaching it.
 func (l *ledger) holds(s string) bool {
 	l.mu.Lock()

@@ -40,7 +40,7 @@ type wsConn struct {
 
 	ready     bool // conn is set; guarded by s.mu
 	closeOnce sync.Once
-	draining  atomic.Bool // shutting down: close once every request is answered
+	draining  atomic.Bool // shutting down: drop what the client sends
 	closing   atomic.Bool // the server has begun closing the socket
 
 	closeMu sync.Mutex // guards code and reason
@@ -271,9 +271,6 @@ func (c *wsConn) Write(line []byte) (int, error) {
 	if err := c.send(msg); err != nil {
 		return 0, err
 	}
-	if response && c.draining.Load() && c.ledger.idle() {
-		c.Close() // the last answer of a shutdown is out
-	}
 	return len(line), nil
 }
 
@@ -286,16 +283,14 @@ func (c *wsConn) send(msg []byte) error {
 	return err
 }
 
-// CloseRead stops reading, for [acp.Conn.Shutdown]: the socket can stop
-// a blocked read only by closing, so it closes once every request the
-// agent has read is answered, now if none is waiting. A message read
-// meanwhile is dropped.
+// CloseRead stops reading, for [acp.Conn.Shutdown]: a message read from
+// now on is dropped, and the close frame will say 1001. It leaves the
+// socket open: the Conn closes it once every answer is written. Closing
+// here, or once the ledger had no request in flight, could cut the last
+// answer, which the ledger counts answered before it is sent.
 func (c *wsConn) CloseRead() error {
 	c.closeWith(websocket.StatusGoingAway, "server shutting down")
 	c.draining.Store(true)
-	if c.ledger.idle() {
-		c.Close()
-	}
 	return nil
 }
 
