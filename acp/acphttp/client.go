@@ -105,6 +105,7 @@ type wsClient struct {
 	ws   *websocket.Conn
 	max  int // bytes of one message
 	buf  *bytes.Buffer
+	lr   io.LimitedReader // readMessage's, kept so that a message costs no allocation
 	once sync.Once
 }
 
@@ -130,7 +131,7 @@ func (c *wsClient) ReadMessage() ([]byte, error) {
 		}
 		var tooLong *lines.TooLongError
 		if err == nil {
-			tooLong, err = readMessage(r, c.buf, c.max)
+			tooLong, err = readMessage(&c.lr, r, c.buf, c.max)
 		}
 		if err != nil {
 			c.putBuf()

@@ -13,13 +13,18 @@ import (
 // to its end and discarded, so that the connection goes on, and reported
 // as a *lines.TooLongError with its length and head, which the Conn
 // answers as it answers a line too long: memory stays bounded by max,
-// and time by the idle limit, which nothing read meanwhile resets.
-func readMessage(r io.Reader, buf *bytes.Buffer, max int) (*lines.TooLongError, error) {
+// and time by the idle limit, which nothing read meanwhile resets. lr is
+// the caller's, reused for each message so that reading one allocates
+// nothing.
+func readMessage(lr *io.LimitedReader, r io.Reader, buf *bytes.Buffer, max int) (*lines.TooLongError, error) {
 	limit := int64(max)
 	if limit < math.MaxInt64 {
 		limit++
 	}
-	if _, err := buf.ReadFrom(io.LimitReader(r, limit)); err != nil {
+	*lr = io.LimitedReader{R: r, N: limit}
+	_, err := buf.ReadFrom(lr)
+	lr.R = nil // keep no reader of a message past it
+	if err != nil {
 		return nil, err
 	}
 	if buf.Len() <= max {
@@ -38,6 +43,6 @@ func readMessage(r io.Reader, buf *bytes.Buffer, max int) (*lines.TooLongError, 
 // readBody is readMessage for a body of its own.
 func readBody(r io.Reader, max int) ([]byte, *lines.TooLongError, error) {
 	var buf bytes.Buffer
-	tooLong, err := readMessage(r, &buf, max)
+	tooLong, err := readMessage(new(io.LimitedReader), r, &buf, max)
 	return buf.Bytes(), tooLong, err
 }

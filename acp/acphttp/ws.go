@@ -25,8 +25,9 @@ type wsConn struct {
 	conn   *acp.Conn
 	ledger *ledger
 
-	buf         *bytes.Buffer // the message ReadMessage last returned
-	initialized bool          // the client has sent initialize
+	buf         *bytes.Buffer    // the message ReadMessage last returned
+	lr          io.LimitedReader // readMessage's, kept so that a message costs no allocation
+	initialized bool             // the client has sent initialize
 
 	heard    atomic.Int64 // frames and pongs from the client
 	written  atomic.Int64 // frames written to the client
@@ -191,7 +192,7 @@ func (c *wsConn) ReadMessage() ([]byte, error) {
 			continue
 		}
 		c.buf = bufs.Get().(*bytes.Buffer)
-		tooLong, err := readMessage(r, c.buf, c.s.lim.maxMessage)
+		tooLong, err := readMessage(&c.lr, r, c.buf, c.s.lim.maxMessage)
 		if err != nil {
 			return nil, c.readError(err)
 		}
