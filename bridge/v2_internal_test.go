@@ -27,6 +27,15 @@ func TestOpeningV2(t *testing.T) {
 			acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{{Name: "X", Value: "y"}}},
 			acp.MCPServerACP{Name: "peer", ServerID: "p1"},
 		}}},
+		// v2 lets a stdio server leave out its args and env, and an HTTP
+		// server its headers, which v1 requires: none, in v1's terms.
+		{"optional members left out", []acpv2.MCPServer{
+			acpv2.MCPServerStdio{Name: "fs", Command: "/bin/mcp-fs"},
+			acpv2.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp"},
+		}, opening{id: "s", cwd: "/work", dirs: []string{"/lib"}, servers: []acp.MCPServer{
+			acp.MCPServerStdio{Name: "fs", Command: "/bin/mcp-fs", Args: []string{}, Env: []acp.EnvVariable{}},
+			acp.MCPServerHTTP{Name: "docs", URL: "http://127.0.0.1:9/mcp", Headers: []acp.HTTPHeader{}},
+		}}},
 	}
 	for _, tt := range tests {
 		got, err := openingV2("s", "/work", []string{"/lib"}, tt.servers)
