@@ -103,25 +103,7 @@ func TestUpdatesAfterAnnouncement(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.method, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				a, err := bridge.NewAgent(bridge.Config{
-					CLI:          eagerCLI{},
-					Start:        func(string, []string) (bridge.Process, error) { return nil, errors.New("no process") },
-					NewSessionID: func() string { return "11111111-2222-4333-8444-555555555555" },
-					Clock:        bubbleClock{},
-					Store:        storeFS{fstest.MapFS{}},
-				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				inR, inW := io.Pipe()
-				outR, outW := io.Pipe()
-				conn := acp.NewConn(t.Context(), inR, outW, a.Handler(bridge.Editor{Versions: bridge.V1}), nil)
-				defer func() {
-					inW.Close()
-					conn.Wait()
-					a.Close()
-				}()
-				out := bufio.NewReader(outR)
+				inW, out := serveEager(t, bridge.V1)
 				fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}`)
 				if line := readLine(t, out); !strings.Contains(line, `"id":0`) {
 					t.Fatalf("initialize answered %s", line)
@@ -150,6 +132,52 @@ func TestUpdatesAfterAnnouncement(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestUpdatesAfterAnnouncementV2 opens a session of a CLI that speaks at
+// once for a v2 editor, and checks on the wire that what the session
+// says before session/new's response is held until after it.
+func TestUpdatesAfterAnnouncementV2(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		inW, out := serveEager(t, bridge.V2)
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"editor","version":"1"}}}`)
+		if line := readLine(t, out); !strings.Contains(line, `"id":0`) || strings.Contains(line, `"error"`) {
+			t.Fatalf("initialize answered %s", line)
+		}
+		fmt.Fprintln(inW, `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/work"}}`)
+		if line := readLine(t, out); !strings.HasPrefix(line, `{"jsonrpc":"2.0","id":1,"result":{"sessionId":`) {
+			t.Fatalf("session/new: the editor got %s first, want its response", line)
+		}
+		if got := chunkText(t, readLine(t, out)); got != "live" {
+			t.Errorf("after the response came %q, want the live update", got)
+		}
+	})
+}
+
+// serveEager serves an editor that speaks versions with an Agent of
+// eagerCLI's, over pipes, until the test ends: it returns what the
+// editor writes to and reads from.
+func serveEager(t *testing.T, versions bridge.Versions) (io.Writer, *bufio.Reader) {
+	a, err := bridge.NewAgent(bridge.Config{
+		CLI:          eagerCLI{},
+		Start:        func(string, []string) (bridge.Process, error) { return nil, errors.New("no process") },
+		NewSessionID: func() string { return "11111111-2222-4333-8444-555555555555" },
+		Clock:        bubbleClock{},
+		Store:        storeFS{fstest.MapFS{}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	conn := acp.NewConn(t.Context(), inR, outW, a.Handler(bridge.Editor{Versions: versions}), nil)
+	t.Cleanup(func() {
+		inW.Close()
+		outR.Close() // what the editor did not read is not waited for
+		conn.Wait()
+		a.Close()
+	})
+	return inW, bufio.NewReader(outR)
 }
 
 // storeFS is a Store over an fstest.MapFS.

@@ -186,7 +186,17 @@ func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (openin
 	// v2's MCP servers are v1's, with one transport more (acp), which the
 	// CLIs do not take: read as v1's, they are refused as v1's unknown
 	// ones are.
-	raw, err := json.Marshal(acpv2.NewSessionParams{Cwd: cwd, MCPServers: servers})
+	list := make([]json.RawMessage, len(servers))
+	for i, s := range servers {
+		var err error
+		if list[i], err = mcpServerV1(s); err != nil {
+			return opening{}, err
+		}
+	}
+	raw, err := json.Marshal(struct {
+		Cwd        string            `json:"cwd"`
+		MCPServers []json.RawMessage `json:"mcpServers"`
+	}{cwd, list})
 	if err != nil {
 		return opening{}, err
 	}
@@ -195,6 +205,33 @@ func openingV2(id, cwd string, dirs []string, servers []acpv2.MCPServer) (openin
 		return opening{}, err
 	}
 	return opening{id: id, cwd: cwd, dirs: dirs, servers: p.MCPServers}, nil
+}
+
+// mcpServerV1 is a v2 MCP server in v1's JSON: the lists v2 lets an
+// editor leave out (a stdio server's args and env, an HTTP server's
+// headers), which v1 requires, given as empty.
+func mcpServerV1(s acpv2.MCPServer) (json.RawMessage, error) {
+	raw, err := json.Marshal(s)
+	var lists []string
+	switch s.(type) {
+	case acpv2.MCPServerStdio:
+		lists = []string{"args", "env"}
+	case acpv2.MCPServerHTTP:
+		lists = []string{"headers"}
+	}
+	if err != nil || lists == nil {
+		return raw, err
+	}
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &members); err != nil {
+		return nil, err
+	}
+	for _, name := range lists {
+		if _, ok := members[name]; !ok {
+			members[name] = json.RawMessage("[]")
+		}
+	}
+	return json.Marshal(members)
 }
 
 // promptV2 is v2's session/prompt: it answers once the prompt's turn has
